@@ -1,0 +1,46 @@
+# The two commands of the README: `make demo` and `make test`. Both create .venv when missing.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+DEMO   := build/demo
+
+.PHONY: venv test lint typecheck unit demo golden bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+unit: $(STAMP)
+	$(BIN)/pytest
+
+test: lint typecheck unit
+
+demo: $(STAMP)
+	@rm -rf $(DEMO) && mkdir -p $(DEMO)
+	@echo "== fedgate compile examples/apps --out $(DEMO)/rendered"
+	$(BIN)/fedgate compile examples/apps --out $(DEMO)/rendered --verbose
+	@echo "== fedgate compile --check (nothing changed, so this passes)"
+	$(BIN)/fedgate compile examples/apps --out $(DEMO)/rendered --check
+
+# Rewrite tests/golden/ from the example apps; review the diff before committing it.
+golden: $(STAMP)
+	FEDGATE_REGENERATE_GOLDEN=1 $(BIN)/pytest tests/compiler/test_golden.py -q
+
+bench: $(STAMP)
+	$(BIN)/python bench/compile.py
+
+clean:
+	rm -rf build .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,5 @@
+"""``python -m compiler`` is ``fedgate``."""
+
+from compiler.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""One module per ``fedgate`` command: NAME, HELP, DESCRIPTION, add_arguments(), run()."""

@@ -1,0 +1,1 @@
+"""Rendering: an ordered series of small steps from one AppSpec to its Karmada objects."""

@@ -1,0 +1,93 @@
+"""What the render steps share: the app, its resolved placement, the objects so far, and claims.
+
+Each step adds objects and claims the fields it gives to a writer other than git; the ledger
+step turns the claims into each object's ``fedgate.dev/ownership`` annotation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from compiler.spec.model import AppSpec
+from webhook.bundle.model import Bundle
+from webhook.errors import Finding
+from webhook.ledger import owner_of, pointer
+
+MANAGED_BY = "fedgate"
+STATEFUL_LABEL = "fedgate.dev/stateful"
+TENANT_LABEL = "fedgate.dev/tenant"
+NAME_LABEL = "app.kubernetes.io/name"
+MANAGED_BY_LABEL = "app.kubernetes.io/managed-by"
+RETAIN_REPLICAS_LABEL = "resourcetemplate.karmada.io/retain-replicas"
+
+KARMADA_CLAIM_FIELDS = (
+    pointer("metadata", "labels", "propagationpolicy.karmada.io/permanent-id"),
+    pointer("metadata", "labels", "clusterpropagationpolicy.karmada.io/permanent-id"),
+    pointer("metadata", "annotations", "propagationpolicy.karmada.io/name"),
+    pointer("metadata", "annotations", "propagationpolicy.karmada.io/namespace"),
+    pointer("metadata", "annotations", "clusterpropagationpolicy.karmada.io/name"),
+)
+"""What Karmada writes on a resource template it claims (api-facts §6)."""
+
+KARMADA_COMMON_FIELDS = (pointer("metadata", "finalizers"), pointer("status"))
+
+
+@dataclass
+class Rendering:
+    """The state of one app's render; steps read ``app`` and add to ``objects`` and ``claims``."""
+
+    app: AppSpec
+    bundle: Bundle
+    candidates: tuple[str, ...]
+    objects: dict[str, dict[str, Any]] = field(default_factory=dict)
+    claims: dict[str, dict[str, str]] = field(default_factory=dict)
+    findings: list[Finding] = field(default_factory=list)
+
+    def add(self, kind: str, obj: dict[str, Any], *claims: tuple[str, str]) -> None:
+        """Add an object; git owns all of it but ``claims`` (pointer, owner) and Karmada's."""
+        self.objects[kind] = obj
+        ledger = {"": "git", **{p: "karmada" for p in KARMADA_COMMON_FIELDS}}
+        self.claims[kind] = ledger
+        for path, owner in claims:
+            self.claim(kind, path, owner)
+
+    def claim(self, kind: str, path: str, owner: str) -> None:
+        self.claims[kind][path] = owner
+
+    def owner(self, kind: str, path: str) -> tuple[str, str]:
+        """Who owns ``path`` of the object of ``kind`` (and through which ledger pointer)."""
+        found = owner_of(path, self.claims[kind])
+        assert found is not None  # every ledger has the "" entry
+        return found
+
+    def report(self, path: tuple[str | int, ...], message: str) -> None:
+        assert self.app.origin is not None
+        self.findings.append(self.app.origin.finding(path, message))
+
+    def metadata(
+        self, name: str | None = None, *, extra_labels: dict[str, str] | None = None
+    ) -> dict[str, Any]:
+        """The metadata every rendered object carries (the ledger annotation comes last)."""
+        labels = {
+            NAME_LABEL: self.app.name,
+            MANAGED_BY_LABEL: MANAGED_BY,
+            TENANT_LABEL: self.app.tenant,
+            **(extra_labels or {}),
+        }
+        if self.app.stateful:
+            labels[STATEFUL_LABEL] = "true"
+        return {
+            "name": name or self.app.name,
+            "namespace": self.app.namespace,
+            "labels": dict(sorted(labels.items())),
+        }
+
+    def selector(self, api_version: str, kind: str, name: str | None = None) -> dict[str, str]:
+        """An explicit resource selector, namespace filled in as Karmada's webhook would."""
+        return {
+            "apiVersion": api_version,
+            "kind": kind,
+            "namespace": self.app.namespace,
+            "name": name or self.app.name,
+        }

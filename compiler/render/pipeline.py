@@ -1,0 +1,51 @@
+"""The render pipeline: the steps in order, and the file each object is written to."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from compiler.render import ledger, overrides, propagation, scaling, workload
+from compiler.render.context import Rendering
+from compiler.spec.model import AppSpec
+from webhook.bundle.model import Bundle
+from webhook.errors import Finding
+
+STEPS: tuple[Callable[[Rendering], None], ...] = (
+    workload.render,
+    scaling.render,
+    propagation.render,
+    overrides.render,
+    ledger.render,
+)
+
+
+@dataclass(frozen=True)
+class RenderedApp:
+    """One app's objects (in file order) with their ledgers, and the render's findings."""
+
+    app: AppSpec
+    candidates: tuple[str, ...]
+    objects: tuple[dict[str, Any], ...]
+    ledgers: tuple[dict[str, str], ...]
+    findings: tuple[Finding, ...]
+
+    def files(self) -> dict[str, dict[str, Any]]:
+        """Path (relative to the output directory) -> object."""
+        base = f"{self.app.namespace}/{self.app.name}"
+        return {f"{base}/{obj['kind'].lower()}.yaml": obj for obj in self.objects}
+
+
+def render_app(app: AppSpec, bundle: Bundle, candidates: tuple[str, ...]) -> RenderedApp:
+    """Run every step on ``app``; ``candidates`` are the clusters its placement selects."""
+    rendering = Rendering(app=app, bundle=bundle, candidates=candidates)
+    for step in STEPS:
+        step(rendering)
+    return RenderedApp(
+        app=app,
+        candidates=candidates,
+        objects=tuple(rendering.objects.values()),
+        ledgers=tuple(rendering.claims.values()),
+        findings=tuple(rendering.findings),
+    )

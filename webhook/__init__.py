@@ -1,0 +1,1 @@
+"""fedgate's rule engine (pure), its policy bundle, and the admission webhook shell."""

@@ -1,0 +1,222 @@
+"""Build a Bundle from the files of a ``policies/`` directory, reporting every error at once.
+
+``build_bundle`` is pure (parsed documents in, Bundle out); ``load_bundle`` only reads files.
+Layout (documented in the README): ``clusters.yaml``, ``tenants.yaml``, ``writers.yaml``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from webhook.bundle.model import DATA_KINDS, Bundle, Cluster, Quota, Tenant, Writer
+from webhook.engine.affinity import candidate_clusters
+from webhook.errors import BundleError, Finding
+from webhook.quantity import QuantityError, parse_quantity
+from webhook.schema import Checker
+from webhook.yamlsource import Document, YamlSyntaxError, parse_single
+
+BUNDLE_FILES = ("clusters.yaml", "tenants.yaml", "writers.yaml")
+REQUIRED_WRITERS = ("git", "karmada")
+
+_CLUSTER_KEYS = ("name", "labels", "provider", "region", "zone")
+_TENANT_KEYS = (
+    "name",
+    "namespaces",
+    "groups",
+    "clusters",
+    "dataScope",
+    "registries",
+    "quota",
+    "maxReplicasPerApp",
+)
+_WRITER_KEYS = ("name", "usernames", "usernamePrefixes", "groups", "description")
+
+
+def load_bundle(directory: Path) -> Bundle:
+    """Read and validate the bundle in ``directory``; raises BundleError listing every problem."""
+    documents: dict[str, Document] = {}
+    findings: list[Finding] = []
+    for name in BUNDLE_FILES:
+        path = directory / name
+        try:
+            documents[name] = parse_single(path.read_text(encoding="utf-8"), str(path))
+        except FileNotFoundError:
+            findings.append(Finding(str(path), 0, "", f"missing: a bundle needs {name}"))
+        except (OSError, UnicodeDecodeError) as exc:
+            findings.append(Finding(str(path), 0, "", f"cannot read: {exc}"))
+        except YamlSyntaxError as exc:
+            findings.append(exc.finding)
+    if findings:
+        raise BundleError(findings)
+    return build_bundle(documents, source=str(directory))
+
+
+def build_bundle(documents: Mapping[str, Document], source: str = "<memory>") -> Bundle:
+    """The Bundle described by parsed ``clusters.yaml``, ``tenants.yaml`` and ``writers.yaml``."""
+    checkers = {name: Checker(documents[name]) for name in BUNDLE_FILES}
+    clusters = _clusters(checkers["clusters.yaml"])
+    tenants = _tenants(checkers["tenants.yaml"], clusters)
+    writers = _writers(checkers["writers.yaml"])
+    findings = [f for checker in checkers.values() for f in checker.findings]
+    if findings:
+        raise BundleError(findings)
+    return Bundle(clusters=clusters, tenants=tenants, writers=writers, source=source)
+
+
+def _entries(checker: Checker, key: str) -> list[int]:
+    checker.mapping((), (key,), required=(key,))
+    value = checker.get((key,))
+    if value is not None and not isinstance(value, list):
+        checker.report((key,), "must be a list")
+        return []
+    return list(range(len(value or ())))
+
+
+def _unique_name(checker: Checker, path: tuple[str | int, ...], seen: set[str]) -> str | None:
+    name = checker.name((*path, "name"))
+    if name is not None and name in seen:
+        checker.report((*path, "name"), f"{name!r} is defined twice")
+        return None
+    if name is not None:
+        seen.add(name)
+    return name
+
+
+def _clusters(checker: Checker) -> dict[str, Cluster]:
+    clusters: dict[str, Cluster] = {}
+    for index in _entries(checker, "clusters"):
+        path = ("clusters", index)
+        checker.mapping(path, _CLUSTER_KEYS, required=("name",))
+        name = _unique_name(checker, path, set(clusters))
+        if name is None:
+            continue
+        clusters[name] = Cluster(
+            name=name,
+            labels=checker.string_map((*path, "labels"), labels=True),
+            provider=checker.string((*path, "provider")),
+            region=checker.string((*path, "region")),
+            zone=checker.string((*path, "zone")),
+        )
+    return dict(sorted(clusters.items()))
+
+
+def _cluster_set(
+    checker: Checker, path: tuple[str | int, ...], clusters: Mapping[str, Cluster]
+) -> frozenset[str] | None:
+    """``{clusters: [...]}`` or ``{clusterLabels: {...}}`` resolved to cluster names."""
+    spec = checker.mapping(path, ("clusters", "clusterLabels"))
+    if ("clusters" in spec) == ("clusterLabels" in spec):
+        checker.report(path, "give exactly one of clusters or clusterLabels")
+        return None
+    if "clusters" in spec:
+        names = checker.string_list((*path, "clusters"))
+        for i, name in enumerate(names):
+            if name not in clusters:
+                checker.report((*path, "clusters", i), _unknown_cluster(name, clusters))
+        return frozenset(names)
+    labels = checker.string_map((*path, "clusterLabels"), labels=True)
+    return frozenset(candidate_clusters({"labelSelector": {"matchLabels": labels}}, clusters))
+
+
+def _unknown_cluster(name: str, clusters: Mapping[str, Cluster]) -> str:
+    return f"unknown cluster {name!r}; the inventory has {', '.join(clusters) or 'none'}"
+
+
+def _tenants(checker: Checker, clusters: Mapping[str, Cluster]) -> dict[str, Tenant]:
+    tenants: dict[str, Tenant] = {}
+    namespace_owner: dict[str, str] = {}
+    for index in _entries(checker, "tenants"):
+        path = ("tenants", index)
+        checker.mapping(path, _TENANT_KEYS, required=("name", "namespaces", "clusters"))
+        name = _unique_name(checker, path, set(tenants))
+        allowed = _allowed_clusters(checker, (*path, "clusters"), clusters)
+        namespaces = checker.string_list((*path, "namespaces"))
+        for i, namespace in enumerate(namespaces):
+            if namespace in namespace_owner:
+                checker.report(
+                    (*path, "namespaces", i),
+                    f"namespace {namespace!r} already belongs to {namespace_owner[namespace]!r}",
+                )
+            namespace_owner.setdefault(namespace, name or "?")
+        if name is None:
+            continue
+        tenants[name] = Tenant(
+            name=name,
+            namespaces=namespaces,
+            groups=checker.string_list((*path, "groups")),
+            clusters=allowed,
+            data_scope=_data_scope(checker, (*path, "dataScope"), clusters, allowed),
+            registries=checker.string_list((*path, "registries")),
+            quota=_quota(checker, (*path, "quota")),
+            max_replicas_per_app=checker.integer((*path, "maxReplicasPerApp"), minimum=1),
+        )
+    return dict(sorted(tenants.items()))
+
+
+def _allowed_clusters(
+    checker: Checker, path: tuple[str | int, ...], clusters: Mapping[str, Cluster]
+) -> frozenset[str]:
+    names = checker.string_list(path)
+    for i, cluster in enumerate(names):
+        if cluster not in clusters:
+            checker.report((*path, i), _unknown_cluster(cluster, clusters))
+    return frozenset(names)
+
+
+def _data_scope(
+    checker: Checker,
+    path: tuple[str | int, ...],
+    clusters: Mapping[str, Cluster],
+    allowed: frozenset[str],
+) -> dict[str, frozenset[str]]:
+    scope: dict[str, frozenset[str]] = {}
+    for kind in checker.mapping(path, DATA_KINDS):
+        if kind not in DATA_KINDS:
+            continue
+        names = _cluster_set(checker, (*path, kind), clusters)
+        if names is None:
+            continue
+        outside = sorted(names - allowed) if checker.get((*path, kind, "clusters")) else []
+        if outside:
+            checker.report((*path, kind), f"{', '.join(outside)} not among the tenant's clusters")
+        scope[kind] = names & allowed
+    return scope
+
+
+def _quota(checker: Checker, path: tuple[str | int, ...]) -> Quota:
+    checker.mapping(path, ("cpu", "memory"))
+    values = {}
+    for key in ("cpu", "memory"):
+        raw = checker.get((*path, key))
+        if raw is None:
+            continue
+        try:
+            values[key] = parse_quantity(raw)
+        except QuantityError as exc:
+            checker.report((*path, key), str(exc))
+    return Quota(cpu=values.get("cpu"), memory=values.get("memory"))
+
+
+def _writers(checker: Checker) -> tuple[Writer, ...]:
+    writers: list[Writer] = []
+    for index in _entries(checker, "writers"):
+        path = ("writers", index)
+        checker.mapping(path, _WRITER_KEYS, required=("name",))
+        name = _unique_name(checker, path, {w.name for w in writers})
+        if name is None:
+            continue
+        writer = Writer(
+            name=name,
+            usernames=frozenset(checker.string_list((*path, "usernames"))),
+            username_prefixes=checker.string_list((*path, "usernamePrefixes")),
+            groups=frozenset(checker.string_list((*path, "groups"))),
+        )
+        if not (writer.usernames or writer.username_prefixes or writer.groups):
+            checker.report(path, "a writer needs usernames, usernamePrefixes or groups")
+        writers.append(writer)
+    names = {w.name for w in writers}
+    for required in REQUIRED_WRITERS:
+        if checker.get(("writers",)) is not None and required not in names:
+            checker.report(("writers",), f"writer {required!r} is required")
+    return tuple(writers)
