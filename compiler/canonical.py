@@ -24,6 +24,8 @@ _YAML12_SPECIAL = re.compile(
     r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|0o[0-7]+|0x[0-9a-fA-F]+"
     r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
 )
+_NOT_YAML_PRINTABLE = re.compile("[\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffe\uffff]")
+"""Characters YAML may not carry raw, or reads as line breaks (JSON escapes C0 controls)."""
 _resolver = yaml.resolver.Resolver()
 
 
@@ -48,7 +50,11 @@ def scalar_text(value: str) -> str:
         return (
             "'" + value + "'"
         )  # single quotes need no escapes: JSON in an annotation stays readable
-    return json.dumps(value, ensure_ascii=False)
+    return _NOT_YAML_PRINTABLE.sub(_escape, json.dumps(value, ensure_ascii=False))
+
+
+def _escape(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
 
 
 def _scalar(value: Any) -> str:

@@ -88,6 +88,9 @@ def parse_documents(text: str, file: str) -> list[Document]:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else 1
         problem = " ".join(part for part in (exc.context, exc.problem) if part)
+        started = exc.context_mark.line + 1 if exc.context_mark else line
+        if started != line:
+            problem += f" (it started on line {started})"
         raise YamlSyntaxError(Finding(file, line, "", f"not valid YAML: {problem}")) from None
     except yaml.YAMLError as exc:
         raise YamlSyntaxError(Finding(file, 1, "", f"not valid YAML: {exc}")) from None

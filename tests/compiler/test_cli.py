@@ -1,0 +1,88 @@
+"""The command line: exit codes, --help, --check, JSON output."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.compiler.test_examples import run
+from tests.conftest import EXAMPLES, ROOT
+
+
+def test_help_teaches(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(["--help"])[0] == 0
+    assert "fedgate compile apps --out rendered" in capsys.readouterr().out
+    assert run(["compile", "--help"])[0] == 0
+    assert "--check" in capsys.readouterr().out
+
+
+def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(["compile", "--output", "xml"])[0] == 2
+    assert run(["nonsense"])[0] == 2
+    assert "invalid choice" in capsys.readouterr().err
+
+
+def test_check_then_compile_then_check(tmp_path: Path) -> None:
+    apps, out = str(EXAMPLES / "apps"), str(tmp_path / "rendered")
+    code, stdout, _ = run(["compile", apps, "--out", out, "--check"])
+    assert code == 1
+    assert "missing" in stdout and "run `fedgate compile" in stdout
+    assert not (tmp_path / "rendered").exists()  # --check writes nothing
+    assert run(["compile", apps, "--out", out])[0] == 0
+    code, stdout, _ = run(["compile", apps, "--out", out, "--check"])
+    assert (code, stdout.strip()) == (0, f"{out}/ is up to date (16 files)")
+
+
+def test_removed_app_is_pruned(tmp_path: Path) -> None:
+    apps = tmp_path / "apps"
+    shutil.copytree(EXAMPLES / "apps", apps)
+    out = str(tmp_path / "rendered")
+    run(["compile", str(apps), "--out", out])
+    (apps / "checkout.yaml").unlink()
+    code, stdout, _ = run(["compile", str(apps), "--out", out])
+    assert code == 0
+    assert "removed  " in stdout and "3 removed" in stdout
+    assert not (tmp_path / "rendered" / "payments" / "checkout").exists()
+
+
+def test_json_output(tmp_path: Path) -> None:
+    code, stdout, _ = run(
+        ["compile", str(EXAMPLES / "apps"), "--out", str(tmp_path), "--output", "json"]
+    )
+    report = json.loads(stdout)
+    assert code == 0 and report["ok"]
+    demo = next(a for a in report["apps"] if a["name"] == "demo-http")
+    assert demo["clusters"] == ["cluster-a", "cluster-b"]
+    code, stdout, _ = run(
+        [
+            "compile",
+            str(EXAMPLES / "bad" / "two-writers.yaml"),
+            "--out",
+            str(tmp_path),
+            "--output",
+            "json",
+        ]
+    )
+    assert code == 1
+    [error] = json.loads(stdout)["errors"]
+    assert (error["line"], error["path"]) == (15, "spec.overrides[0].plaintext[0].path")
+
+
+def test_console_script_and_module_entry_agree(tmp_path: Path) -> None:
+    fedgate = Path(sys.executable).with_name("fedgate")
+    for command in ([str(fedgate)], [sys.executable, "-m", "compiler"]):
+        result = subprocess.run(
+            [*command, "compile", "examples/apps", "--out", str(tmp_path / command[-1][-8:])],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert result.returncode == 0, result.stderr
+        assert "compiled 6 apps into 16 files" in result.stdout

@@ -1,0 +1,87 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import POLICIES
+from webhook.bundle.load import BUNDLE_FILES, build_bundle, load_bundle
+from webhook.bundle.model import Bundle
+from webhook.errors import BundleError
+from webhook.yamlsource import parse_single
+
+
+def test_default_bundle_is_the_example_world(bundle: Bundle) -> None:
+    assert list(bundle.clusters) == ["cluster-a", "cluster-b", "cluster-c"]
+    assert bundle.clusters["cluster-c"].labels == {
+        "region": "us-east",
+        "residency": "us",
+        "provider": "aws",
+    }
+    team_a, team_b = bundle.tenants["team-a"], bundle.tenants["team-b"]
+    assert team_a.clusters == {"cluster-a", "cluster-b"}
+    assert team_b.data_clusters("Secret") == {"cluster-a", "cluster-b"}
+    assert team_b.data_clusters("ConfigMap") == {"cluster-a", "cluster-b", "cluster-c"}
+    assert bundle.tenant_of_namespace("payments") is team_b
+    assert team_a.quota.cpu == 20
+    assert [w.name for w in bundle.writers] == [
+        "system",
+        "karmada",
+        "git",
+        "break-glass",
+        "platform",
+    ]
+
+
+def _files(**overrides: str) -> dict[str, str]:
+    files = {name: (POLICIES / name).read_text() for name in BUNDLE_FILES}
+    files.update({f"{k}.yaml": v for k, v in overrides.items()})
+    return files
+
+
+def _build(files: dict[str, str]) -> Bundle:
+    return build_bundle(
+        {name: parse_single(text, f"policies/{name}") for name, text in files.items()}
+    )
+
+
+def test_every_error_is_reported_at_once_with_its_place() -> None:
+    tenants = """\
+tenants:
+  - name: team-a
+    namespaces: [platform-demo]
+    clusters: [cluster-a, cluster-z]
+    quota: {cpu: lots}
+    registires: [x]
+  - name: team-a
+    namespaces: [platform-demo]
+    clusters: [cluster-a]
+"""
+    with pytest.raises(BundleError) as caught:
+        _build(_files(tenants=tenants))
+    assert [f.render() for f in caught.value.findings] == [
+        "policies/tenants.yaml:4: tenants[0].clusters[1]: unknown cluster 'cluster-z'; "
+        "the inventory has cluster-a, cluster-b, cluster-c",
+        "policies/tenants.yaml:5: tenants[0].quota.cpu: 'lots' is not a quantity "
+        "(examples: 250m, 1, 1.5, 512Mi, 2Gi, 1e3)",
+        "policies/tenants.yaml:6: tenants[0].registires: unknown key 'registires': "
+        "did you mean 'registries'?",
+        "policies/tenants.yaml:7: tenants[1].name: 'team-a' is defined twice",
+        "policies/tenants.yaml:8: tenants[1].namespaces[0]: namespace 'platform-demo' "
+        "already belongs to 'team-a'",
+    ]
+
+
+def test_required_writers() -> None:
+    with pytest.raises(BundleError, match="writer 'git' is required"):
+        _build(_files(writers="writers:\n  - name: karmada\n    usernamePrefixes: ['system:']\n"))
+
+
+def test_missing_file_is_named(tmp_path: Path) -> None:
+    (tmp_path / "clusters.yaml").write_text("clusters: []\n")
+    with pytest.raises(BundleError) as caught:
+        load_bundle(tmp_path)
+    assert [f.message for f in caught.value.findings] == [
+        "missing: a bundle needs tenants.yaml",
+        "missing: a bundle needs writers.yaml",
+    ]
