@@ -19,6 +19,23 @@ ANNOTATION = "fedgate.dev/ownership"
 ANNOTATION_POINTER = "/metadata/annotations/fedgate.dev~1ownership"
 
 
+KARMADA_CLAIM_FIELDS = (
+    "/metadata/labels/propagationpolicy.karmada.io~1permanent-id",
+    "/metadata/labels/clusterpropagationpolicy.karmada.io~1permanent-id",
+    "/metadata/annotations/propagationpolicy.karmada.io~1name",
+    "/metadata/annotations/propagationpolicy.karmada.io~1namespace",
+    "/metadata/annotations/clusterpropagationpolicy.karmada.io~1name",
+)
+"""What Karmada writes on a resource template it claims (api-facts section 6)."""
+
+KARMADA_COMMON_FIELDS = ("/metadata/finalizers", "/status")
+"""What Karmada's controllers write on every object they manage."""
+
+TARGET_ANNOTATION = "fedgate.dev/target-ownership"
+"""On an OverridePolicy: the ledger of the resource template it selects, so the webhook can tell
+whether an override writes a field someone other than git owns."""
+
+
 class LedgerError(ValueError):
     """The annotation is not a ledger."""
 

@@ -10,9 +10,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from compiler.spec.model import AppSpec
+
+__all__ = ["KARMADA_CLAIM_FIELDS", "Rendering"]
 from webhook.bundle.model import Bundle
 from webhook.errors import Finding
-from webhook.ledger import owner_of, pointer
+from webhook.ledger import KARMADA_CLAIM_FIELDS, KARMADA_COMMON_FIELDS, owner_of
 
 MANAGED_BY = "fedgate"
 STATEFUL_LABEL = "fedgate.dev/stateful"
@@ -20,17 +22,6 @@ TENANT_LABEL = "fedgate.dev/tenant"
 NAME_LABEL = "app.kubernetes.io/name"
 MANAGED_BY_LABEL = "app.kubernetes.io/managed-by"
 RETAIN_REPLICAS_LABEL = "resourcetemplate.karmada.io/retain-replicas"
-
-KARMADA_CLAIM_FIELDS = (
-    pointer("metadata", "labels", "propagationpolicy.karmada.io/permanent-id"),
-    pointer("metadata", "labels", "clusterpropagationpolicy.karmada.io/permanent-id"),
-    pointer("metadata", "annotations", "propagationpolicy.karmada.io/name"),
-    pointer("metadata", "annotations", "propagationpolicy.karmada.io/namespace"),
-    pointer("metadata", "annotations", "clusterpropagationpolicy.karmada.io/name"),
-)
-"""What Karmada writes on a resource template it claims (api-facts §6)."""
-
-KARMADA_COMMON_FIELDS = (pointer("metadata", "finalizers"), pointer("status"))
 
 
 @dataclass

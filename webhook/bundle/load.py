@@ -7,10 +7,23 @@ Layout (documented in the README): ``clusters.yaml``, ``tenants.yaml``, ``writer
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 
-from webhook.bundle.model import DATA_KINDS, Bundle, Cluster, Quota, Tenant, Writer
+from webhook.bundle.load_rules import load_rules
+from webhook.bundle.model import (
+    DATA_KINDS,
+    LEDGER_OWNERS,
+    Bundle,
+    Cluster,
+    OwnerBinding,
+    Quota,
+    Tenant,
+    Writer,
+)
 from webhook.engine.affinity import candidate_clusters
+from webhook.engine.cel import Backend, make_backend
+from webhook.engine.cel.backend import DEFAULT_BACKEND
 from webhook.errors import BundleError, Finding
 from webhook.quantity import QuantityError, parse_quantity
 from webhook.schema import Checker
@@ -31,10 +44,15 @@ _TENANT_KEYS = (
     "maxReplicasPerApp",
 )
 _WRITER_KEYS = ("name", "usernames", "usernamePrefixes", "groups", "description")
+_OWNER_KEYS = ("writer", "usernames", "description")
+RULES_DIRECTORY = "rules"
+_EXTRA_SECTIONS = {"writers": ("ledgerOwners",)}
 
 
-def load_bundle(directory: Path) -> Bundle:
-    """Read and validate the bundle in ``directory``; raises BundleError listing every problem."""
+def load_bundle(directory: Path, backend: str | Backend = DEFAULT_BACKEND) -> Bundle:
+    """Read, validate and compile the bundle in ``directory``: the world (clusters, tenants,
+    writers) and every rule under ``rules/``, CEL compiled once with ``backend``. Raises
+    BundleError listing every problem of every file; a broken bundle never loads."""
     documents: dict[str, Document] = {}
     findings: list[Finding] = []
     for name in BUNDLE_FILES:
@@ -49,7 +67,15 @@ def load_bundle(directory: Path) -> Bundle:
             findings.append(exc.finding)
     if findings:
         raise BundleError(findings)
-    return build_bundle(documents, source=str(directory))
+    engine = make_backend(backend) if isinstance(backend, str) else backend
+    rules, compiled, rule_findings = load_rules(directory / RULES_DIRECTORY, engine)
+    try:
+        world = build_bundle(documents, source=str(directory))
+    except BundleError as exc:
+        raise BundleError([*exc.findings, *rule_findings]) from None
+    if rule_findings:
+        raise BundleError(rule_findings)
+    return replace(world, rules=rules, compiled=compiled, backend=engine)
 
 
 def build_bundle(documents: Mapping[str, Document], source: str = "<memory>") -> Bundle:
@@ -58,14 +84,15 @@ def build_bundle(documents: Mapping[str, Document], source: str = "<memory>") ->
     clusters = _clusters(checkers["clusters.yaml"])
     tenants = _tenants(checkers["tenants.yaml"], clusters)
     writers = _writers(checkers["writers.yaml"])
+    owners = _owners(checkers["writers.yaml"], writers)
     findings = [f for checker in checkers.values() for f in checker.findings]
     if findings:
         raise BundleError(findings)
-    return Bundle(clusters=clusters, tenants=tenants, writers=writers, source=source)
+    return Bundle(clusters=clusters, tenants=tenants, writers=writers, owners=owners, source=source)
 
 
 def _entries(checker: Checker, key: str) -> list[int]:
-    checker.mapping((), (key,), required=(key,))
+    checker.mapping((), (key, *_EXTRA_SECTIONS.get(key, ())), required=(key,))
     value = checker.get((key,))
     if value is not None and not isinstance(value, list):
         checker.report((key,), "must be a list")
@@ -196,6 +223,30 @@ def _quota(checker: Checker, path: tuple[str | int, ...]) -> Quota:
         except QuantityError as exc:
             checker.report((*path, key), str(exc))
     return Quota(cpu=values.get("cpu"), memory=values.get("memory"))
+
+
+def _owners(checker: Checker, writers: tuple[Writer, ...]) -> dict[str, OwnerBinding]:
+    """``ledgerOwners``: for each owner a ledger may name, the writer that acts for it."""
+    path: tuple[str | int, ...] = ("ledgerOwners",)
+    raw = checker.mapping(path, LEDGER_OWNERS, required=LEDGER_OWNERS[:0])
+    names = {w.name for w in writers}
+    owners = {}
+    for owner in LEDGER_OWNERS:
+        if owner not in raw:
+            checker.report(
+                path,
+                f"{owner} is missing: say which writer acts for it "
+                "(or {} for nobody on the federation)",
+            )
+            continue
+        checker.mapping((*path, owner), _OWNER_KEYS)
+        writer = checker.string((*path, owner, "writer"))
+        if writer is not None and writer not in names:
+            checker.report((*path, owner, "writer"), f"unknown writer {writer!r}")
+        owners[owner] = OwnerBinding(
+            owner, writer, frozenset(checker.string_list((*path, owner, "usernames")))
+        )
+    return owners
 
 
 def _writers(checker: Checker) -> tuple[Writer, ...]:

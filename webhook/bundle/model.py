@@ -5,6 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from webhook.bundle.rules import Rule
+    from webhook.engine.cel import Backend
+    from webhook.engine.celrules import CompiledRule
 
 DATA_KINDS = ("ConfigMap", "PersistentVolumeClaim", "Secret")
 """Kinds of tenant data whose placement the bundle scopes (``tenants[].dataScope``)."""
@@ -74,12 +80,45 @@ class Writer:
 
 
 @dataclass(frozen=True)
+class OwnerBinding:
+    """Who may write the fields a ledger gives to one owner: a writer, optionally only some of
+    its usernames. ``writer`` None: nobody on the federation (member HPAs write members only)."""
+
+    owner: str
+    writer: str | None = None
+    usernames: frozenset[str] = frozenset()
+
+    def admits(self, writer: str, username: str) -> bool:
+        return writer == self.writer and (not self.usernames or username in self.usernames)
+
+    def describe(self, writers: tuple[Writer, ...]) -> str:
+        """The identities behind this owner, for messages: usernames, prefixes, groups."""
+        if self.writer is None:
+            return "nobody on the federation"
+        if self.usernames:
+            return ", ".join(sorted(self.usernames))
+        writer = next((w for w in writers if w.name == self.writer), None)
+        if writer is None:
+            return self.writer
+        names = [
+            *sorted(writer.usernames),
+            *(p + "*" for p in writer.username_prefixes),
+            *(f"group {g}" for g in sorted(writer.groups)),
+        ]
+        return ", ".join(names) or self.writer
+
+
+@dataclass(frozen=True)
 class Bundle:
     """Everything the compiler and the engine know of the platform; built once, never mutated."""
 
     clusters: Mapping[str, Cluster]
     tenants: Mapping[str, Tenant]
     writers: tuple[Writer, ...]
+    owners: Mapping[str, OwnerBinding] = field(default_factory=dict)
+    rules: tuple[Rule, ...] = ()
+    compiled: Mapping[str, CompiledRule] = field(default_factory=dict)
+    backend: Backend | None = None
     source: str = "<memory>"
 
     def tenant_of_namespace(self, namespace: str) -> Tenant | None:

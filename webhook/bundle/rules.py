@@ -1,0 +1,65 @@
+"""Rules as data: what a rule matches, what it checks, what happens when it fails.
+
+Every rule lives in its own folder under ``policies/rules/<id>/`` (gatekeeper-library style):
+``rule.yaml`` (what it checks: CEL validations, or the name of a built-in check),
+``binding.yaml`` (what it matches, its parameters, its action) and ``tests.yaml``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from webhook.engine.decision import Action
+from webhook.engine.request import AdmissionRequest
+
+FailurePolicy = Literal["Fail", "Ignore"]
+Scope = Literal["tenant", "any"]
+
+
+@dataclass(frozen=True)
+class Match:
+    """Which requests a rule sees: kinds as (API group, kind), operations, subresources, scope.
+
+    ``("*", "*")`` matches every kind; ``scope: tenant`` only namespaces a tenant owns.
+    """
+
+    kinds: frozenset[tuple[str, str]]
+    operations: frozenset[str] = frozenset({"CREATE", "UPDATE"})
+    sub_resources: frozenset[str] = frozenset({""})
+    scope: Scope = "tenant"
+
+    def matches(self, request: AdmissionRequest, in_tenant_namespace: bool) -> bool:
+        group, kind = request.kind.group, request.kind.kind
+        return (
+            request.operation in self.operations
+            and request.sub_resource in self.sub_resources
+            and (self.scope == "any" or in_tenant_namespace)
+            and bool({(group, kind), ("*", kind), (group, "*"), ("*", "*")} & self.kinds)
+        )
+
+
+@dataclass(frozen=True)
+class Validation:
+    """One CEL check: true passes; false fails with ``message`` (or ``message_expression``)."""
+
+    expression: str
+    message: str
+    message_expression: str | None = None
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A rule with its binding. Exactly one of ``builtin`` and ``validations`` is set."""
+
+    id: str
+    description: str
+    action: Action
+    match: Match
+    failure_policy: FailurePolicy = "Fail"
+    builtin: str | None = None
+    validations: tuple[Validation, ...] = ()
+    match_conditions: tuple[str, ...] = ()
+    params: Mapping[str, Any] = field(default_factory=dict)
+    folder: str = ""

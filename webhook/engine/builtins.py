@@ -1,0 +1,71 @@
+"""The built-in rules (Python, not CEL): id -> check and what it matches.
+
+Their bindings (``policies/rules/<id>/binding.yaml``) set the action and failure policy; what a
+built-in rule matches is part of what it checks, so it is fixed here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from webhook.bundle.rules import Match, Rule
+from webhook.engine import ownership, retain, tenancy
+from webhook.engine.context import Review
+from webhook.engine.decision import Violation
+
+Check = Callable[[Review, Rule], Iterable[Violation]]
+
+ANY = frozenset({("*", "*")})
+WRITES = frozenset({"CREATE", "UPDATE"})
+POLICY = "policy.karmada.io"
+PROPAGATION = frozenset({(POLICY, "PropagationPolicy"), (POLICY, "ClusterPropagationPolicy")})
+OVERRIDE = frozenset({(POLICY, "OverridePolicy"), (POLICY, "ClusterOverridePolicy")})
+CLUSTER_POLICIES = frozenset(
+    {(POLICY, "ClusterPropagationPolicy"), (POLICY, "ClusterOverridePolicy")}
+)
+ALL_SUBRESOURCES = frozenset({"", "status", "scale"})
+
+BUILTINS: dict[str, tuple[Check, Match]] = {
+    "ownership.field-owner": (
+        ownership.check_field_owner,
+        Match(ANY, frozenset({"UPDATE"}), frozenset({"", "status"}), "any"),
+    ),
+    "ownership.delete": (ownership.check_delete, Match(ANY, frozenset({"DELETE"}), scope="any")),
+    "ownership.scale": (
+        ownership.check_scale,
+        Match(ANY, frozenset({"UPDATE"}), frozenset({"scale"}), "tenant"),
+    ),
+    "tenancy.namespace-writer": (
+        tenancy.check_namespace_writer,
+        Match(ANY, frozenset({"CREATE", "UPDATE", "DELETE"}), ALL_SUBRESOURCES, "tenant"),
+    ),
+    "tenancy.placement-scope": (
+        tenancy.check_placement_scope,
+        Match(PROPAGATION, WRITES, scope="any"),
+    ),
+    "tenancy.explicit-selectors": (
+        tenancy.check_explicit_selectors,
+        Match(PROPAGATION | OVERRIDE, WRITES, scope="tenant"),
+    ),
+    "tenancy.data-scope": (tenancy.check_data_scope, Match(PROPAGATION, WRITES, scope="tenant")),
+    "tenancy.propagate-deps": (
+        tenancy.check_propagate_deps,
+        Match(PROPAGATION, WRITES, scope="tenant"),
+    ),
+    "tenancy.cluster-policy": (
+        tenancy.check_cluster_policy,
+        Match(CLUSTER_POLICIES, frozenset({"CREATE", "UPDATE", "DELETE"}), scope="any"),
+    ),
+    "tenancy.override-registry": (
+        tenancy.check_override_registry,
+        Match(OVERRIDE, WRITES, scope="tenant"),
+    ),
+    "retain.replicas-label": (
+        retain.check_replicas_label,
+        Match(frozenset({("apps", "Deployment")}), WRITES, scope="any"),
+    ),
+    "retain.override-owned-field": (
+        retain.check_override_owned_field,
+        Match(OVERRIDE, WRITES, scope="any"),
+    ),
+}

@@ -1,0 +1,87 @@
+"""The default backend: cel-expr-python (Google's cel-cpp)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from cel_expr_python import cel  # type: ignore[import-untyped]
+from cel_expr_python.ext import ext_math, ext_optional, ext_strings  # type: ignore[import-untyped]
+
+from webhook.engine.cel import library
+from webhook.engine.cel.backend import VARIABLES, CelCompileError, CelEvalError
+
+_TYPES = {"bool": cel.Type.BOOL, "int": cel.Type.INT, "double": cel.Type.DOUBLE}
+
+
+def _declarations() -> list[Any]:
+    double, string = cel.Type.DOUBLE, cel.Type.STRING
+    functions = [
+        cel.FunctionDecl(
+            "quantity", [cel.Overload("quantity_string", double, [string], impl=library.quantity)]
+        ),
+        cel.FunctionDecl(
+            "isQuantity",
+            [cel.Overload("isQuantity_string", cel.Type.BOOL, [string], impl=library.is_quantity)],
+        ),
+    ]
+    for name, (impl, result) in library.MEMBER_FUNCTIONS.items():
+        functions.append(
+            cel.FunctionDecl(
+                name,
+                [
+                    cel.Overload(
+                        f"{name}_double_double",
+                        _TYPES[result],
+                        [double, double],
+                        is_member=True,
+                        impl=impl,
+                    )
+                ],
+            )
+        )
+    for name, (impl, result) in library.UNARY_MEMBER_FUNCTIONS.items():
+        functions.append(
+            cel.FunctionDecl(
+                name,
+                [
+                    cel.Overload(
+                        f"{name}_double", _TYPES[result], [double], is_member=True, impl=impl
+                    )
+                ],
+            )
+        )
+    return functions
+
+
+class CelExprBackend:
+    name = "cel-expr"
+
+    def __init__(self) -> None:
+        self._env = cel.NewEnv(
+            variables={name: cel.Type.DYN for name in VARIABLES},
+            extensions=[ext_strings.ExtStrings(), ext_optional.ExtOptional(), ext_math.ExtMath()],
+            functions=_declarations(),
+        )
+
+    def compile(self, expression: str) -> Any:
+        try:
+            return self._env.compile(expression)
+        except RuntimeError as exc:
+            raise CelCompileError(_clean(str(exc))) from None
+
+    def activation(self, variables: Mapping[str, Any]) -> Any:
+        return self._env.Activation(dict(variables))
+
+    def evaluate(self, program: Any, activation: Any) -> Any:
+        try:
+            value = program.eval(activation)
+        except Exception as exc:  # the engine raises for errors in Python-side functions
+            raise CelEvalError(_clean(str(exc))) from None
+        if value.type() == cel.Type.ERROR:  # errors come back as values: never read as a pass
+            raise CelEvalError(_clean(str(value.value())))
+        return value.plain_value()
+
+
+def _clean(message: str) -> str:
+    return message.replace("INVALID_ARGUMENT: ", "").replace(" [INVALID_ARGUMENT]", "").strip()

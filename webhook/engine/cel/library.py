@@ -1,0 +1,57 @@
+"""The Kubernetes CEL library functions fedgate's rules use, defined once for both engines.
+
+Neither engine ships the Kubernetes libraries. Supported: ``quantity(string)`` returns the
+quantity's value as a double (exact for every quantity a manifest can hold in practice), with
+the Kubernetes Quantity member functions on it: ``isLessThan``, ``isGreaterThan``,
+``compareTo``, ``asApproximateFloat``, ``asInteger``, ``isInteger``; and ``isQuantity(string)``.
+Because a quantity is a double, ``<``, ``<=``, ``+`` work on it as well.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from webhook.quantity import QuantityError, parse_quantity
+
+
+class LibraryError(ValueError):
+    """A library function was called with a value it cannot take."""
+
+
+def quantity(text: str) -> float:
+    try:
+        return float(parse_quantity(text))
+    except QuantityError as exc:
+        raise LibraryError(str(exc)) from None
+
+
+def is_quantity(text: str) -> bool:
+    try:
+        parse_quantity(text)
+    except QuantityError:
+        return False
+    return True
+
+
+def as_integer(value: float) -> int:
+    if value != int(value):
+        raise LibraryError(f"{value} is not a whole number")
+    return int(value)
+
+
+def compare_to(a: float, b: float) -> int:
+    return (a > b) - (a < b)
+
+
+MEMBER_FUNCTIONS: dict[str, tuple[Callable[..., object], str]] = {
+    "isLessThan": (lambda a, b: a < b, "bool"),
+    "isGreaterThan": (lambda a, b: a > b, "bool"),
+    "compareTo": (compare_to, "int"),
+}
+"""Binary member functions on a quantity (double, double) -> result type."""
+
+UNARY_MEMBER_FUNCTIONS: dict[str, tuple[Callable[..., object], str]] = {
+    "asApproximateFloat": (float, "double"),
+    "asInteger": (as_integer, "int"),
+    "isInteger": (lambda a: a == int(a), "bool"),
+}

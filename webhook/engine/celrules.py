@@ -1,0 +1,165 @@
+"""Evaluating CEL rules: compile once at bundle load, one activation per request.
+
+The variables are those of a ValidatingAdmissionPolicy (``object``, ``oldObject``, ``request``,
+``params``, ``namespaceObject`` which is always null here) plus ``tenant`` (the tenant owning
+the namespace, an empty map elsewhere) and ``clusters`` (the inventory by name). Every
+expression result is checked: ``true`` passes, ``false`` fails, anything else, or an error, is
+a violation with status ``error`` which fails closed under ``failurePolicy: Fail``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from webhook.bundle.model import Bundle, Tenant
+from webhook.bundle.rules import Rule
+from webhook.engine.cel import Backend, CelCompileError, CelEvalError
+from webhook.engine.context import Review
+from webhook.engine.decision import Violation
+from webhook.engine.request import AdmissionRequest
+
+
+@dataclass(frozen=True)
+class CompiledRule:
+    """A CEL rule's programs, compiled once when the bundle loads."""
+
+    conditions: tuple[Any, ...]
+    validations: tuple[tuple[Any, Any | None], ...]  # (expression, messageExpression)
+
+
+def compile_rule(rule: Rule, backend: Backend) -> tuple[CompiledRule | None, list[tuple[str, str]]]:
+    """The compiled rule, or the errors as (field path, message)."""
+    errors: list[tuple[str, str]] = []
+
+    def build(expression: str, where: str) -> Any:
+        try:
+            return backend.compile(expression)
+        except CelCompileError as exc:
+            errors.append((where, str(exc)))
+            return None
+
+    conditions = tuple(
+        build(c, f"matchConditions[{i}]") for i, c in enumerate(rule.match_conditions)
+    )
+    validations = tuple(
+        (
+            build(v.expression, f"validations[{i}].expression"),
+            build(v.message_expression, f"validations[{i}].messageExpression")
+            if v.message_expression
+            else None,
+        )
+        for i, v in enumerate(rule.validations)
+    )
+    return (None, errors) if errors else (CompiledRule(conditions, validations), [])
+
+
+def tenant_variable(tenant: Tenant | None) -> dict[str, Any]:
+    if tenant is None:
+        return {}
+    value: dict[str, Any] = {
+        "name": tenant.name,
+        "namespaces": list(tenant.namespaces),
+        "groups": list(tenant.groups),
+        "clusters": sorted(tenant.clusters),
+        "registries": list(tenant.registries),
+        "dataScope": {
+            kind: sorted(tenant.data_clusters(kind))
+            for kind in ("ConfigMap", "PersistentVolumeClaim", "Secret")
+        },
+    }
+    if tenant.max_replicas_per_app is not None:
+        value["maxReplicasPerApp"] = tenant.max_replicas_per_app
+    return value
+
+
+def clusters_variable(bundle: Bundle) -> dict[str, Any]:
+    return {
+        name: {
+            "name": name,
+            "labels": dict(c.labels),
+            **{
+                k: v
+                for k, v in (("provider", c.provider), ("region", c.region), ("zone", c.zone))
+                if v is not None
+            },
+        }
+        for name, c in bundle.clusters.items()
+    }
+
+
+def request_variable(request: AdmissionRequest) -> dict[str, Any]:
+    return {k: v for k, v in request.raw.items() if k not in ("object", "oldObject")}
+
+
+class Activations:
+    """One request's activations, built on first use and shared by every rule with the same
+    params (most rules have none, so one conversion serves them all)."""
+
+    def __init__(self, review: Review, backend: Backend) -> None:
+        self._review, self._backend = review, backend
+        self._cache: dict[str, Any] = {}
+
+    def get(self, params: Mapping[str, Any]) -> Any:
+        key = json.dumps(params, sort_keys=True, default=str)
+        if key not in self._cache:
+            review = self._review
+            self._cache[key] = self._backend.activation(
+                {
+                    "object": review.request.object,
+                    "oldObject": review.request.old_object,
+                    "request": request_variable(review.request),
+                    "params": dict(params),
+                    "tenant": tenant_variable(review.tenant),
+                    "clusters": clusters_variable(review.bundle),
+                    "namespaceObject": None,
+                }
+            )
+        return self._cache[key]
+
+
+def evaluate(
+    review: Review, rule: Rule, compiled: CompiledRule, backend: Backend, activations: Activations
+) -> Iterator[Violation]:
+    activation = activations.get(rule.params)
+    for index, condition in enumerate(compiled.conditions):
+        try:
+            result = backend.evaluate(condition, activation)
+        except CelEvalError as exc:
+            yield _error(review, rule, f"matchConditions[{index}] could not be evaluated: {exc}")
+            return
+        if result is not True:
+            return
+    for index, (program, message_program) in enumerate(compiled.validations):
+        validation = rule.validations[index]
+        try:
+            result = backend.evaluate(program, activation)
+        except CelEvalError as exc:
+            yield _error(review, rule, f"validations[{index}] could not be evaluated: {exc}")
+            continue
+        if result is True:
+            continue
+        if result is not False:
+            yield _error(review, rule, f"validations[{index}] returned {result!r}, not a boolean")
+            continue
+        yield review.violation(
+            rule, _message(validation.message, message_program, backend, activation)
+        )
+
+
+def _message(static: str, program: Any | None, backend: Backend, activation: Any) -> str:
+    if program is None:
+        return static
+    try:
+        text = backend.evaluate(program, activation)
+    except CelEvalError:
+        return static
+    return text if isinstance(text, str) and text else static
+
+
+def _error(review: Review, rule: Rule, message: str) -> Violation:
+    """An evaluation error: fails closed (deny) under failurePolicy Fail, warns under Ignore."""
+    violation = review.violation(rule, message, status="error")
+    return replace(violation, action="deny" if rule.failure_policy == "Fail" else "warn")

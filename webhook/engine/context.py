@@ -1,0 +1,81 @@
+"""What every check of one request shares: the request, the bundle, the writer, the tenant."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+from webhook.bundle.model import Bundle, Tenant
+from webhook.bundle.rules import Rule
+from webhook.engine.decision import Violation
+from webhook.engine.identity import Identity
+from webhook.engine.request import AdmissionRequest
+from webhook.ledger import (
+    ANNOTATION,
+    KARMADA_CLAIM_FIELDS,
+    KARMADA_COMMON_FIELDS,
+    LedgerError,
+    decode,
+)
+
+
+@dataclass(frozen=True)
+class Review:
+    request: AdmissionRequest
+    bundle: Bundle
+    identity: Identity
+    tenant: Tenant | None
+
+    def violation(
+        self, rule: Rule, message: str, *, pointer: str = "", owner: str = "", status: str = "fail"
+    ) -> Violation:
+        return Violation(
+            rule=rule.id,
+            pointer=pointer,
+            owner=owner,
+            writer=self.identity.describe(),
+            action=rule.action,
+            status="error" if status == "error" else ("warn" if rule.action == "warn" else "fail"),
+            message=message,
+        )
+
+    @cached_property
+    def old_ledger(self) -> dict[str, str] | None:
+        return ledger_of(self.request.old_object)
+
+    @cached_property
+    def new_ledger(self) -> dict[str, str] | None:
+        return ledger_of(self.request.object)
+
+
+def annotations_of(obj: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    metadata = (obj or {}).get("metadata")
+    value = metadata.get("annotations") if isinstance(metadata, Mapping) else None
+    return value if isinstance(value, Mapping) else {}
+
+
+def labels_of(obj: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    metadata = (obj or {}).get("metadata")
+    value = metadata.get("labels") if isinstance(metadata, Mapping) else None
+    return value if isinstance(value, Mapping) else {}
+
+
+def with_karmada_fields(ledger: Mapping[str, str]) -> dict[str, str]:
+    """The ledger with Karmada's fields given to Karmada, whatever the ledger says of them."""
+    return {**ledger, **{p: "karmada" for p in (*KARMADA_CLAIM_FIELDS, *KARMADA_COMMON_FIELDS)}}
+
+
+def ledger_of(obj: Mapping[str, Any] | None, key: str = ANNOTATION) -> dict[str, str] | None:
+    """The object's ledger (Karmada's fields enforced), None when it has none or a broken one.
+
+    A broken ledger on a managed object is reported by the ownership rule, not here.
+    """
+    text = annotations_of(obj).get(key)
+    if not isinstance(text, str):
+        return None
+    try:
+        return with_karmada_fields(decode(text))
+    except LedgerError:
+        return None

@@ -1,0 +1,89 @@
+"""Decisions are data: every violation with its reasons, rendered the same way everywhere.
+
+The AdmissionReview response, the CLI text, ``--output json`` and the audit line are all
+renderings of one Decision, in one deterministic order (rule id, then pointer).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Action = Literal["deny", "warn", "audit"]
+Status = Literal["pass", "fail", "warn", "error", "skip"]
+"""``fail``: the rule says no; ``error``: it could not be evaluated (fails closed under
+failurePolicy Fail); ``warn``: it says no under action warn; ``pass``/``skip`` appear only in
+test reports (the rule held, or did not apply)."""
+
+
+@dataclass(frozen=True, order=True)
+class Violation:
+    """One rule's objection: which rule, at which JSON pointer, whose field, who wrote, why."""
+
+    rule: str
+    pointer: str = ""
+    owner: str = ""
+    writer: str = ""
+    action: Action = "deny"
+    status: Status = "fail"
+    message: str = ""
+
+    def as_json(self) -> dict[str, str]:
+        return {
+            "rule": self.rule,
+            "pointer": self.pointer,
+            "owner": self.owner,
+            "writer": self.writer,
+            "action": self.action,
+            "status": self.status,
+            "message": self.message,
+        }
+
+    @property
+    def denies(self) -> bool:
+        return self.action == "deny"
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The engine's answer: allowed unless a deny violation stands; warnings; audit notes."""
+
+    allowed: bool
+    violations: tuple[Violation, ...] = ()
+    warnings: tuple[str, ...] = ()
+    audit: tuple[tuple[str, str], ...] = field(default=())
+
+    @classmethod
+    def of(
+        cls,
+        violations: Iterable[Violation],
+        *,
+        notes: Iterable[str] = (),
+        audit: Iterable[tuple[str, str]] = (),
+    ) -> Decision:
+        ordered = tuple(sorted(set(violations)))
+        warnings = [f"{v.rule}: {v.message}" for v in ordered if v.action == "warn"]
+        audits = [*audit, *((f"{v.rule}", v.message) for v in ordered if v.action == "audit")]
+        return cls(
+            allowed=not any(v.denies for v in ordered),
+            violations=ordered,
+            warnings=tuple([*notes, *warnings]),
+            audit=tuple(sorted(set(audits))),
+        )
+
+    @property
+    def denials(self) -> tuple[Violation, ...]:
+        return tuple(v for v in self.violations if v.denies)
+
+    def as_json(self) -> dict[str, Any]:
+        """The Decision JSON of DESIGN.md."""
+        return {
+            "allowed": self.allowed,
+            "violations": [v.as_json() for v in self.violations],
+            "warnings": list(self.warnings),
+        }
+
+    def message(self) -> str:
+        """Every denial in one sentence each, for ``status.message`` and the CLI."""
+        return "; ".join(f"[{v.rule}] {v.message}" for v in self.denials)

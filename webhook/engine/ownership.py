@@ -1,0 +1,161 @@
+"""Single-writer field ownership: every field of a managed object has one writer.
+
+Built-in rules: ``ownership.field-owner`` (UPDATE of a field owned by someone else),
+``ownership.delete`` (DELETE of a managed object), ``ownership.scale`` (the scale subresource).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import jsonpatch
+import jsonpointer
+
+from webhook.bundle.rules import Rule
+from webhook.engine.context import Review, annotations_of
+from webhook.engine.decision import Violation
+from webhook.ledger import ANNOTATION, LedgerError, decode, owner_of
+
+UNOWNED = (
+    "/metadata/resourceVersion",
+    "/metadata/managedFields",
+    "/metadata/generation",
+    "/metadata/creationTimestamp",
+    "/metadata/uid",
+    "/metadata/selfLink",
+    "/metadata/deletionTimestamp",
+    "/metadata/deletionGracePeriodSeconds",
+)
+"""What no writer owns by design: the API server maintains these."""
+
+DELETERS = ("git", "platform")
+
+
+def _under(pointer: str, prefix: str) -> bool:
+    return pointer == prefix or pointer.startswith(prefix + "/")
+
+
+def changed_pointers(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
+    """The JSON pointers an UPDATE changes (the paths of a JSON patch from old to new)."""
+    pointers: set[str] = set()
+    for operation in jsonpatch.make_patch(old, new).patch:
+        pointers.add(operation["path"])
+        if "from" in operation:
+            pointers.add(operation["from"])
+    return sorted(pointers)
+
+
+def _resolve(obj: Mapping[str, Any], pointer: str) -> Any:
+    try:
+        return jsonpointer.resolve_pointer(obj, pointer, default=_MISSING)
+    except jsonpointer.JsonPointerException:
+        return _MISSING
+
+
+_MISSING = object()
+
+
+def owners_touched(
+    pointer: str, ledger: Mapping[str, str], old: Mapping[str, Any], new: Mapping[str, Any]
+) -> Iterator[tuple[str, str]]:
+    """(owner, ledger pointer) of every owned field a change at ``pointer`` writes.
+
+    The owner of ``pointer`` itself, and the owner of every ledger entry below it whose value
+    the change alters (removing ``/metadata/labels`` writes Karmada's claim label too).
+    """
+    found = owner_of(pointer, ledger)
+    if found is not None:
+        yield found
+    for owned, owner in ledger.items():
+        if owned.startswith(pointer + "/") and _resolve(old, owned) != _resolve(new, owned):
+            yield owner, owned
+
+
+def may_write(review: Review, owner: str) -> bool:
+    binding = review.bundle.owners.get(owner)
+    identity = review.identity
+    return binding is not None and binding.admits(identity.writer, identity.username)
+
+
+def _owner_label(review: Review, owner: str) -> str:
+    binding = review.bundle.owners.get(owner)
+    who = binding.describe(review.bundle.writers) if binding else "no writer in the bundle"
+    return f"{owner} ({who})"
+
+
+def check_field_owner(review: Review, rule: Rule) -> Iterator[Violation]:
+    request = review.request
+    old, new = request.old_object, request.object
+    if request.operation != "UPDATE" or old is None or new is None:
+        return
+    text = annotations_of(old).get(ANNOTATION)
+    ledger = review.old_ledger
+    if ledger is None:
+        if isinstance(text, str):
+            yield review.violation(
+                rule,
+                f"the ownership ledger {ANNOTATION} is broken: "
+                f"{_ledger_problem(text)}; only git may repair it",
+                pointer="/metadata/annotations/fedgate.dev~1ownership",
+            )
+        return
+    status_write = request.sub_resource == "status"
+    seen: set[tuple[str, str]] = set()
+    for pointer in changed_pointers(old, new):
+        if any(_under(pointer, p) for p in UNOWNED):
+            continue
+        if _under(pointer, "/status") != status_write:
+            continue  # status is written through its subresource; the rest is ignored there
+        for owner, owned in owners_touched(pointer, ledger, old, new):
+            if (owner, owned) in seen or may_write(review, owner):
+                continue
+            seen.add((owner, owned))
+            shown = pointer if owned == "" or _under(pointer, owned) else owned
+            yield review.violation(
+                rule,
+                f"{shown} is owned by {_owner_label(review, owner)}; "
+                f"{review.identity.describe()} may not change it",
+                pointer=shown,
+                owner=owner,
+            )
+
+
+def _ledger_problem(text: str) -> str:
+    try:
+        decode(text)
+    except LedgerError as exc:
+        return str(exc)
+    return "unreadable"
+
+
+def check_delete(review: Review, rule: Rule) -> Iterator[Violation]:
+    request = review.request
+    if request.operation != "DELETE" or review.old_ledger is None:
+        return
+    if review.identity.writer in DELETERS:
+        return
+    yield review.violation(
+        rule,
+        f"{request.kind.kind} {request.namespace}/{request.name} is managed from git; only git "
+        f"(Argo CD pruning it) or the platform team may delete it, not "
+        f"{review.identity.describe()}: remove it from the app specs instead",
+        owner="git",
+    )
+
+
+def check_scale(review: Review, rule: Rule) -> Iterator[Violation]:
+    request = review.request
+    if request.sub_resource != "scale" or review.tenant is None:
+        return
+    if may_write(review, "federated-hpa") or review.identity.writer == "platform":
+        return
+    yield review.violation(
+        rule,
+        f"scaling {request.resource}/{request.name} writes /spec/replicas, and the Scale request "
+        "does not carry the Deployment's ownership ledger; in tenant namespaces only "
+        f"{_owner_label(review, 'federated-hpa')} and the platform team may scale, not "
+        f"{review.identity.describe()}: change replicas or autoscaling in the app spec",
+        pointer="/spec/replicas",
+        owner="federated-hpa",
+    )

@@ -1,0 +1,136 @@
+"""The AdmissionRequest as a frozen value, parsed once at the edge; a bad request is RequestError.
+
+A bad *request* (not JSON, no uid, wrong kind) is a RequestError; a bad *object* inside a good
+request is the rules' business and becomes violations. Unknown fields are ignored (newer API
+servers add them); fields that are present must have the right type.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from webhook.errors import RequestError
+
+REVIEW_API_VERSION = "admission.k8s.io/v1"
+OPERATIONS = ("CREATE", "UPDATE", "DELETE", "CONNECT")
+
+
+@dataclass(frozen=True)
+class GroupVersionKind:
+    group: str
+    version: str
+    kind: str
+
+    @property
+    def api_version(self) -> str:
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+
+@dataclass(frozen=True)
+class UserInfo:
+    username: str
+    groups: tuple[str, ...] = ()
+    uid: str = ""
+
+
+@dataclass(frozen=True)
+class AdmissionRequest:
+    """What the API server asks about one write (``AdmissionReview.request``)."""
+
+    uid: str
+    kind: GroupVersionKind
+    resource: str
+    operation: str
+    user: UserInfo
+    namespace: str = ""
+    name: str = ""
+    sub_resource: str = ""
+    object: Mapping[str, Any] | None = None
+    old_object: Mapping[str, Any] | None = None
+    dry_run: bool = False
+    raw: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def current(self) -> Mapping[str, Any] | None:
+        """The object as it will be (the old one for DELETE)."""
+        return self.object if self.object is not None else self.old_object
+
+
+def _mapping(value: Any, where: str) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise RequestError(f"{where} must be an object")
+    return value
+
+
+def _string(container: Mapping[str, Any], key: str, where: str, *, required: bool = False) -> str:
+    value = container.get(key)
+    if value is None:
+        if required:
+            raise RequestError(f"{where}.{key} is required")
+        return ""
+    if not isinstance(value, str):
+        raise RequestError(f"{where}.{key} must be a string")
+    return value
+
+
+def _object(container: Mapping[str, Any], key: str) -> Mapping[str, Any] | None:
+    value = container.get(key)
+    if value is None:
+        return None
+    return _mapping(value, f"request.{key}")
+
+
+def parse_review(review: Any, *, require_uid: bool = True) -> AdmissionRequest:
+    """The request of an ``admission.k8s.io/v1`` AdmissionReview; raises RequestError.
+
+    ``require_uid=False`` is for offline review of stored examples, which often lack one.
+    """
+    review = _mapping(review, "the AdmissionReview")
+    if review.get("kind") != "AdmissionReview":
+        raise RequestError("kind must be AdmissionReview")
+    if review.get("apiVersion") != REVIEW_API_VERSION:
+        raise RequestError(
+            f"apiVersion must be {REVIEW_API_VERSION}, not {review.get('apiVersion')!r}"
+        )
+    request = _mapping(review.get("request"), "request")
+    return parse_request(request, require_uid=require_uid)
+
+
+def parse_request(request: Mapping[str, Any], *, require_uid: bool = True) -> AdmissionRequest:
+    uid = _string(request, "uid", "request", required=require_uid)
+    kind = _mapping(request.get("kind"), "request.kind")
+    operation = _string(request, "operation", "request", required=True)
+    if operation not in OPERATIONS:
+        raise RequestError(f"request.operation must be one of {', '.join(OPERATIONS)}")
+    user = _mapping(request.get("userInfo") or {}, "request.userInfo")
+    groups = user.get("groups") or []
+    if not isinstance(groups, list) or not all(isinstance(g, str) for g in groups):
+        raise RequestError("request.userInfo.groups must be a list of strings")
+    resource = request.get("resource") or {}
+    dry_run = request.get("dryRun", False)
+    if not isinstance(dry_run, bool):
+        raise RequestError("request.dryRun must be a boolean")
+    return AdmissionRequest(
+        uid=uid,
+        kind=GroupVersionKind(
+            _string(kind, "group", "request.kind"),
+            _string(kind, "version", "request.kind"),
+            _string(kind, "kind", "request.kind", required=True),
+        ),
+        resource=_string(_mapping(resource, "request.resource"), "resource", "request.resource"),
+        operation=operation,
+        user=UserInfo(
+            _string(user, "username", "request.userInfo"),
+            tuple(groups),
+            _string(user, "uid", "request.userInfo"),
+        ),
+        namespace=_string(request, "namespace", "request"),
+        name=_string(request, "name", "request"),
+        sub_resource=_string(request, "subResource", "request"),
+        object=_object(request, "object"),
+        old_object=_object(request, "oldObject"),
+        dry_run=dry_run,
+        raw=request,
+    )

@@ -1,0 +1,94 @@
+"""Retain rules: a member-owned field is retained by Karmada and never written from the federation.
+
+Built-in rules: ``retain.replicas-label`` and ``retain.override-owned-field``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from webhook.bundle.rules import Rule
+from webhook.engine.context import Review, labels_of, ledger_of
+from webhook.engine.decision import Violation
+from webhook.ledger import TARGET_ANNOTATION, escape, owner_of
+
+RETAIN_LABEL = "resourcetemplate.karmada.io/retain-replicas"
+CONTAINERS = "/spec/template/spec/containers"
+
+
+def check_replicas_label(review: Review, rule: Rule) -> Iterator[Violation]:
+    request = review.request
+    ledger = review.new_ledger
+    if request.object is None or ledger is None:
+        return
+    found = owner_of("/spec/replicas", ledger)
+    if found is None or found[0] != "member-hpa":
+        return
+    if labels_of(request.object).get(RETAIN_LABEL) == "true":
+        return
+    had = labels_of(request.old_object).get(RETAIN_LABEL) == "true"
+    yield review.violation(
+        rule,
+        (f"removing {RETAIN_LABEL} is denied" if had else f'{RETAIN_LABEL}: "true" is missing')
+        + ": member HPAs own /spec/replicas, and without the label Karmada would overwrite "
+        "every member's replica count from the template",
+        pointer=f"/metadata/labels/{escape(RETAIN_LABEL)}",
+        owner="member-hpa",
+    )
+
+
+def written_pointers(overriders: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
+    """(pointer written in the selected object, where in the overriders) for each overrider."""
+    for i, op in enumerate(overriders.get("plaintext") or ()):
+        if isinstance(op, Mapping) and isinstance(op.get("path"), str):
+            yield op["path"], f"plaintext/{i}"
+    for i, image in enumerate(overriders.get("imageOverrider") or ()):
+        predicate = image.get("predicate") if isinstance(image, Mapping) else None
+        path = predicate.get("path") if isinstance(predicate, Mapping) else None
+        yield (path if isinstance(path, str) else CONTAINERS), f"imageOverrider/{i}"
+    for name in ("commandOverrider", "argsOverrider"):
+        for i, _ in enumerate(overriders.get(name) or ()):
+            yield CONTAINERS, f"{name}/{i}"
+    for name, field in (("labelsOverrider", "labels"), ("annotationsOverrider", "annotations")):
+        for i, op in enumerate(overriders.get(name) or ()):
+            value = op.get("value") if isinstance(op, Mapping) else None
+            keys = value if isinstance(value, Mapping) else {}
+            for key in keys:
+                yield f"/metadata/{field}/{escape(str(key))}", f"{name}/{i}"
+    for i, op in enumerate(overriders.get("fieldOverrider") or ()):
+        if isinstance(op, Mapping) and isinstance(op.get("fieldPath"), str):
+            yield op["fieldPath"], f"fieldOverrider/{i}"
+
+
+def _owners_written(pointer: str, ledger: Mapping[str, str]) -> set[str]:
+    """The owners of ``pointer`` and of every ledger entry below it."""
+    found = owner_of(pointer, ledger)
+    below = {owner for owned, owner in ledger.items() if owned.startswith(pointer + "/")}
+    return below | ({found[0]} if found else set())
+
+
+def check_override_owned_field(review: Review, rule: Rule) -> Iterator[Violation]:
+    obj = review.request.object
+    target = ledger_of(obj, TARGET_ANNOTATION)
+    spec = (obj or {}).get("spec")
+    if target is None or not isinstance(spec, Mapping):
+        return
+    for r_index, override_rule in enumerate(spec.get("overrideRules") or ()):
+        overriders = override_rule.get("overriders") if isinstance(override_rule, Mapping) else None
+        if not isinstance(overriders, Mapping):
+            continue
+        for pointer, where in written_pointers(overriders):
+            for owner in sorted(_owners_written(pointer, target) - {"git"}):
+                yield review.violation(
+                    rule,
+                    f"this override writes {pointer} of the selected object, which its ledger "
+                    f"gives to {owner}; two writers may not claim one field"
+                    + (
+                        ": bound replicas with spec.autoscaling instead"
+                        if pointer.startswith("/spec/replicas")
+                        else ""
+                    ),
+                    pointer=f"/spec/overrideRules/{r_index}/overriders/{where}",
+                    owner=owner,
+                )

@@ -1,0 +1,81 @@
+"""``review(request, bundle) -> Decision``: the one rule engine, pure, used everywhere.
+
+The webhook, ``fedgate check``, ``fedgate review``, ``fedgate test`` and ``fedgate compile``
+all call this function; no rule is implemented anywhere else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+
+from webhook.bundle.model import Bundle
+from webhook.bundle.rules import Rule
+from webhook.engine import celrules
+from webhook.engine.builtins import BUILTINS
+from webhook.engine.context import Review
+from webhook.engine.decision import Decision, Violation
+from webhook.engine.identity import identify
+from webhook.engine.request import AdmissionRequest
+
+EXEMPT_WRITERS = ("system",)
+"""The control plane's own controllers (namespace deletion, garbage collection): never blocked,
+or deleting a namespace would hang forever."""
+BREAK_GLASS = "break-glass"
+
+
+def review(request: AdmissionRequest, bundle: Bundle) -> Decision:
+    """Every matching rule on ``request``; allowed unless a deny violation stands."""
+    identity = identify(request.user, bundle)
+    if identity.writer in EXEMPT_WRITERS:
+        return Decision(allowed=True)
+    tenant = bundle.tenant_of_namespace(request.namespace) if request.namespace else None
+    context = Review(request, bundle, identity, tenant)
+    violations = list(_violations(context))
+    if identity.writer == BREAK_GLASS:
+        return _break_glass(context, violations)
+    return Decision.of(violations)
+
+
+def _violations(context: Review) -> Iterator[Violation]:
+    bundle = context.bundle
+    in_tenant_namespace = context.tenant is not None
+    activations = celrules.Activations(context, bundle.backend) if bundle.backend else None
+    for rule in bundle.rules:
+        if not rule.match.matches(context.request, in_tenant_namespace):
+            continue
+        try:
+            if rule.builtin is not None:
+                yield from BUILTINS[rule.builtin][0](context, rule)
+            elif activations is not None and bundle.backend is not None:
+                yield from celrules.evaluate(
+                    context, rule, bundle.compiled[rule.id], bundle.backend, activations
+                )
+        except Exception as exc:  # a rule that breaks fails closed, it never crashes review
+            yield _internal_error(context, rule, exc)
+
+
+def _internal_error(context: Review, rule: Rule, exc: Exception) -> Violation:
+    violation = context.violation(
+        rule,
+        f"the rule failed on this object ({type(exc).__name__}: "
+        f"{exc}); the request is denied until it can be evaluated",
+        status="error",
+    )
+    return replace(violation, action="deny")
+
+
+def _break_glass(context: Review, violations: list[Violation]) -> Decision:
+    """Allowed, every objection kept as a warning, and the bypass recorded for the audit log."""
+    softened = [
+        replace(v, action="warn", status="warn" if v.status == "fail" else v.status)
+        for v in violations
+    ]
+    who = context.identity.describe()
+    rules = sorted({v.rule for v in violations})
+    note = (
+        f"break-glass: {who} bypassed {', '.join(rules)}"
+        if rules
+        else f"break-glass: {who} wrote with emergency access"
+    )
+    return Decision.of(softened, notes=[note], audit=[("break-glass", note)])

@@ -1,0 +1,251 @@
+"""Tenant data scoping: a tenant places workloads and data only where its scope allows.
+
+Built-in rules: ``tenancy.namespace-writer``, ``tenancy.placement-scope``,
+``tenancy.explicit-selectors``, ``tenancy.data-scope``, ``tenancy.propagate-deps``,
+``tenancy.cluster-policy`` and ``tenancy.override-registry``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from webhook.bundle.model import DATA_KINDS, Bundle, Tenant
+from webhook.bundle.rules import Rule
+from webhook.engine.affinity import candidate_clusters, unknown_cluster_names
+from webhook.engine.context import Review, ledger_of
+from webhook.engine.decision import Violation
+
+NAMESPACE_WRITERS = ("git", "platform", "karmada", "break-glass")
+CLUSTER_POLICY_WRITERS = ("platform", "karmada", "break-glass")
+
+
+def _spec(review: Review) -> Mapping[str, Any]:
+    spec = (review.request.object or {}).get("spec")
+    return spec if isinstance(spec, Mapping) else {}
+
+
+def affinities(spec: Mapping[str, Any]) -> list[Mapping[str, Any]] | None:
+    """Every ClusterAffinity a placement may use (fallback terms and overflow included);
+    None when there is none, which means every cluster."""
+    placement = spec.get("placement")
+    if not isinstance(placement, Mapping):
+        return None
+    terms = placement.get("clusterAffinities")
+    if isinstance(terms, list) and terms:
+        found = []
+        for term in terms:
+            if isinstance(term, Mapping):
+                found.append(term)
+                found += [o for o in term.get("overflowAffinities") or () if isinstance(o, Mapping)]
+        return found
+    affinity = placement.get("clusterAffinity")
+    return [affinity] if isinstance(affinity, Mapping) else None
+
+
+def candidates(spec: Mapping[str, Any], bundle: Bundle) -> tuple[str, ...]:
+    """Every inventory cluster the placement can select."""
+    terms = affinities(spec)
+    if terms is None:
+        return tuple(bundle.clusters)
+    selected: set[str] = set()
+    for term in terms:
+        selected.update(candidate_clusters(term, bundle.clusters))
+    return tuple(sorted(selected))
+
+
+def check_namespace_writer(review: Review, rule: Rule) -> Iterator[Violation]:
+    tenant, identity = review.tenant, review.identity
+    if tenant is None or identity.writer in NAMESPACE_WRITERS or identity.tenant == tenant.name:
+        return
+    yield review.violation(
+        rule,
+        f"namespace {review.request.namespace} belongs to tenant {tenant.name}; "
+        f"{identity.describe()} may not write in it (its people are groups "
+        f"{', '.join(tenant.groups) or '(none)'}; changes go through git)",
+    )
+
+
+def check_placement_scope(review: Review, rule: Rule) -> Iterator[Violation]:
+    spec, bundle, tenant = _spec(review), review.bundle, review.tenant
+    for index, term in enumerate(affinities(spec) or ()):
+        unknown = unknown_cluster_names(term, bundle.clusters)
+        if unknown:
+            yield review.violation(
+                rule,
+                f"unknown cluster{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}; "
+                f"the inventory has {', '.join(bundle.clusters)}",
+                pointer=_affinity_pointer(spec, index),
+            )
+    if tenant is None:
+        return
+    outside = [c for c in candidates(spec, bundle) if c not in tenant.clusters]
+    if outside:
+        everywhere = (
+            " (no cluster affinity means every cluster)" if affinities(spec) is None else ""
+        )
+        yield review.violation(
+            rule,
+            f"the placement can select {', '.join(outside)}{everywhere}, outside tenant "
+            f"{tenant.name}'s clusters {', '.join(sorted(tenant.clusters))}",
+            pointer="/spec/placement",
+        )
+
+
+def _affinity_pointer(spec: Mapping[str, Any], index: int) -> str:
+    placement = spec.get("placement") or {}
+    if isinstance(placement, Mapping) and placement.get("clusterAffinities"):
+        return f"/spec/placement/clusterAffinities/{index}"
+    return "/spec/placement/clusterAffinity"
+
+
+def _selectors(spec: Mapping[str, Any]) -> list[tuple[int, Mapping[str, Any]]]:
+    selectors = spec.get("resourceSelectors")
+    if not isinstance(selectors, list):
+        return []
+    return [(i, s) for i, s in enumerate(selectors) if isinstance(s, Mapping)]
+
+
+def _explicit(selector: Mapping[str, Any]) -> bool:
+    if selector.get("name"):
+        return True
+    labels = selector.get("labelSelector")
+    return isinstance(labels, Mapping) and bool(
+        labels.get("matchLabels") or labels.get("matchExpressions")
+    )
+
+
+def check_explicit_selectors(review: Review, rule: Rule) -> Iterator[Violation]:
+    spec = _spec(review)
+    selectors = _selectors(spec)
+    if not selectors:
+        yield review.violation(
+            rule,
+            "no resourceSelectors: an OverridePolicy without them applies to every "
+            "resource in the namespace; select resources by name or label",
+            pointer="/spec/resourceSelectors",
+        )
+    for index, selector in selectors:
+        if not _explicit(selector):
+            yield review.violation(
+                rule,
+                f"resourceSelectors[{index}] selects every {selector.get('kind', 'object')}: "
+                "give a name or a non-empty labelSelector",
+                pointer=f"/spec/resourceSelectors/{index}",
+            )
+
+
+def _data_kind(selector: Mapping[str, Any]) -> str | None:
+    kind = selector.get("kind")
+    return kind if selector.get("apiVersion") == "v1" and kind in DATA_KINDS else None
+
+
+def check_data_scope(review: Review, rule: Rule) -> Iterator[Violation]:
+    spec, tenant = _spec(review), review.tenant
+    if tenant is None:
+        return
+    clusters = candidates(spec, review.bundle)
+    for index, selector in _selectors(spec):
+        kind = _data_kind(selector)
+        if kind is None:
+            continue
+        outside = [c for c in clusters if c not in tenant.data_clusters(kind)]
+        if outside:
+            what = f"{kind} {selector.get('name') or '(by label)'}"
+            yield review.violation(
+                rule,
+                f"{what} would go to {', '.join(outside)}, outside tenant {tenant.name}'s "
+                f"{kind} scope {', '.join(sorted(tenant.data_clusters(kind))) or '(none)'}",
+                pointer=f"/spec/resourceSelectors/{index}",
+            )
+
+
+def check_propagate_deps(review: Review, rule: Rule) -> Iterator[Violation]:
+    spec, tenant = _spec(review), review.tenant
+    if tenant is None or spec.get("propagateDeps") is not True:
+        return
+    scope = set(tenant.clusters)
+    for kind in DATA_KINDS:
+        scope &= tenant.data_clusters(kind)
+    outside = [c for c in candidates(spec, review.bundle) if c not in scope]
+    if outside:
+        failover = (
+            " (application failover requires it)"
+            if isinstance(spec.get("failover"), Mapping) and spec["failover"].get("application")
+            else ""
+        )
+        yield review.violation(
+            rule,
+            f"propagateDeps: true{failover} sends every ConfigMap, Secret and PVC the workload "
+            f"references along with it, and the placement can select {', '.join(outside)}, "
+            f"outside tenant {tenant.name}'s data scope {', '.join(sorted(scope)) or '(none)'}: "
+            "restrict the placement to the data scope or drop failover",
+            pointer="/spec/propagateDeps",
+        )
+
+
+def check_cluster_policy(review: Review, rule: Rule) -> Iterator[Violation]:
+    identity = review.identity
+    if identity.writer in CLUSTER_POLICY_WRITERS:
+        return
+    ledger = ledger_of(review.request.current)
+    if identity.writer == "git" and ledger is not None and ledger.get("") == "platform":
+        return  # git syncing a policy the platform team owns
+    yield review.violation(
+        rule,
+        f"{review.request.kind.kind} is cluster-wide and belongs to the platform team; "
+        f"{identity.describe()} may not write it (git may, for a policy whose ownership ledger "
+        "gives it to platform)",
+        owner="platform",
+    )
+
+
+def _registry_hosts(tenant: Tenant) -> set[str]:
+    return {r.split("/", 1)[0] for r in tenant.registries}
+
+
+def check_override_registry(review: Review, rule: Rule) -> Iterator[Violation]:
+    spec, tenant = _spec(review), review.tenant
+    if tenant is None:
+        return
+    allowed = ", ".join(tenant.registries) or "(none)"
+    for r_index, override_rule in enumerate(spec.get("overrideRules") or ()):
+        overriders = override_rule.get("overriders") if isinstance(override_rule, Mapping) else None
+        if not isinstance(overriders, Mapping):
+            continue
+        base = f"/spec/overrideRules/{r_index}/overriders"
+        for i, image in enumerate(overriders.get("imageOverrider") or ()):
+            problem = _image_override_problem(image, tenant) if isinstance(image, Mapping) else None
+            if problem:
+                yield review.violation(
+                    rule,
+                    f"{problem}; tenant {tenant.name} may pull only from {allowed}",
+                    pointer=f"{base}/imageOverrider/{i}",
+                )
+        for i, patch in enumerate(overriders.get("plaintext") or ()):
+            if not isinstance(patch, Mapping) or not str(patch.get("path", "")).endswith("/image"):
+                continue
+            value = patch.get("value")
+            if patch.get("operator") != "remove" and not (
+                isinstance(value, str) and value.startswith(tenant.registries)
+            ):
+                yield review.violation(
+                    rule,
+                    f"plaintext sets image {value!r}; tenant "
+                    f"{tenant.name} may pull only from {allowed}",
+                    pointer=f"{base}/plaintext/{i}",
+                )
+
+
+def _image_override_problem(image: Mapping[str, Any], tenant: Tenant) -> str | None:
+    component, operator, value = image.get("component"), image.get("operator"), image.get("value")
+    if component == "Registry":
+        if operator == "add":
+            return "an image registry 'add' appends to a host fedgate cannot see"
+        if operator == "replace" and value not in _registry_hosts(tenant):
+            return f"image registry {value!r} is not one of the tenant's registries"
+    if component == "Repository" and operator in ("add", "replace"):
+        paths = {r.split("/", 1)[1] for r in tenant.registries if "/" in r}
+        if operator == "add" or not any(str(value).startswith(p) for p in paths if p):
+            return f"image repository {operator} {value!r} leaves the tenant's repositories"
+    return None
