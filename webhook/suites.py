@@ -100,7 +100,10 @@ def _compare(expect: Expectation, decision: Decision) -> list[str]:
 
 
 def find_suites(root: Path) -> list[Path]:
-    return sorted(root.rglob(SUITE_FILE)) if root.is_dir() else [root]
+    """Every suite under a directory (a file is itself); none when ``root`` does not exist."""
+    if root.is_dir():
+        return sorted(root.rglob(SUITE_FILE))
+    return [root] if root.is_file() else []
 
 
 def load_suite(path: Path) -> list[Case]:
