@@ -39,10 +39,10 @@ def _resolves_to_str(value: str) -> bool:
 def scalar_text(value: str) -> str:
     """``value`` as a YAML scalar: plain when unambiguous, quoted otherwise."""
     if (
-        _SAFE_PLAIN.match(value)
+        _SAFE_PLAIN.fullmatch(value)
         and not value.endswith(":")
         and ": " not in value
-        and not _YAML12_SPECIAL.match(value)
+        and not _YAML12_SPECIAL.fullmatch(value)
         and _resolves_to_str(value)
     ):
         return value

@@ -6,6 +6,7 @@ Exit codes, mapped here and nowhere else: 0 ok, 1 findings or a user error, 2 us
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import traceback
 from collections.abc import Callable, Sequence
@@ -13,9 +14,11 @@ from pathlib import Path
 from typing import TextIO
 
 from compiler.commands import compile as compile_command
+from compiler.commands import review as review_command
+from compiler.commands import test as test_command
 from compiler.output import Output
 from compiler.policies import default_policies
-from webhook.errors import FedgateError, FindingsError
+from webhook.errors import FedgateError, FindingsError, UsageError
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_BUG = 0, 1, 2, 3
 
@@ -27,6 +30,11 @@ CEL policies).
 examples:
   fedgate compile apps --out rendered          render every app spec under apps/
   fedgate compile apps --out rendered --check  exit 1 if rendered/ is not what apps/ says
+  fedgate review request.json                  one AdmissionReview through the rule engine
+  fedgate test policies/                       run the policy test suites
+
+Every command takes --policies DIR (default: policies/ of the repository, else the bundled
+one) and --output text|json. Exit codes: 0 ok, 1 findings, 2 usage, 3 a bug in fedgate.
 """
 
 
@@ -49,7 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for module in (compile_command,):
+    for module in (compile_command, review_command, test_command):
         sub = commands.add_parser(
             module.NAME,
             help=module.HELP,
@@ -80,9 +88,15 @@ def main(
     except FindingsError as exc:
         _report_findings(out, exc)
         return EXIT_FINDINGS
+    except UsageError as exc:
+        out.error(f"fedgate: {exc}")
+        return EXIT_USAGE
     except FedgateError as exc:
         out.error(f"fedgate: {exc}")
         return EXIT_FINDINGS
+    except BrokenPipeError:  # the reader went away (| head): not an error of ours
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
     except KeyboardInterrupt:
         out.error("fedgate: interrupted")
         return 130

@@ -49,3 +49,7 @@ class BundleError(FindingsError):
 
 class RequestError(FedgateError):
     """An admission request that cannot be reviewed at all (not a bad object: a bad request)."""
+
+
+class UsageError(FedgateError):
+    """A command was called wrongly (a bad option value the parser could not see); exit 2."""

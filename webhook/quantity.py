@@ -38,7 +38,7 @@ def parse_quantity(text: str | int | float) -> Fraction:
         raise QuantityError(f"{text!r} is not a quantity")
     if isinstance(text, int | float):
         return Fraction(text)
-    match = _QUANTITY.match(text.strip()) if isinstance(text, str) else None
+    match = _QUANTITY.fullmatch(text.strip()) if isinstance(text, str) else None
     if match is None or len(text) > 64:
         raise QuantityError(f"{text!r} is not a quantity (examples: 250m, 1, 1.5, 512Mi, 2Gi, 1e3)")
     value = Fraction(match["number"])

@@ -31,16 +31,16 @@ def _type_name(value: Any) -> str:
 def label_key_problem(key: str) -> str | None:
     """Why ``key`` is not a valid Kubernetes label or annotation key, or None."""
     prefix, _, name = key.rpartition("/")
-    if prefix and (len(prefix) > 253 or not _DNS_SUBDOMAIN.match(prefix)):
+    if prefix and (len(prefix) > 253 or not _DNS_SUBDOMAIN.fullmatch(prefix)):
         return f"{key!r}: the prefix must be a DNS subdomain"
-    if not name or len(name) > 63 or not _LABEL_NAME.match(name):
+    if not name or len(name) > 63 or not _LABEL_NAME.fullmatch(name):
         return f"{key!r}: the name part must be 1-63 letters, digits, '-', '_' or '.'"
     return None
 
 
 def label_value_problem(value: str) -> str | None:
     """Why ``value`` is not a valid Kubernetes label value, or None."""
-    if value and (len(value) > 63 or not _LABEL_NAME.match(value)):
+    if value and (len(value) > 63 or not _LABEL_NAME.fullmatch(value)):
         return f"{value!r}: label values are at most 63 letters, digits, '-', '_' or '.'"
     return None
 
@@ -106,7 +106,7 @@ class Checker:
         if max_length is not None and len(value) > max_length:
             self.report(path, f"{value!r} is longer than {max_length} characters")
             return default
-        if pattern is not None and not pattern.match(value):
+        if pattern is not None and not pattern.fullmatch(value):
             self.report(path, f"{value!r} is not valid{': ' + hint if hint else ''}")
             return default
         return value

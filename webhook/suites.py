@@ -21,6 +21,7 @@ from webhook.bundle.model import Bundle
 from webhook.engine.decision import Decision
 from webhook.engine.request import parse_review
 from webhook.engine.review import review
+from webhook.engine.synthesize import plural
 from webhook.errors import BundleError, Finding, RequestError
 from webhook.schema import Checker
 from webhook.yamlsource import YamlSyntaxError, parse_documents, parse_single
@@ -228,13 +229,6 @@ def _review_file(
     return data if isinstance(data, Mapping) else None
 
 
-def _plural(kind: str) -> str:
-    lower = kind.lower()
-    if lower.endswith("y"):
-        return lower[:-1] + "ies"
-    return lower + ("es" if lower.endswith("s") else "s")
-
-
 def inline_review(case: Mapping[str, Any]) -> dict[str, Any]:
     """The AdmissionReview an inline case describes (uid, kind and resource filled in)."""
     obj, old = case.get("object"), case.get("oldObject")
@@ -254,7 +248,7 @@ def inline_review(case: Mapping[str, Any]) -> dict[str, Any]:
         "resource": {
             "group": group,
             "version": version,
-            "resource": case.get("resource") or _plural(str(sample.get("kind", ""))),
+            "resource": case.get("resource") or plural(str(sample.get("kind", ""))),
         },
         "name": metadata.get("name", ""),
         "namespace": case.get("namespace", metadata.get("namespace", "")),

@@ -73,7 +73,7 @@ def render_path(path: Path) -> str:
     for key in path:
         if isinstance(key, int):
             out += f"[{key}]"
-        elif _PLAIN_KEY.match(key):
+        elif _PLAIN_KEY.fullmatch(key):
             out += f".{key}" if out else key
         else:
             out += f'["{key}"]'

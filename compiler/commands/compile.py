@@ -64,6 +64,8 @@ def compile_paths(apps: list[Path], policies: Path) -> Compiled:
 
 def run(args: argparse.Namespace, out: Output) -> int:
     compiled = compile_paths(args.apps, args.policies)
+    for warning in compiled.warnings:
+        out.error(f"warning: {warning.render()}")
     if args.check:
         diff = diff_tree(args.out, compiled.files)
         _report(out, args, compiled, diff, checking=True)

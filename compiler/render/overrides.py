@@ -1,7 +1,7 @@
 """Step 4: the OverridePolicy, one rule per ``spec.overrides`` entry, in the spec's order.
 
-A plaintext override may only write fields git owns: writing a field the ledger gives to an
-autoscaler or to Karmada would make two writers fight over it.
+Whether an override writes a field someone other than git owns is the rule engine's
+``retain.override-owned-field``, which compile runs on this object like on every other.
 """
 
 from __future__ import annotations
@@ -45,28 +45,11 @@ def _overriders(r: Rendering, override: Override) -> dict[str, Any]:
     return overriders
 
 
-def _check_ownership(r: Rendering, index: int, override: Override) -> None:
-    for op_index, op in enumerate(override.plaintext):
-        owner, owning = r.owner(workload.KIND, op.path)
-        if owner != "git":
-            r.report(
-                ("spec", "overrides", index, "plaintext", op_index, "path"),
-                f"{op.path} is owned by {owner} (ledger entry {owning}); two writers may not "
-                "claim one field, so no override may write it"
-                + (
-                    ": bound replicas with spec.autoscaling instead"
-                    if owning == "/spec/replicas"
-                    else ""
-                ),
-            )
-
-
 def render(r: Rendering) -> None:
     if not r.app.overrides:
         return
     rules = []
-    for index, override in enumerate(r.app.overrides):
-        _check_ownership(r, index, override)
+    for override in r.app.overrides:
         rule: dict[str, Any] = {}
         if override.target is not None:
             rule["targetCluster"] = override.target.affinity()

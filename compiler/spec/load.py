@@ -286,7 +286,7 @@ def _env(c: Checker) -> dict[str, str]:
     value = c.mapping(path, known=c.get(path) or ())
     env = {}
     for key, item in value.items():
-        if not ENV_NAME.match(key):
+        if not ENV_NAME.fullmatch(key):
             c.report((*path, key), f"{key!r} is not a valid environment variable name")
         elif isinstance(item, bool) or not isinstance(item, str | int | float):
             c.report((*path, key), "must be a string (quote it)")

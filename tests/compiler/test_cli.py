@@ -70,7 +70,8 @@ def test_json_output(tmp_path: Path) -> None:
     )
     assert code == 1
     [error] = json.loads(stdout)["errors"]
-    assert (error["line"], error["path"]) == (15, "spec.overrides[0].plaintext[0].path")
+    assert (error["line"], error["path"]) == (16, "spec.overrides[0].plaintext[0].path")
+    assert error["message"].startswith("[retain.override-owned-field] this override writes")
 
 
 def test_console_script_and_module_entry_agree(tmp_path: Path) -> None:

@@ -73,9 +73,5 @@ def _break_glass(context: Review, violations: list[Violation]) -> Decision:
     ]
     who = context.identity.describe()
     rules = sorted({v.rule for v in violations})
-    note = (
-        f"break-glass: {who} bypassed {', '.join(rules)}"
-        if rules
-        else f"break-glass: {who} wrote with emergency access"
-    )
-    return Decision.of(softened, notes=[note], audit=[("break-glass", note)])
+    bypass = f"{who} bypassed {', '.join(rules)}" if rules else f"{who} wrote with emergency access"
+    return Decision.of(softened, notes=[f"break-glass: {bypass}"], audit=[("break-glass", bypass)])

@@ -194,3 +194,9 @@ def test_no_text_crashes_the_loader(text: str) -> None:
         parse_specs(text, "fuzz.yaml")
     except SpecError as exc:
         assert exc.findings
+
+
+def test_a_trailing_newline_does_not_sneak_past_a_pattern() -> None:
+    text = HEAD.replace("name: app,", '"name": "app\\n",') + "  placement: {clusters: [a]}\n"
+    with pytest.raises(SpecError, match=r"metadata.name: 'app\\n' is not valid"):
+        parse_specs(text, "app.yaml")

@@ -1,0 +1,77 @@
+"""Compile runs the rule engine on every rendered object, as the webhook will see it.
+
+Each object becomes the CREATE request Argo CD's first sync will send, from git's identity, and
+goes through the same ``review``: a spec that compiles is one admission accepts. A violation
+is reported at the app spec field it comes from.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from compiler.render.pipeline import RenderedApp
+from webhook.bundle.model import Bundle
+from webhook.engine.decision import Violation
+from webhook.engine.review import review
+from webhook.engine.synthesize import sync_request
+from webhook.errors import Finding
+from webhook.yamlsource import Path as FieldPath
+
+SPEC_FIELDS: dict[str, FieldPath] = {
+    "tenancy.namespace-writer": ("metadata", "namespace"),
+    "tenancy.placement-scope": ("spec", "placement"),
+    "tenancy.explicit-selectors": ("spec", "envFrom"),
+    "tenancy.data-scope": ("spec", "envFrom"),
+    "tenancy.propagate-deps": ("spec", "failover"),
+    "tenancy.override-registry": ("spec", "overrides"),
+    "retain.override-owned-field": ("spec", "overrides"),
+    "retain.replicas-label": ("spec", "autoscaling"),
+    "registry-allowed": ("spec", "image"),
+    "image-tag": ("spec", "image"),
+    "resource-requests": ("spec", "resources"),
+    "stateful-purge": ("spec", "failover", "purge"),
+    "max-replicas": ("spec", "replicas"),
+}
+"""Where in an app spec each rule's objection comes from (for the error's file and line)."""
+
+_OVERRIDE_POINTER = re.compile(r"^/spec/overrideRules/(\d+)/overriders/(plaintext)/(\d+)")
+_OVERRIDE_RULE = re.compile(r"^/spec/overrideRules/(\d+)")
+
+
+@dataclass(frozen=True)
+class Admission:
+    """What admission would say of the rendered objects: denials, and warnings."""
+
+    errors: tuple[Finding, ...]
+    warnings: tuple[Finding, ...]
+
+
+def spec_field(app: RenderedApp, violation: Violation) -> FieldPath:
+    """The app spec field a violation comes from, as precisely as the pointer tells."""
+    if violation.rule == "max-replicas" and app.app.autoscaling.owner != "git":
+        return ("spec", "autoscaling", "maxReplicas")
+    match = _OVERRIDE_POINTER.match(violation.pointer)
+    if match:
+        return ("spec", "overrides", int(match[1]), "plaintext", int(match[3]), "path")
+    match = _OVERRIDE_RULE.match(violation.pointer)
+    if match:
+        return ("spec", "overrides", int(match[1]))
+    return SPEC_FIELDS.get(violation.rule, ("spec",))
+
+
+def admit(apps: Iterable[RenderedApp], bundle: Bundle) -> Admission:
+    errors: list[Finding] = []
+    warnings: list[Finding] = []
+    for app in apps:
+        assert app.app.origin is not None
+        for path, obj in app.files().items():
+            decision = review(sync_request(obj, None, bundle), bundle)
+            for violation in decision.violations:
+                finding = app.app.origin.finding(
+                    spec_field(app, violation),
+                    f"[{violation.rule}] {violation.message} (in {path})",
+                )
+                (errors if violation.denies else warnings).append(finding)
+    return Admission(tuple(errors), tuple(warnings))

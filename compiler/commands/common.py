@@ -1,0 +1,35 @@
+"""What several commands share: the CEL backend option and loading the bundle with it."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from webhook.bundle.load import load_bundle
+from webhook.bundle.model import Bundle
+from webhook.engine.cel.backend import BACKENDS, DEFAULT_BACKEND
+from webhook.errors import UsageError
+
+BACKEND_VARIABLE = "FEDGATE_CEL_BACKEND"
+
+
+def add_backend_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--cel-backend",
+        choices=BACKENDS,
+        default=None,
+        help=f"CEL engine (default: ${BACKEND_VARIABLE}, else {DEFAULT_BACKEND})",
+    )
+
+
+def backend_name(args: argparse.Namespace) -> str:
+    """--cel-backend, else FEDGATE_CEL_BACKEND, else the default: read here and only here."""
+    chosen = getattr(args, "cel_backend", None) or os.environ.get(BACKEND_VARIABLE)
+    return chosen or DEFAULT_BACKEND
+
+
+def load_policy_bundle(args: argparse.Namespace) -> Bundle:
+    name = backend_name(args)
+    if name not in BACKENDS:
+        raise UsageError(f"{BACKEND_VARIABLE}={name!r} is not one of {', '.join(BACKENDS)}")
+    return load_bundle(args.policies, name)

@@ -1,0 +1,96 @@
+"""``fedgate test``: run policy test suites (a request and the decision it must get)."""
+
+from __future__ import annotations
+
+import argparse
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from compiler.commands.common import add_backend_argument, load_policy_bundle
+from compiler.output import Output
+from webhook.errors import UsageError
+from webhook.suites import CaseResult, find_suites, load_suite, run_case
+
+NAME = "test"
+HELP = "run policy test suites (tests.yaml: requests and their expected decisions)"
+DESCRIPTION = """\
+Run every tests.yaml under DIR (default: the policy bundle) against the bundle, as `kyverno
+test` and `gator verify` do. A case names a request (an AdmissionReview file, or inline:
+operation, user, object, oldObject) and what must come of it: allowed, the exact set of
+violated rules, and message patterns. Exit 1 when any case fails.
+
+examples:
+  fedgate test                          the suites of the bundle's rules
+  fedgate test examples/requests        the example requests and their decisions
+  fedgate test --junit report.xml       also write JUnit XML for CI
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "directory",
+        nargs="?",
+        type=Path,
+        metavar="DIR",
+        help="where the suites are (default: the --policies directory)",
+    )
+    parser.add_argument("--junit", type=Path, metavar="FILE", help="write JUnit XML here")
+    add_backend_argument(parser)
+
+
+def run(args: argparse.Namespace, out: Output) -> int:
+    bundle = load_policy_bundle(args)
+    root = args.directory or args.policies
+    suites = find_suites(root)
+    if not suites:
+        raise UsageError(f"no tests.yaml under {root}")
+    started = time.perf_counter()
+    results = [run_case(case, bundle) for suite in suites for case in load_suite(suite)]
+    elapsed = time.perf_counter() - started
+    if args.junit:
+        write_junit(args.junit, results, elapsed)
+    failed = [r for r in results if not r.passed]
+    if out.format == "json":
+        out.json(
+            {
+                "passed": len(results) - len(failed),
+                "failed": len(failed),
+                "failures": [
+                    {
+                        "suite": r.case.suite,
+                        "case": r.case.name,
+                        "line": r.case.line,
+                        "problems": list(r.problems),
+                    }
+                    for r in failed
+                ],
+            }
+        )
+    else:
+        for result in failed:
+            out.line(f"FAIL {result.case.suite}:{result.case.line}: {result.case.name}")
+            for problem in result.problems:
+                out.line(f"     {problem}")
+        out.line(
+            f"{len(suites)} suites: {len(results) - len(failed)} passed, "
+            f"{len(failed)} failed ({elapsed:.2f} s)"
+        )
+    return 1 if failed else 0
+
+
+def write_junit(path: Path, results: list[CaseResult], elapsed: float) -> None:
+    suite = ET.Element(
+        "testsuite",
+        name="fedgate",
+        tests=str(len(results)),
+        failures=str(sum(not r.passed for r in results)),
+        time=f"{elapsed:.3f}",
+    )
+    for result in results:
+        case = ET.SubElement(suite, "testcase", classname=result.case.suite, name=result.case.name)
+        if not result.passed:
+            ET.SubElement(case, "failure", message=result.problems[0]).text = "\n".join(
+                result.problems
+            )
+    ET.ElementTree(suite).write(path, encoding="utf-8", xml_declaration=True)
