@@ -15,6 +15,7 @@ from typing import TextIO
 
 from compiler.commands import compile as compile_command
 from compiler.commands import review as review_command
+from compiler.commands import serve as serve_command
 from compiler.commands import test as test_command
 from compiler.output import Output
 from compiler.policies import default_policies
@@ -32,6 +33,7 @@ examples:
   fedgate compile apps --out rendered --check  exit 1 if rendered/ is not what apps/ says
   fedgate review request.json                  one AdmissionReview through the rule engine
   fedgate test policies/                       run the policy test suites
+  fedgate serve --certfile tls.crt --keyfile tls.key   the admission webhook
 
 Every command takes --policies DIR (default: policies/ of the repository, else the bundled
 one) and --output text|json. Exit codes: 0 ok, 1 findings, 2 usage, 3 a bug in fedgate.
@@ -57,7 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for module in (compile_command, review_command, test_command):
+    for module in (compile_command, review_command, test_command, serve_command):
         sub = commands.add_parser(
             module.NAME,
             help=module.HELP,

@@ -1,16 +1,16 @@
 """Build a Bundle from the files of a ``policies/`` directory, reporting every error at once.
 
-``build_bundle`` is pure (parsed documents in, Bundle out); ``load_bundle`` only reads files.
+``read_source`` is the only I/O; ``bundle_from_source`` and ``build_bundle`` are pure.
 Layout (documented in the README): ``clusters.yaml``, ``tenants.yaml``, ``writers.yaml``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from webhook.bundle.load_rules import load_rules
+from webhook.bundle.load_rules import RULE_FILES, load_rules
 from webhook.bundle.model import (
     DATA_KINDS,
     LEDGER_OWNERS,
@@ -49,28 +49,63 @@ RULES_DIRECTORY = "rules"
 _EXTRA_SECTIONS = {"writers": ("ledgerOwners",)}
 
 
-def load_bundle(directory: Path, backend: str | Backend = DEFAULT_BACKEND) -> Bundle:
-    """Read, validate and compile the bundle in ``directory``: the world (clusters, tenants,
-    writers) and every rule under ``rules/``, CEL compiled once with ``backend``. Raises
-    BundleError listing every problem of every file; a broken bundle never loads."""
-    documents: dict[str, Document] = {}
-    findings: list[Finding] = []
-    for name in BUNDLE_FILES:
-        path = directory / name
+@dataclass(frozen=True)
+class BundleSource:
+    """The text of every file a bundle is built from, read once: what the webhook's master
+    process validates and keeps, and its workers compile (so a broken edit on disk never
+    reaches them). ``root`` names the directory in error messages."""
+
+    root: str
+    files: Mapping[str, str]
+    rule_folders: tuple[str, ...] = ()
+    unreadable: tuple[Finding, ...] = ()
+
+    def display(self, relative: str) -> str:
+        return f"{self.root}/{relative}"
+
+
+def read_source(directory: Path) -> BundleSource:
+    """Read the bundle's files under ``directory`` (the only I/O of bundle loading)."""
+    files: dict[str, str] = {}
+    unreadable: list[Finding] = []
+    rules = directory / RULES_DIRECTORY
+    folders = tuple(sorted(p.name for p in rules.iterdir() if p.is_dir())) if rules.is_dir() else ()
+    names = [*BUNDLE_FILES, *(f"{RULES_DIRECTORY}/{f}/{n}" for f in folders for n in RULE_FILES)]
+    for name in names:
         try:
-            documents[name] = parse_single(path.read_text(encoding="utf-8"), str(path))
+            files[name] = (directory / name).read_text(encoding="utf-8")
         except FileNotFoundError:
-            findings.append(Finding(str(path), 0, "", f"missing: a bundle needs {name}"))
+            continue  # reported as missing when the bundle is built
         except (OSError, UnicodeDecodeError) as exc:
-            findings.append(Finding(str(path), 0, "", f"cannot read: {exc}"))
+            unreadable.append(Finding(str(directory / name), 0, "", f"cannot read: {exc}"))
+    return BundleSource(str(directory), files, folders, tuple(unreadable))
+
+
+def load_bundle(directory: Path, backend: str | Backend = DEFAULT_BACKEND) -> Bundle:
+    """Read, validate and compile the bundle in ``directory``; see ``bundle_from_source``."""
+    return bundle_from_source(read_source(directory), backend)
+
+
+def bundle_from_source(source: BundleSource, backend: str | Backend = DEFAULT_BACKEND) -> Bundle:
+    """Validate and compile a bundle: the world (clusters, tenants, writers) and every rule
+    under ``rules/``, CEL compiled once with ``backend``. Raises BundleError listing every
+    problem of every file; a broken bundle never loads."""
+    documents: dict[str, Document] = {}
+    findings: list[Finding] = list(source.unreadable)
+    for name in BUNDLE_FILES:
+        if name not in source.files:
+            findings.append(Finding(source.display(name), 0, "", f"missing: a bundle needs {name}"))
+            continue
+        try:
+            documents[name] = parse_single(source.files[name], source.display(name))
         except YamlSyntaxError as exc:
             findings.append(exc.finding)
     if findings:
         raise BundleError(findings)
     engine = make_backend(backend) if isinstance(backend, str) else backend
-    rules, compiled, rule_findings = load_rules(directory / RULES_DIRECTORY, engine)
+    rules, compiled, rule_findings = load_rules(source, engine)
     try:
-        world = build_bundle(documents, source=str(directory))
+        world = build_bundle(documents, source=source.root)
     except BundleError as exc:
         raise BundleError([*exc.findings, *rule_findings]) from None
     if rule_findings:

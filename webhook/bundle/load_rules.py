@@ -6,8 +6,10 @@ Every error of every rule is reported with file, line and path
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
+
+if TYPE_CHECKING:
+    from webhook.bundle.load import BundleSource
 
 from webhook.bundle.rules import FailurePolicy, Match, Rule, Scope, Validation
 from webhook.engine.builtins import BUILTINS
@@ -23,30 +25,37 @@ BINDING_KEYS = ("action", "failurePolicy", "match", "params")
 MATCH_KEYS = ("kinds", "operations", "subResources", "scope")
 ACTIONS = ("deny", "warn", "audit")
 OPERATIONS = ("CREATE", "UPDATE", "DELETE", "CONNECT")
+RULE_FILES = ("rule.yaml", "binding.yaml")
 
 
 def load_rules(
-    directory: Path, backend: Backend
+    source: BundleSource, backend: Backend
 ) -> tuple[tuple[Rule, ...], dict[str, CompiledRule], list[Finding]]:
-    """Every rule under ``directory`` (sorted by id), compiled; and every finding."""
+    """Every rule of the source (sorted by id), compiled; and every finding."""
     rules, compiled, findings = [], {}, []
-    for folder in (
-        sorted(p for p in directory.iterdir() if p.is_dir()) if directory.is_dir() else []
-    ):
+    for folder in source.rule_folders:
         documents: dict[str, Document] = {}
-        for name in ("rule.yaml", "binding.yaml"):
-            path = folder / name
-            try:
-                documents[name] = parse_single(path.read_text(encoding="utf-8"), str(path))
-            except FileNotFoundError:
+        for name in RULE_FILES:
+            relative = f"rules/{folder}/{name}"
+            if relative not in source.files:
                 findings.append(
-                    Finding(str(path), 0, "", f"missing: each rule folder needs {name}")
+                    Finding(
+                        source.display(relative), 0, "", f"missing: each rule folder needs {name}"
+                    )
                 )
+                continue
+            try:
+                documents[name] = parse_single(source.files[relative], source.display(relative))
             except YamlSyntaxError as exc:
                 findings.append(exc.finding)
-        if len(documents) < 2:
+        if len(documents) < len(RULE_FILES):
             continue
-        rule, rule_findings = build_rule(folder, documents["rule.yaml"], documents["binding.yaml"])
+        rule, rule_findings = build_rule(
+            folder,
+            source.display(f"rules/{folder}"),
+            documents["rule.yaml"],
+            documents["binding.yaml"],
+        )
         findings += rule_findings
         if rule is None:
             continue
@@ -74,14 +83,14 @@ def _path(where: str) -> tuple[str | int, ...]:
 
 
 def build_rule(
-    folder: Path, rule_doc: Document, binding_doc: Document
+    folder: str, where: str, rule_doc: Document, binding_doc: Document
 ) -> tuple[Rule | None, list[Finding]]:
     rule, binding = Checker(rule_doc), Checker(binding_doc)
     rule.mapping((), RULE_KEYS, required=("id", "description"))
     binding.mapping((), BINDING_KEYS, required=("action",))
     rule_id = rule.string(("id",))
-    if rule_id is not None and rule_id != folder.name:
-        rule.report(("id",), f"must equal the folder name {folder.name!r}")
+    if rule_id is not None and rule_id != folder:
+        rule.report(("id",), f"must equal the folder name {folder!r}")
     builtin = rule.string(("builtin",))
     action = cast(Action, binding.choice(("action",), ACTIONS, default="deny"))
     failure = cast(
@@ -111,7 +120,7 @@ def build_rule(
         validations=validations,
         match_conditions=conditions,
         params=params if isinstance(params, dict) else {},
-        folder=str(folder),
+        folder=where,
     ), []
 
 

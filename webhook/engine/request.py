@@ -66,7 +66,7 @@ def _mapping(value: Any, where: str) -> Mapping[str, Any]:
 
 def _string(container: Mapping[str, Any], key: str, where: str, *, required: bool = False) -> str:
     value = container.get(key)
-    if value is None:
+    if value is None or (required and value == ""):
         if required:
             raise RequestError(f"{where}.{key} is required")
         return ""

@@ -128,7 +128,7 @@ json_values = st.recursive(
 )
 request_fields = st.fixed_dictionaries(
     {
-        "uid": st.text(max_size=5),
+        "uid": st.text(min_size=1, max_size=5),
         "operation": st.sampled_from(["CREATE", "UPDATE", "DELETE"]),
         "kind": st.fixed_dictionaries(
             {

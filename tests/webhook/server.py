@@ -1,0 +1,129 @@
+"""A real `fedgate serve` (gunicorn, TLS) on 127.0.0.1 for tests: started, probed, stopped."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import signal
+import socket
+import ssl
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import trustme
+
+STARTUP_SECONDS = 30
+FEDGATE = str(Path(sys.executable).with_name("fedgate"))
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@dataclass
+class Server:
+    port: int
+    context: ssl.SSLContext
+    process: subprocess.Popen[bytes]
+    log: Path
+
+    def connection(self) -> http.client.HTTPSConnection:
+        return http.client.HTTPSConnection("127.0.0.1", self.port, context=self.context, timeout=10)
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        body: bytes | None = None,
+        content_type: str = "application/json",
+        connection: http.client.HTTPSConnection | None = None,
+    ) -> tuple[int, dict[str, Any] | str]:
+        own = connection is None
+        conn = connection or self.connection()
+        try:
+            headers = {"Content-Type": content_type} if body is not None else {}
+            conn.request(method, path, body=body, headers=headers)
+            response = conn.getresponse()
+            data = response.read()
+        finally:
+            if own:
+                conn.close()
+        try:
+            return response.status, json.loads(data)
+        except ValueError:
+            return response.status, data.decode(errors="replace")
+
+    def review(self, document: Any, **kwargs: Any) -> tuple[int, dict[str, Any] | str]:
+        return self.request("POST", "/validate", json.dumps(document).encode(), **kwargs)
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace")
+
+
+@contextmanager
+def serving(directory: Path, policies: Path, *, workers: int = 2) -> Iterator[Server]:
+    """`fedgate serve` with a fresh CA and certificate; stopped (SIGTERM, then SIGKILL) after."""
+    ca = trustme.CA()
+    cert = ca.issue_cert("127.0.0.1", "localhost")
+    pem = directory / "tls.pem"
+    cert.private_key_and_cert_chain_pem.write_to_path(str(pem))
+    context = ssl.create_default_context()
+    ca.configure_trust(context)
+    port = free_port()
+    log = directory / "server.log"
+    env = {**os.environ, "PROMETHEUS_MULTIPROC_DIR": str(directory / "metrics")}
+    (directory / "metrics").mkdir()
+    with open(log, "wb") as sink:
+        process = subprocess.Popen(
+            [
+                FEDGATE,
+                "serve",
+                "--bind",
+                f"127.0.0.1:{port}",
+                "--certfile",
+                str(pem),
+                "--keyfile",
+                str(pem),
+                "--workers",
+                str(workers),
+                "--policies",
+                str(policies),
+            ],
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            env=env,
+        )
+    server = Server(port, context, process, log)
+    try:
+        _wait_ready(server)
+        yield server
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=5)
+
+
+def _wait_ready(server: Server) -> None:
+    deadline = time.monotonic() + STARTUP_SECONDS
+    while time.monotonic() < deadline:
+        if server.process.poll() is not None:
+            raise RuntimeError(f"fedgate serve exited:\n{server.output()}")
+        try:
+            if server.request("GET", "/readyz")[0] == 200:
+                return
+        except OSError:
+            pass
+        time.sleep(0.1)
+    raise RuntimeError(f"fedgate serve not ready after {STARTUP_SECONDS} s:\n{server.output()}")

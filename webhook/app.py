@@ -1,0 +1,198 @@
+"""The admission webhook: a thin Flask shell around ``review``.
+
+``create_app(bundle=None, settings=None)`` is the only entry (gunicorn's config points at it).
+The view parses, calls the engine, renders the Decision and answers. Whatever goes wrong with
+one request, the answer is a 4xx for a request that is not an AdmissionReview, or a denial
+carrying its uid: never a 500, never an accidental allow.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+from flask import Flask, Response, request
+from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
+
+from webhook.bundle.load import load_bundle
+from webhook.bundle.model import Bundle
+from webhook.engine.decision import Decision
+from webhook.engine.request import AdmissionRequest, parse_review
+from webhook.engine.review import review
+from webhook.errors import RequestError
+from webhook.metrics import Metrics
+from webhook.response import denial, review_response
+from webhook.settings import Settings
+from webhook.targets import target_clusters
+
+AUDIT = logging.getLogger("fedgate.audit")
+LOG = logging.getLogger("fedgate.webhook")
+JSON = "application/json"
+
+
+@dataclass
+class State:
+    bundle: Bundle
+    settings: Settings
+    metrics: Metrics
+
+
+def create_app(bundle: Bundle | None = None, settings: Settings | None = None) -> Flask:
+    """The WSGI app; loads and compiles the bundle now (once per worker) unless given one."""
+    settings = settings or Settings()
+    metrics = Metrics()
+    if bundle is None:
+        started = time.perf_counter()
+        bundle = load_bundle(settings.policies, settings.cel_backend)
+        metrics.bundle_load_seconds.set(time.perf_counter() - started)
+    app = Flask("fedgate")
+    app.config["MAX_CONTENT_LENGTH"] = settings.max_body_bytes
+    state = State(bundle, settings, metrics)
+    app.extensions["fedgate"] = state
+
+    @app.post("/validate")
+    def validate() -> Response:
+        return _validate(state)
+
+    @app.get("/healthz")
+    def healthz() -> Response:
+        return _json({"status": "ok"})
+
+    @app.get("/readyz")
+    def readyz() -> Response:
+        return _json(
+            {
+                "status": "ready",
+                "rules": len(state.bundle.rules),
+                "backend": state.bundle.backend.name if state.bundle.backend else None,
+            }
+        )
+
+    @app.get("/metrics")
+    def metrics_view() -> Response:
+        return Response(
+            state.metrics.exposition(), mimetype="text/plain; version=0.0.4; charset=utf-8"
+        )
+
+    @app.errorhandler(HTTPException)
+    def http_error(error: HTTPException) -> Response:
+        reason = "too-large" if isinstance(error, RequestEntityTooLarge) else "http"
+        state.metrics.bad_requests.labels(reason).inc()
+        return _status(error.code or 400, error.description or error.name)
+
+    @app.errorhandler(Exception)
+    def unexpected(error: Exception) -> Response:  # outside the view: still no 500
+        LOG.exception("unexpected error outside the review")
+        return _status(400, f"the request could not be handled: {type(error).__name__}")
+
+    return app
+
+
+def _json(value: Any, status: int = 200) -> Response:
+    return Response(orjson.dumps(value), status=status, mimetype=JSON)
+
+
+def _status(code: int, message: str) -> Response:
+    """A metav1.Status body: what the API server reads from a non-200 answer."""
+    return _json(
+        {
+            "apiVersion": "v1",
+            "kind": "Status",
+            "status": "Failure",
+            "code": code,
+            "message": message,
+        },
+        status=code,
+    )
+
+
+def _validate(state: State) -> Response:
+    started = time.perf_counter()
+    if request.mimetype != JSON:
+        state.metrics.bad_requests.labels("content-type").inc()
+        return _status(415, f"Content-Type must be {JSON}, not {request.mimetype or 'none'}")
+    try:
+        document = orjson.loads(request.get_data(cache=False))
+    except orjson.JSONDecodeError as exc:
+        state.metrics.bad_requests.labels("not-json").inc()
+        return _status(400, f"the body is not JSON: {exc}")
+    uid = recover_uid(document)
+    try:
+        admission = parse_review(document)
+        _check_depth(admission, state.settings.max_depth)
+    except RequestError as exc:
+        state.metrics.bad_requests.labels("malformed").inc()
+        if uid is None:
+            return _status(400, f"not an admission.k8s.io/v1 AdmissionReview: {exc}")
+        return _json(denial(uid, f"fedgate could not review this request: {exc}"))
+    try:
+        decision = review(admission, state.bundle)
+    except Exception:  # an engine bug on one request: deny it, say why, keep serving
+        LOG.exception("review failed for request %s", admission.uid)
+        state.metrics.bad_requests.labels("engine-error").inc()
+        return _json(
+            denial(
+                admission.uid,
+                "fedgate failed to review this request (an internal "
+                "error, logged); it is denied until it can be reviewed",
+            )
+        )
+    elapsed = time.perf_counter() - started
+    state.metrics.observe(admission, decision, elapsed)
+    if state.settings.audit_log:
+        _audit(admission, decision, elapsed, state.bundle)
+    return _json(review_response(admission.uid, decision))
+
+
+def recover_uid(document: Any) -> str | None:
+    """``request.uid`` of an ``admission.k8s.io/v1`` AdmissionReview, when there is one."""
+    if (
+        not isinstance(document, Mapping)
+        or document.get("apiVersion") != "admission.k8s.io/v1"
+        or document.get("kind") != "AdmissionReview"
+    ):
+        return None
+    inner = document.get("request")
+    uid = inner.get("uid") if isinstance(inner, Mapping) else None
+    return uid if isinstance(uid, str) and uid else None
+
+
+def _check_depth(admission: AdmissionRequest, limit: int) -> None:
+    for name, obj in (("object", admission.object), ("oldObject", admission.old_object)):
+        stack: list[tuple[Any, int]] = [(obj, 1)]
+        while stack:
+            value, depth = stack.pop()
+            if depth > limit:
+                raise RequestError(f"request.{name} nests deeper than {limit} levels")
+            if isinstance(value, Mapping):
+                stack.extend((v, depth + 1) for v in value.values())
+            elif isinstance(value, list):
+                stack.extend((v, depth + 1) for v in value)
+
+
+def _audit(admission: AdmissionRequest, decision: Decision, seconds: float, bundle: Bundle) -> None:
+    """One JSON line per decision: who, what, where, the verdict and why. Never object bodies."""
+    AUDIT.info(
+        orjson.dumps(
+            {
+                "uid": admission.uid,
+                "user": admission.user.username,
+                "groups": list(admission.user.groups),
+                "operation": admission.operation,
+                "kind": f"{admission.kind.api_version}/{admission.kind.kind}",
+                "subResource": admission.sub_resource or None,
+                "namespace": admission.namespace or None,
+                "name": admission.name or None,
+                "clusters": target_clusters(admission, bundle),
+                "dryRun": admission.dry_run,
+                "allowed": decision.allowed,
+                "rules": sorted({v.rule for v in decision.violations}),
+                "denied_by": sorted({v.rule for v in decision.denials}),
+                "latency_ms": round(seconds * 1000, 3),
+            }
+        ).decode()
+    )

@@ -1,0 +1,72 @@
+"""Prometheus metrics of the webhook, per app, aggregated across gunicorn workers.
+
+With ``PROMETHEUS_MULTIPROC_DIR`` set (``fedgate serve`` sets it), every worker writes its
+samples there and ``/metrics`` on any worker reports the sum over all of them.
+"""
+
+from __future__ import annotations
+
+import os
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client.multiprocess import MultiProcessCollector
+
+from webhook.engine.decision import Decision
+from webhook.engine.request import AdmissionRequest
+
+LATENCY_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
+
+
+class Metrics:
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry()
+        self.requests = Counter(
+            "fedgate_admission_requests",
+            "Admission requests reviewed, by result",
+            ["kind", "operation", "result"],
+            registry=self.registry,
+        )
+        self.violations = Counter(
+            "fedgate_rule_violations",
+            "Violations by rule and action",
+            ["rule", "action"],
+            registry=self.registry,
+        )
+        self.bad_requests = Counter(
+            "fedgate_bad_requests",
+            "Requests that could not be reviewed, by reason",
+            ["reason"],
+            registry=self.registry,
+        )
+        self.latency = Histogram(
+            "fedgate_admission_duration_seconds",
+            "Time to answer one AdmissionReview",
+            buckets=LATENCY_BUCKETS,
+            registry=self.registry,
+        )
+        self.bundle_load_seconds = Gauge(
+            "fedgate_bundle_load_seconds",
+            "Time the worker took to load and compile the bundle",
+            registry=self.registry,
+            multiprocess_mode="max",
+        )
+        self.bundle_load_errors = Counter(
+            "fedgate_bundle_load_errors",
+            "Bundle reloads refused because the bundle is broken",
+            registry=self.registry,
+        )
+
+    def observe(self, request: AdmissionRequest, decision: Decision, seconds: float) -> None:
+        result = "allowed" if decision.allowed else "denied"
+        self.requests.labels(request.kind.kind, request.operation, result).inc()
+        for violation in decision.violations:
+            self.violations.labels(violation.rule, violation.action).inc()
+        self.latency.observe(seconds)
+
+    def exposition(self) -> bytes:
+        """The Prometheus text format: every worker's samples when multiprocess, else ours."""
+        if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+            registry = CollectorRegistry()
+            MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
+            return generate_latest(registry)
+        return generate_latest(self.registry)

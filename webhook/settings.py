@@ -1,0 +1,61 @@
+"""The webhook's settings: one frozen value, read from the environment in one function."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from webhook.engine.cel.backend import BACKENDS, DEFAULT_BACKEND
+from webhook.errors import UsageError
+
+DEFAULT_POLICIES = Path(__file__).resolve().parent.parent / "policies"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How the admission webhook behaves. Every field says its unit and what happens past it."""
+
+    policies: Path = field(default=DEFAULT_POLICIES)
+    """The policy bundle directory, loaded and compiled once per worker (FEDGATE_POLICIES)."""
+
+    cel_backend: str = DEFAULT_BACKEND
+    """``cel-expr`` or ``cel-python`` (FEDGATE_CEL_BACKEND)."""
+
+    max_body_bytes: int = 7 * 1024 * 1024
+    """Largest request body, bytes (FEDGATE_MAX_BODY_BYTES). An AdmissionReview carries object
+    and oldObject, each at most the API server's 3 MiB; past it: 413, which failurePolicy Fail
+    turns into a denial."""
+
+    max_depth: int = 100
+    """Deepest nesting of object and oldObject (FEDGATE_MAX_DEPTH). Kubernetes objects nest about
+    15 deep; past it the request is denied (it carries a uid) instead of being reviewed."""
+
+    audit_log: bool = True
+    """One JSON line per decision on the ``fedgate.audit`` logger (FEDGATE_AUDIT_LOG=0: off)."""
+
+
+def settings_from_env(environ: Mapping[str, str] | None = None) -> Settings:
+    """Settings from ``FEDGATE_*`` variables (the only place the webhook reads them)."""
+    env = os.environ if environ is None else environ
+    defaults = Settings()
+    backend = env.get("FEDGATE_CEL_BACKEND", defaults.cel_backend)
+    if backend not in BACKENDS:
+        raise UsageError(f"FEDGATE_CEL_BACKEND={backend!r} is not one of {', '.join(BACKENDS)}")
+    return Settings(
+        policies=Path(env.get("FEDGATE_POLICIES", str(defaults.policies))),
+        cel_backend=backend,
+        max_body_bytes=_positive(env, "FEDGATE_MAX_BODY_BYTES", defaults.max_body_bytes),
+        max_depth=_positive(env, "FEDGATE_MAX_DEPTH", defaults.max_depth),
+        audit_log=env.get("FEDGATE_AUDIT_LOG", "1") not in ("0", "false", "no"),
+    )
+
+
+def _positive(env: Mapping[str, str], name: str, default: int) -> int:
+    raw = env.get(name)
+    if raw is None:
+        return default
+    if not raw.isdigit() or int(raw) <= 0:
+        raise UsageError(f"{name}={raw!r} must be a positive whole number")
+    return int(raw)
