@@ -3,9 +3,8 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
-DEMO   := build/demo
 
-.PHONY: venv test lint typecheck unit demo golden bench clean
+.PHONY: venv test lint typecheck unit demo golden deploy-bundle bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -29,15 +28,15 @@ unit: $(STAMP)
 test: lint typecheck unit
 
 demo: $(STAMP)
-	@rm -rf $(DEMO) && mkdir -p $(DEMO)
-	@echo "== fedgate compile examples/apps --out $(DEMO)/rendered"
-	$(BIN)/fedgate compile examples/apps --out $(DEMO)/rendered --verbose
-	@echo "== fedgate compile --check (nothing changed, so this passes)"
-	$(BIN)/fedgate compile examples/apps --out $(DEMO)/rendered --check
+	$(BIN)/python examples/demo.py
 
 # Rewrite tests/golden/ from the example apps; review the diff before committing it.
 golden: $(STAMP)
 	FEDGATE_REGENERATE_GOLDEN=1 $(BIN)/pytest tests/compiler/test_golden.py -q
+
+# Rewrite the policy bundle ConfigMap the webhook Deployment mounts, after editing policies/.
+deploy-bundle: $(STAMP)
+	$(BIN)/python deploy/bundle_configmap.py > deploy/webhook/policies.yaml
 
 bench: $(STAMP)
 	$(BIN)/python bench/compile.py

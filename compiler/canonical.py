@@ -4,7 +4,8 @@ A small emitter for the values manifests are made of (mappings, lists, strings, 
 booleans, null), so the bytes depend on nothing but the data: no library version, no locale, no
 machine. Key order is the order the render steps built. A string is written plain only when
 every YAML 1.1 and 1.2 reader takes it back as the same string; otherwise single-quoted
-when that needs no escape, else double-quoted (JSON escapes are valid YAML).
+when that needs no escape, else double-quoted (JSON escapes are valid YAML); text of
+several lines ending in one newline is a ``|`` block.
 Tested by round trip through PyYAML.
 """
 
@@ -84,7 +85,22 @@ def _emit(value: Any, indent: str, out: list[str]) -> None:
             _emit_list_item(item, indent, out)
 
 
+def _literal_lines(value: str) -> list[str] | None:
+    """The lines of a ``|`` block for ``value``, when one writes it back exactly."""
+    if not value.endswith("\n") or value.endswith("\n\n") or value.startswith((" ", "\n")):
+        return None
+    lines = value[:-1].split("\n")
+    if all(line.isprintable() and line == line.rstrip() and "\t" not in line for line in lines):
+        return lines
+    return None
+
+
 def _emit_item(head: str, item: Any, child_indent: str, out: list[str]) -> None:
+    literal = _literal_lines(item) if isinstance(item, str) else None
+    if literal is not None:
+        out.append(f"{head} |")
+        out.extend(f"{child_indent}{line}" if line else "" for line in literal)
+        return
     if isinstance(item, Mapping | list | tuple) and item:
         out.append(head)
         _emit(item, child_indent, out)

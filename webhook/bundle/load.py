@@ -64,20 +64,32 @@ class BundleSource:
         return f"{self.root}/{relative}"
 
 
+FLAT_SEPARATOR = "__"
+"""A flat bundle (a ConfigMap mounted as files) writes ``rules/x/rule.yaml`` as
+``rules__x__rule.yaml``: ConfigMap keys cannot hold ``/``."""
+
+
 def read_source(directory: Path) -> BundleSource:
-    """Read the bundle's files under ``directory`` (the only I/O of bundle loading)."""
+    """Read the bundle's files under ``directory`` (the only I/O of bundle loading), laid out
+    as folders or flat (see FLAT_SEPARATOR)."""
+    rules = directory / RULES_DIRECTORY
+    flat = not rules.is_dir()
+    if flat:
+        pattern = f"{RULES_DIRECTORY}{FLAT_SEPARATOR}*{FLAT_SEPARATOR}*"
+        folders = tuple(sorted({p.name.split(FLAT_SEPARATOR)[1] for p in directory.glob(pattern)}))
+    else:
+        folders = tuple(sorted(p.name for p in rules.iterdir() if p.is_dir()))
     files: dict[str, str] = {}
     unreadable: list[Finding] = []
-    rules = directory / RULES_DIRECTORY
-    folders = tuple(sorted(p.name for p in rules.iterdir() if p.is_dir())) if rules.is_dir() else ()
     names = [*BUNDLE_FILES, *(f"{RULES_DIRECTORY}/{f}/{n}" for f in folders for n in RULE_FILES)]
     for name in names:
+        path = directory / (name.replace("/", FLAT_SEPARATOR) if flat else name)
         try:
-            files[name] = (directory / name).read_text(encoding="utf-8")
+            files[name] = path.read_text(encoding="utf-8")
         except FileNotFoundError:
             continue  # reported as missing when the bundle is built
         except (OSError, UnicodeDecodeError) as exc:
-            unreadable.append(Finding(str(directory / name), 0, "", f"cannot read: {exc}"))
+            unreadable.append(Finding(str(path), 0, "", f"cannot read: {exc}"))
     return BundleSource(str(directory), files, folders, tuple(unreadable))
 
 

@@ -1,0 +1,132 @@
+"""deploy/: every manifest is valid Kubernetes, and the webhook registration is what we claim."""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import kubernetes_validate
+import pytest
+import yaml
+
+from tests.conftest import POLICIES, ROOT
+from webhook.bundle.load import load_bundle
+
+DEPLOY = ROOT / "deploy"
+KUBERNETES_VERSION = "1.33"
+NOT_BUILT_IN = ("cert-manager.io/",)  # CRDs, no schema here: checked for shape below
+
+
+def documents() -> list[tuple[str, dict[str, Any]]]:
+    found = []
+    for path in sorted(DEPLOY.rglob("*.yaml")):
+        for index, document in enumerate(yaml.safe_load_all(path.read_text())):
+            if document:
+                found.append((f"{path.relative_to(DEPLOY)}#{index}", document))
+    return found
+
+
+DOCUMENTS = documents()
+
+
+@pytest.mark.parametrize(("where", "document"), DOCUMENTS, ids=[w for w, _ in DOCUMENTS])
+def test_manifest_is_valid(where: str, document: dict[str, Any]) -> None:
+    if document["apiVersion"].startswith(NOT_BUILT_IN):
+        assert document["kind"] in ("Issuer", "Certificate")
+        assert document["metadata"]["namespace"] == "fedgate-system"
+        return
+    kubernetes_validate.validate(document, KUBERNETES_VERSION, strict=True)
+
+
+def _one(kind: str) -> dict[str, Any]:
+    [document] = [d for _, d in DOCUMENTS if d["kind"] == kind]
+    return document
+
+
+def test_webhook_registration() -> None:
+    [hook] = _one("ValidatingWebhookConfiguration")["webhooks"]
+    assert hook["failurePolicy"] == "Fail"
+    assert hook["timeoutSeconds"] == 3
+    assert hook["sideEffects"] == "None"
+    assert hook["admissionReviewVersions"] == ["v1"]
+    assert hook["matchPolicy"] == "Equivalent"
+    assert hook["clientConfig"]["url"].endswith("/validate")
+    assert hook["clientConfig"]["url"].startswith("https://fedgate-webhook.fedgate-system.svc")
+    [excluded] = hook["namespaceSelector"]["matchExpressions"]
+    assert (excluded["key"], excluded["operator"]) == ("kubernetes.io/metadata.name", "NotIn")
+    assert {"karmada-system", "kube-system", "fedgate-system"} <= set(excluded["values"])
+    covered = {
+        (group, version, resource, operation)
+        for rule in hook["rules"]
+        for group in rule["apiGroups"]
+        for version in rule["apiVersions"]
+        for resource in rule["resources"]
+        for operation in rule["operations"]
+    }
+    expected = {
+        (group, version, resource, operation)
+        for group, version, resources in (
+            ("apps", "v1", ("deployments", "deployments/scale")),
+            (
+                "policy.karmada.io",
+                "v1alpha1",
+                (
+                    "propagationpolicies",
+                    "overridepolicies",
+                    "clusterpropagationpolicies",
+                    "clusteroverridepolicies",
+                ),
+            ),
+            ("autoscaling.karmada.io", "v1alpha1", ("federatedhpas",)),
+        )
+        for resource in resources
+        for operation in ("CREATE", "UPDATE", "DELETE")
+    }
+    assert covered == expected
+
+
+def test_webhook_deployment_is_hardened() -> None:
+    deployment = _one("Deployment")
+    assert deployment["spec"]["replicas"] == 3
+    pod = deployment["spec"]["template"]["spec"]
+    [container] = pod["containers"]
+    assert pod["securityContext"]["runAsNonRoot"] is True
+    assert container["securityContext"]["readOnlyRootFilesystem"] is True
+    assert container["securityContext"]["allowPrivilegeEscalation"] is False
+    assert {"requests", "limits"} <= set(container["resources"])
+    assert container["readinessProbe"]["httpGet"]["path"] == "/readyz"
+    assert container["livenessProbe"]["httpGet"]["path"] == "/healthz"
+    assert _one("PodDisruptionBudget")["spec"]["minAvailable"] == 2
+    service = _one("Service")
+    assert service["spec"]["selector"] == deployment["spec"]["selector"]["matchLabels"]
+
+
+def test_bundle_configmap_is_current() -> None:
+    from deploy.bundle_configmap import configmap  # noqa: PLC0415 - a script, not a package
+
+    assert (DEPLOY / "webhook" / "policies.yaml").read_bytes() == configmap(POLICIES), (
+        "deploy/webhook/policies.yaml is stale: run make deploy-bundle"
+    )
+
+
+def test_the_mounted_configmap_is_the_same_bundle(tmp_path: Path) -> None:
+    data = yaml.safe_load((DEPLOY / "webhook" / "policies.yaml").read_text())["data"]
+    for key, text in data.items():
+        (tmp_path / key).write_text(text)
+    mounted, original = load_bundle(tmp_path), load_bundle(POLICIES)
+    assert [replace(r, folder="") for r in mounted.rules] == [
+        replace(r, folder="") for r in original.rules
+    ]
+    assert (mounted.tenants, mounted.clusters, mounted.writers) == (
+        original.tenants,
+        original.clusters,
+        original.writers,
+    )
+
+
+def test_scripts_are_executable() -> None:
+    for script in ("install.sh", "dev-certificate.sh"):
+        assert (DEPLOY / script).stat().st_mode & 0o111
+    assert shutil.which("bash")
