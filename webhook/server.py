@@ -44,20 +44,14 @@ class ServeOptions:
 
 
 def logging_config() -> dict[str, Any]:
-    """The audit log on stdout (one JSON line per decision), everything else on stderr."""
+    """Logs on stderr (the audit log writes its own lines to stdout, webhook/audit.py)."""
     return {
         "version": 1,
         "disable_existing_loggers": False,
         "formatters": {
-            "plain": {"format": "%(message)s"},
             "log": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
         },
         "handlers": {
-            "audit": {
-                "class": "logging.StreamHandler",
-                "stream": "ext://sys.stdout",
-                "formatter": "plain",
-            },
             "errors": {
                 "class": "logging.StreamHandler",
                 "stream": "ext://sys.stderr",
@@ -66,7 +60,6 @@ def logging_config() -> dict[str, Any]:
         },
         "root": {"level": "INFO", "handlers": ["errors"]},
         "loggers": {
-            "fedgate.audit": {"handlers": ["audit"], "level": "INFO", "propagate": False},
             "fedgate": {"handlers": ["errors"], "level": "INFO", "propagate": False},
             "gunicorn.error": {"handlers": ["errors"], "level": "INFO", "propagate": False},
             "gunicorn.access": {"handlers": ["errors"], "level": "WARNING", "propagate": False},

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
+from types import MappingProxyType
 from typing import Any
 
 from webhook.bundle.model import Bundle, Tenant
@@ -42,11 +43,11 @@ class Review:
         )
 
     @cached_property
-    def old_ledger(self) -> dict[str, str] | None:
+    def old_ledger(self) -> Mapping[str, str] | None:
         return ledger_of(self.request.old_object)
 
     @cached_property
-    def new_ledger(self) -> dict[str, str] | None:
+    def new_ledger(self) -> Mapping[str, str] | None:
         return ledger_of(self.request.object)
 
 
@@ -67,15 +68,20 @@ def with_karmada_fields(ledger: Mapping[str, str]) -> dict[str, str]:
     return {**ledger, **{p: "karmada" for p in (*KARMADA_CLAIM_FIELDS, *KARMADA_COMMON_FIELDS)}}
 
 
-def ledger_of(obj: Mapping[str, Any] | None, key: str = ANNOTATION) -> dict[str, str] | None:
+def ledger_of(obj: Mapping[str, Any] | None, key: str = ANNOTATION) -> Mapping[str, str] | None:
     """The object's ledger (Karmada's fields enforced), None when it has none or a broken one.
 
     A broken ledger on a managed object is reported by the ownership rule, not here.
     """
     text = annotations_of(obj).get(key)
-    if not isinstance(text, str):
-        return None
+    return _parsed_ledger(text) if isinstance(text, str) else None
+
+
+@lru_cache(maxsize=1024)
+def _parsed_ledger(text: str) -> Mapping[str, str] | None:
+    """Ledgers repeat across requests (every write of an object carries the same one): parse
+    each text once. The mapping is shared: read it, never change it."""
     try:
-        return with_karmada_fields(decode(text))
+        return MappingProxyType(with_karmada_fields(decode(text)))
     except LedgerError:
         return None

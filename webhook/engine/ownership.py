@@ -9,13 +9,12 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-import jsonpatch
 import jsonpointer
 
 from webhook.bundle.rules import Rule
 from webhook.engine.context import Review, annotations_of
 from webhook.engine.decision import Violation
-from webhook.ledger import ANNOTATION, LedgerError, decode, owner_of
+from webhook.ledger import ANNOTATION, LedgerError, decode, escape, owner_of
 
 UNOWNED = (
     "/metadata/resourceVersion",
@@ -36,14 +35,43 @@ def _under(pointer: str, prefix: str) -> bool:
     return pointer == prefix or pointer.startswith(prefix + "/")
 
 
-def changed_pointers(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
-    """The JSON pointers an UPDATE changes (the paths of a JSON patch from old to new)."""
-    pointers: set[str] = set()
-    for operation in jsonpatch.make_patch(old, new).patch:
-        pointers.add(operation["path"])
-        if "from" in operation:
-            pointers.add(operation["from"])
-    return sorted(pointers)
+def changed_pointers(old: Any, new: Any) -> list[str]:
+    """The JSON pointers an UPDATE changes: every added, removed or replaced value, as the
+    paths of an RFC 6902 patch from old to new would name them (lists compared by index, so a
+    shifted list names every index it shifts: more pointers, never fewer).
+
+    Hand-written rather than jsonpatch.make_patch: that computes an optimal patch (moves,
+    copies) and costs 0.4 ms of the webhook's budget per Deployment; only the paths matter here.
+    Equal subtrees are skipped with Python's own deep ``==``, as jsonpatch does, so inside an
+    otherwise equal mapping ``1`` and ``true`` compare equal (a schema never allows both).
+    """
+    changed: list[str] = []
+    stack: list[tuple[Any, Any, str]] = [(old, new, "")]
+    while stack:
+        before, after, path = stack.pop()
+        if before is after:
+            continue
+        if isinstance(before, Mapping) and isinstance(after, Mapping):
+            if before == after:  # C-speed deep comparison: most of an UPDATE is unchanged
+                continue
+            for key in before.keys() | after.keys():
+                child = f"{path}/{escape(str(key))}"
+                if key in before and key in after:
+                    stack.append((before[key], after[key], child))
+                else:
+                    changed.append(child)
+        elif isinstance(before, list) and isinstance(after, list):
+            if before == after:
+                continue
+            for index in range(max(len(before), len(after))):
+                child = f"{path}/{index}"
+                if index < len(before) and index < len(after):
+                    stack.append((before[index], after[index], child))
+                else:
+                    changed.append(child)
+        elif type(before) is not type(after) or before != after:
+            changed.append(path)
+    return sorted(changed)
 
 
 def _resolve(obj: Mapping[str, Any], pointer: str) -> Any:

@@ -10,6 +10,7 @@ Because a quantity is a double, ``<``, ``<=``, ``+`` work on it as well.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 
 from webhook.quantity import QuantityError, parse_quantity
 
@@ -18,6 +19,7 @@ class LibraryError(ValueError):
     """A library function was called with a value it cannot take."""
 
 
+@lru_cache(maxsize=4096)  # the same few quantities recur in every request
 def quantity(text: str) -> float:
     try:
         return float(parse_quantity(text))
