@@ -25,6 +25,7 @@ CRD_FILES = {
     ("autoscaling.karmada.io/v1alpha1", "FederatedHPA"): "autoscaling.karmada.io_federatedhpas",
 }
 RENDERED = sorted(compile_paths([EXAMPLES / "apps"], POLICIES).files.items())
+ARGOCD_CRD = ("argoproj.io/v1alpha1", "Application")
 
 
 def _strict(schema: Any) -> Any:
@@ -56,6 +57,19 @@ def _crd_schema(reference: Path, name: str) -> dict[str, Any]:
 @pytest.mark.parametrize(("path", "data"), RENDERED, ids=[p for p, _ in RENDERED])
 def test_rendered_object_is_valid(path: str, data: bytes, reference: Path) -> None:
     obj = yaml.safe_load(data)
+    if (obj["apiVersion"], obj["kind"]) == ARGOCD_CRD:
+        jsonschema.validate(obj, _argocd_schema(reference))
+        assert "Replace=true" not in obj["spec"].get("syncPolicy", {}).get("syncOptions", [])
+        return
+    if obj["kind"] == "AppProject":  # no AppProject CRD in the reference data: its shape only
+        assert set(obj["spec"]) == {
+            "description",
+            "sourceRepos",
+            "destinations",
+            "clusterResourceWhitelist",
+            "namespaceResourceWhitelist",
+        }
+        return
     crd = CRD_FILES.get((obj["apiVersion"], obj["kind"]))
     if crd is None:
         kubernetes_validate.validate(obj, KUBERNETES_VERSION, strict=True)
@@ -70,6 +84,28 @@ def test_strict_schema_rejects_unknown_fields(reference: Path) -> None:
     policy["spec"]["placement"]["replicaSchedulling"] = {}
     with pytest.raises(jsonschema.ValidationError, match="replicaSchedulling"):
         jsonschema.validate(policy, schema)
+
+
+def _argocd_schema(reference: Path) -> dict[str, Any]:
+    crd = yaml.safe_load((reference / "argocd" / "application-crd.yaml").read_text())
+    version = next(v for v in crd["spec"]["versions"] if v["name"] == "v1alpha1")
+    schema: dict[str, Any] = _strict(version["schema"]["openAPIV3Schema"])
+    return schema
+
+
+def test_every_autoscaled_field_is_ignored_by_argocd() -> None:
+    """The replicas an HPA owns are in the tenant Application's ignoreDifferences."""
+    files = dict(RENDERED)
+    application = yaml.safe_load(files["argocd/team-a-application.yaml"])
+    ignored = {
+        (d.get("name"), p)
+        for d in application["spec"]["ignoreDifferences"]
+        for p in d["jsonPointers"]
+    }
+    assert ("web-frontend", "/spec/replicas") in ignored
+    assert (None, "/metadata/labels/propagationpolicy.karmada.io~1permanent-id") in ignored
+    assert ("demo-http", "/spec/replicas") not in ignored
+    assert application["spec"]["syncPolicy"]["syncOptions"] == ["RespectIgnoreDifferences=true"]
 
 
 def karmada_webhook_problems(obj: dict[str, Any]) -> list[str]:

@@ -14,6 +14,7 @@ from webhook.bundle.load_rules import RULE_FILES, load_rules
 from webhook.bundle.model import (
     DATA_KINDS,
     LEDGER_OWNERS,
+    ArgoCD,
     Bundle,
     Cluster,
     OwnerBinding,
@@ -30,6 +31,7 @@ from webhook.schema import Checker
 from webhook.yamlsource import Document, YamlSyntaxError, parse_single
 
 BUNDLE_FILES = ("clusters.yaml", "tenants.yaml", "writers.yaml")
+OPTIONAL_FILES = ("argocd.yaml",)
 REQUIRED_WRITERS = ("git", "karmada")
 
 _CLUSTER_KEYS = ("name", "labels", "provider", "region", "zone")
@@ -81,7 +83,11 @@ def read_source(directory: Path) -> BundleSource:
         folders = tuple(sorted(p.name for p in rules.iterdir() if p.is_dir()))
     files: dict[str, str] = {}
     unreadable: list[Finding] = []
-    names = [*BUNDLE_FILES, *(f"{RULES_DIRECTORY}/{f}/{n}" for f in folders for n in RULE_FILES)]
+    names = [
+        *BUNDLE_FILES,
+        *OPTIONAL_FILES,
+        *(f"{RULES_DIRECTORY}/{f}/{n}" for f in folders for n in RULE_FILES),
+    ]
     for name in names:
         path = directory / (name.replace("/", FLAT_SEPARATOR) if flat else name)
         try:
@@ -104,9 +110,12 @@ def bundle_from_source(source: BundleSource, backend: str | Backend = DEFAULT_BA
     problem of every file; a broken bundle never loads."""
     documents: dict[str, Document] = {}
     findings: list[Finding] = list(source.unreadable)
-    for name in BUNDLE_FILES:
+    for name in (*BUNDLE_FILES, *OPTIONAL_FILES):
         if name not in source.files:
-            findings.append(Finding(source.display(name), 0, "", f"missing: a bundle needs {name}"))
+            if name in BUNDLE_FILES:
+                findings.append(
+                    Finding(source.display(name), 0, "", f"missing: a bundle needs {name}")
+                )
             continue
         try:
             documents[name] = parse_single(source.files[name], source.display(name))
@@ -132,10 +141,21 @@ def build_bundle(documents: Mapping[str, Document], source: str = "<memory>") ->
     tenants = _tenants(checkers["tenants.yaml"], clusters)
     writers = _writers(checkers["writers.yaml"])
     owners = _owners(checkers["writers.yaml"], writers)
+    argocd = None
+    if "argocd.yaml" in documents:
+        checkers["argocd.yaml"] = Checker(documents["argocd.yaml"])
+        argocd = _argocd(checkers["argocd.yaml"])
     findings = [f for checker in checkers.values() for f in checker.findings]
     if findings:
         raise BundleError(findings)
-    return Bundle(clusters=clusters, tenants=tenants, writers=writers, owners=owners, source=source)
+    return Bundle(
+        clusters=clusters,
+        tenants=tenants,
+        writers=writers,
+        owners=owners,
+        argocd=argocd,
+        source=source,
+    )
 
 
 def _entries(checker: Checker, key: str) -> list[int]:
@@ -270,6 +290,34 @@ def _quota(checker: Checker, path: tuple[str | int, ...]) -> Quota:
         except QuantityError as exc:
             checker.report((*path, key), str(exc))
     return Quota(cpu=values.get("cpu"), memory=values.get("memory"))
+
+
+def _argocd(checker: Checker) -> ArgoCD | None:
+    """``argocd.yaml``: where the rendered tree is and where Argo CD syncs it."""
+    checker.mapping((), ("argocd",), required=("argocd",))
+    path: tuple[str | int, ...] = ("argocd",)
+    checker.mapping(
+        path,
+        ("namespace", "repoURL", "targetRevision", "path", "destination"),
+        required=("repoURL", "path", "destination"),
+    )
+    checker.mapping((*path, "destination"), ("name", "server"))
+    name = checker.string((*path, "destination", "name"))
+    server = checker.string((*path, "destination", "server"))
+    if (name is None) == (server is None):
+        checker.report((*path, "destination"), "give exactly one of name or server")
+    repo = checker.string((*path, "repoURL"))
+    where = checker.string((*path, "path"))
+    if repo is None or where is None:
+        return None
+    return ArgoCD(
+        namespace=checker.name((*path, "namespace"), default="argocd") or "argocd",
+        repo_url=repo,
+        target_revision=checker.string((*path, "targetRevision"), default="HEAD") or "HEAD",
+        path=where.strip("/"),
+        destination_name=name,
+        destination_server=server,
+    )
 
 
 def _owners(checker: Checker, writers: tuple[Writer, ...]) -> dict[str, OwnerBinding]:

@@ -109,6 +109,18 @@ class OwnerBinding:
 
 
 @dataclass(frozen=True)
+class ArgoCD:
+    """Where the rendered tree lives and where Argo CD syncs it (``policies/argocd.yaml``)."""
+
+    namespace: str
+    repo_url: str
+    target_revision: str
+    path: str
+    destination_name: str | None = None
+    destination_server: str | None = None
+
+
+@dataclass(frozen=True)
 class Bundle:
     """Everything the compiler and the engine know of the platform; built once, never mutated."""
 
@@ -116,6 +128,7 @@ class Bundle:
     tenants: Mapping[str, Tenant]
     writers: tuple[Writer, ...]
     owners: Mapping[str, OwnerBinding] = field(default_factory=dict)
+    argocd: ArgoCD | None = None
     rules: tuple[Rule, ...] = ()
     compiled: Mapping[str, CompiledRule] = field(default_factory=dict)
     backend: Backend | None = None

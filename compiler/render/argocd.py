@@ -1,0 +1,167 @@
+"""The Argo CD pieces: per tenant an AppProject and an Application, and the root Application.
+
+One Application per tenant (not per app): the tenant is the unit of ownership, of the Argo CD
+project and of RBAC, and a thousand apps stay a handful of Applications for the repo server to
+render on each refresh; ignoreDifferences still name each object. Each Application syncs its
+tenant's namespaces of the rendered tree, automated with prune and self-heal, with
+``RespectIgnoreDifferences=true`` and ``ignoreDifferences`` derived from the ownership ledgers:
+every field git does not own, so Argo CD never fights the FederatedHPA or Karmada over it. Never
+``Replace=true``: Karmada denies replacing a policy without its permanent-id label.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import Any
+
+from compiler.render.pipeline import RenderedApp
+from webhook.bundle.model import ArgoCD, Bundle
+
+API_VERSION = "argoproj.io/v1alpha1"
+FOLDER = "argocd"
+ROOT_APPLICATION = "fedgate-tenants"
+SYNC_OPTIONS = ["RespectIgnoreDifferences=true"]
+TENANT_KINDS = [
+    {"group": "apps", "kind": "Deployment"},
+    {"group": "autoscaling", "kind": "HorizontalPodAutoscaler"},
+    {"group": "autoscaling.karmada.io", "kind": "FederatedHPA"},
+    {"group": "policy.karmada.io", "kind": "OverridePolicy"},
+    {"group": "policy.karmada.io", "kind": "PropagationPolicy"},
+]
+"""What a tenant's Application may create: what fedgate renders, nothing cluster-scoped."""
+
+
+def _group(api_version: str) -> str:
+    return api_version.rpartition("/")[0]
+
+
+def _metadata(name: str, settings: ArgoCD, tenant: str | None = None) -> dict[str, Any]:
+    labels = {"app.kubernetes.io/managed-by": "fedgate"}
+    if tenant:
+        labels["fedgate.dev/tenant"] = tenant
+    return {"name": name, "namespace": settings.namespace, "labels": labels}
+
+
+def _destination(settings: ArgoCD, namespace: str | None = None) -> dict[str, str]:
+    destination = (
+        {"name": settings.destination_name}
+        if settings.destination_name
+        else {"server": settings.destination_server or ""}
+    )
+    if namespace:
+        destination["namespace"] = namespace
+    return destination
+
+
+def ignore_differences(apps: Sequence[RenderedApp]) -> list[dict[str, Any]]:
+    """Every non-git field of every object: shared ones once per kind, the rest per object.
+
+    ``/status`` is left out: Argo CD ignores status by default."""
+    owned: dict[tuple[str, str], list[tuple[str, str, set[str]]]] = defaultdict(list)
+    for app in apps:
+        for obj, ledger in zip(app.objects, app.ledgers, strict=True):
+            pointers = {
+                p
+                for p, owner in ledger.items()
+                if owner != "git" and p and not p.startswith("/status")
+            }
+            key = (_group(obj["apiVersion"]), obj["kind"])
+            owned[key].append((obj["metadata"]["namespace"], obj["metadata"]["name"], pointers))
+    entries: list[dict[str, Any]] = []
+    for (group, kind), objects in sorted(owned.items()):
+        shared = set.intersection(*(pointers for _, _, pointers in objects))
+        head = {"group": group, "kind": kind} if group else {"kind": kind}
+        if shared:
+            entries.append({**head, "jsonPointers": sorted(shared)})
+        for namespace, name, pointers in sorted(objects):
+            if pointers - shared:
+                entries.append(
+                    {
+                        **head,
+                        "name": name,
+                        "namespace": namespace,
+                        "jsonPointers": sorted(pointers - shared),
+                    }
+                )
+    return entries
+
+
+def _application(
+    tenant: str, namespaces: list[str], apps: Sequence[RenderedApp], settings: ArgoCD
+) -> dict[str, Any]:
+    include = ",".join(f"{namespace}/*" for namespace in namespaces)
+    return {
+        "apiVersion": API_VERSION,
+        "kind": "Application",
+        "metadata": _metadata(f"fedgate-{tenant}", settings, tenant),
+        "spec": {
+            "project": tenant,
+            "source": {
+                "repoURL": settings.repo_url,
+                "targetRevision": settings.target_revision,
+                "path": settings.path,
+                "directory": {"recurse": True, "include": f"{{{include}}}"},
+            },
+            "destination": _destination(settings),
+            "syncPolicy": {
+                "automated": {"prune": True, "selfHeal": True},
+                "syncOptions": list(SYNC_OPTIONS),
+            },
+            "ignoreDifferences": ignore_differences(apps),
+        },
+    }
+
+
+def _project(tenant: str, namespaces: list[str], settings: ArgoCD) -> dict[str, Any]:
+    return {
+        "apiVersion": API_VERSION,
+        "kind": "AppProject",
+        "metadata": _metadata(tenant, settings, tenant),
+        "spec": {
+            "description": f"fedgate tenant {tenant}: its namespaces on the Karmada API server",
+            "sourceRepos": [settings.repo_url],
+            "destinations": [_destination(settings, n) for n in namespaces],
+            "clusterResourceWhitelist": [],
+            "namespaceResourceWhitelist": list(TENANT_KINDS),
+        },
+    }
+
+
+def _root(settings: ArgoCD) -> dict[str, Any]:
+    return {
+        "apiVersion": API_VERSION,
+        "kind": "Application",
+        "metadata": _metadata(ROOT_APPLICATION, settings),
+        "spec": {
+            "project": "default",
+            "source": {
+                "repoURL": settings.repo_url,
+                "targetRevision": settings.target_revision,
+                "path": f"{settings.path}/{FOLDER}",
+            },
+            "destination": {
+                "server": "https://kubernetes.default.svc",
+                "namespace": settings.namespace,
+            },
+            "syncPolicy": {"automated": {"prune": True, "selfHeal": True}},
+        },
+    }
+
+
+def render_argocd(apps: Sequence[RenderedApp], bundle: Bundle) -> dict[str, dict[str, Any]]:
+    """Path (relative to the output directory) -> Argo CD object; none without argocd.yaml."""
+    settings = bundle.argocd
+    if settings is None or not apps:
+        return {}
+    by_tenant: dict[str, list[RenderedApp]] = defaultdict(list)
+    for app in apps:
+        by_tenant[app.app.tenant].append(app)
+    files = {f"{FOLDER}/{ROOT_APPLICATION}.yaml": _root(settings)}
+    for tenant, tenant_apps in sorted(by_tenant.items()):
+        namespaces = sorted({a.app.namespace for a in tenant_apps})
+        files[f"{FOLDER}/{tenant}-application.yaml"] = _application(
+            tenant, namespaces, tenant_apps, settings
+        )
+        files[f"{FOLDER}/{tenant}-project.yaml"] = _project(tenant, namespaces, settings)
+    return files
