@@ -96,7 +96,7 @@ import pickle, sys
 from pathlib import Path
 from compiler.commands.compile import compile_paths
 compiled = compile_paths([Path(sys.argv[1])], Path(sys.argv[2]))
-objects = [(p, o) for r in compiled.apps for p, o in r.files().items()]
+objects = [(p, o) for r in compiled.rendered for p, o in r.files().items()]
 Path(sys.argv[3]).write_bytes(pickle.dumps(objects))
 """
 

@@ -1,19 +1,24 @@
 """The pure core of the compiler: app specs and a bundle in, rendered manifests (bytes) out.
 
 No files, no clock, no environment: the same inputs give the same bytes, whatever their order.
+Compiling is per spec file (``compile_file``: validate, render, run the rule engine, dump) and
+then across files (``combine``: duplicates, shared data, quotas, the Argo CD pieces), so a file
+that did not change can be taken from a cache as a ``FileResult``.
 """
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from compiler import canonical
 from compiler.admission import admit
 from compiler.render.argocd import render_argocd
 from compiler.render.pipeline import RenderedApp, render_app
 from compiler.spec.model import AppSpec
-from compiler.validate import validate
+from compiler.summary import AppSummary, summarize
+from compiler.validate import across, billed_replicas, validate
 from webhook.bundle.model import Bundle
 from webhook.errors import Finding, SpecError
 
@@ -28,22 +33,29 @@ HEADER = (
 
 
 @dataclass(frozen=True)
-class Compiled:
-    """Every app rendered (sorted by namespace/name) and every output file (sorted by path)."""
+class FileResult:
+    """One spec file compiled on its own: its apps' summaries, files and warnings."""
 
-    apps: tuple[RenderedApp, ...]
+    apps: tuple[AppSummary, ...]
     files: Mapping[str, bytes]
     warnings: tuple[Finding, ...] = ()
+    rendered: tuple[RenderedApp, ...] = field(default=(), compare=False)
+    """The full renders, when compiled now (a cached result has only the summaries)."""
 
 
-def compile_app(app: AppSpec, bundle: Bundle) -> RenderedApp:
-    """One app's objects (its quota checked as if it were the tenant's only app)."""
-    return compile_apps([app], bundle).apps[0]
+@dataclass(frozen=True)
+class Compiled:
+    """Every app (sorted by namespace/name) and every output file (sorted by path)."""
+
+    apps: tuple[AppSummary, ...]
+    files: Mapping[str, bytes]
+    warnings: tuple[Finding, ...] = ()
+    rendered: tuple[RenderedApp, ...] = ()
 
 
-def compile_apps(apps: Sequence[AppSpec], bundle: Bundle) -> Compiled:
-    """Validate and render every app; raises SpecError with every finding of every app."""
-    ordered = sorted(apps, key=lambda a: (a.key, a.origin.file if a.origin else ""))
+def compile_file(apps: Sequence[AppSpec], bundle: Bundle) -> FileResult:
+    """Validate and render the apps of one file; raises SpecError with all their findings."""
+    ordered = sorted(apps, key=lambda a: a.key)
     validated = validate(ordered, bundle)
     if validated.findings:
         raise SpecError(validated.findings)
@@ -59,8 +71,44 @@ def compile_apps(apps: Sequence[AppSpec], bundle: Bundle) -> Compiled:
         header = HEADER.format(namespace=app.app.namespace, name=app.app.name)
         for path, obj in app.files().items():
             files[path] = canonical.dump(obj, header)
-    for path, obj in render_argocd(rendered, bundle).items():
+    summaries = tuple(summarize(r, billed_replicas(r.app, len(r.candidates))) for r in rendered)
+    return FileResult(summaries, files, admission.warnings, tuple(rendered))
+
+
+def combine(results: Sequence[FileResult], bundle: Bundle) -> Compiled:
+    """The checks across files, and the Argo CD pieces; raises SpecError."""
+    apps = tuple(sorted((a for r in results for a in r.apps), key=lambda a: (a.key, a.file)))
+    findings = across(apps, bundle)
+    if findings:
+        raise SpecError(findings)
+    files = {path: data for r in results for path, data in r.files.items()}
+    for path, obj in render_argocd(apps, bundle).items():
         files[path] = canonical.dump(obj, ARGOCD_HEADER)
     return Compiled(
-        apps=tuple(rendered), files=dict(sorted(files.items())), warnings=admission.warnings
+        apps=apps,
+        files=dict(sorted(files.items())),
+        warnings=tuple(w for r in results for w in r.warnings),
+        rendered=tuple(sorted((x for r in results for x in r.rendered), key=lambda x: x.app.key)),
     )
+
+
+def compile_apps(apps: Sequence[AppSpec], bundle: Bundle) -> Compiled:
+    """Every app, file by file then across files; every finding of every file at once."""
+    by_file: dict[str, list[AppSpec]] = defaultdict(list)
+    for app in apps:
+        by_file[app.origin.file if app.origin else ""].append(app)
+    results: list[FileResult] = []
+    findings: list[Finding] = []
+    for file in sorted(by_file):
+        try:
+            results.append(compile_file(by_file[file], bundle))
+        except SpecError as exc:
+            findings.extend(exc.findings)
+    if findings:
+        raise SpecError(findings)
+    return combine(results, bundle)
+
+
+def compile_app(app: AppSpec, bundle: Bundle) -> RenderedApp:
+    """One app's objects (its quota checked as if it were the tenant's only app)."""
+    return compile_apps([app], bundle).rendered[0]

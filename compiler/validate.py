@@ -14,10 +14,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from compiler.spec.model import AppSpec, ClusterTarget
+from compiler.summary import AppSummary
 from webhook.bundle.model import Bundle
 from webhook.engine.affinity import candidate_clusters
 from webhook.errors import Finding
-from webhook.quantity import format_cpu, format_memory, parse_quantity
+from webhook.quantity import format_cpu, format_memory
 
 Key = tuple[str, str]
 
@@ -31,6 +32,7 @@ class Validated:
 
 
 def validate(apps: Sequence[AppSpec], bundle: Bundle) -> Validated:
+    """Each app against the bundle (the checks across apps take summaries: ``across``)."""
     findings: list[Finding] = []
     candidates: dict[Key, tuple[str, ...]] = {}
     for app in apps:
@@ -38,10 +40,12 @@ def validate(apps: Sequence[AppSpec], bundle: Bundle) -> Validated:
         _check_tenant(app, bundle, report)
         candidates[app.key] = _check_placement(app, bundle, report)
         _check_overrides(app, bundle, candidates[app.key], report)
-    findings += _duplicates(apps)
-    findings += _shared_data(apps)
-    findings += _quotas(apps, bundle, candidates)
     return Validated(tuple(findings), candidates)
+
+
+def across(apps: Sequence[AppSummary], bundle: Bundle) -> list[Finding]:
+    """What only all apps together show: duplicates, shared data, tenant quotas."""
+    return [*_duplicates(apps), *_shared_data(apps), *_quotas(apps, bundle)]
 
 
 class _Report:
@@ -147,18 +151,15 @@ def _check_overrides(
             )
 
 
-def _duplicates(apps: Sequence[AppSpec]) -> list[Finding]:
-    first: dict[Key, AppSpec] = {}
+def _duplicates(apps: Sequence[AppSummary]) -> list[Finding]:
+    first: dict[Key, AppSummary] = {}
     findings = []
-    for app in apps:
+    for app in sorted(apps, key=lambda a: (a.key, a.file)):
         if app.key in first:
-            other = first[app.key]
-            where = other.origin.file if other.origin else "?"
             findings.append(
-                _finding(
-                    app,
+                app.finding(
                     ("metadata", "name"),
-                    f"app {app.namespace}/{app.name} is already defined in {where}",
+                    f"app {app.namespace}/{app.name} is already defined in {first[app.key].file}",
                 )
             )
         else:
@@ -166,11 +167,11 @@ def _duplicates(apps: Sequence[AppSpec]) -> list[Finding]:
     return findings
 
 
-def _shared_data(apps: Sequence[AppSpec]) -> list[Finding]:
+def _shared_data(apps: Sequence[AppSummary]) -> list[Finding]:
     """Karmada lets one PropagationPolicy claim an object: two apps selecting it would lose."""
-    claimed: dict[tuple[str, str, str], AppSpec] = {}
+    claimed: dict[tuple[str, str, str], AppSummary] = {}
     findings = []
-    for app in sorted(apps, key=lambda a: a.key):
+    for app in sorted(apps, key=lambda a: (a.key, a.file)):
         for kind, field, names in (
             ("ConfigMap", "configMaps", app.config_maps),
             ("Secret", "secrets", app.secrets),
@@ -179,8 +180,7 @@ def _shared_data(apps: Sequence[AppSpec]) -> list[Finding]:
                 key = (app.namespace, kind, name)
                 if key in claimed and claimed[key].key != app.key:
                     findings.append(
-                        _finding(
-                            app,
+                        app.finding(
                             ("spec", "envFrom", field, index),
                             f"{kind} {name} is also selected by app {claimed[key].name}; "
                             "Karmada lets only one PropagationPolicy claim an object, so one "
@@ -202,18 +202,14 @@ def billed_replicas(app: AppSpec, clusters: int) -> int:
     return per * clusters if app.placement.replicas == "Duplicated" else per
 
 
-def _quotas(
-    apps: Sequence[AppSpec], bundle: Bundle, candidates: Mapping[Key, tuple[str, ...]]
-) -> list[Finding]:
-    usage: dict[str, dict[str, list[tuple[Fraction, AppSpec]]]] = defaultdict(
+def _quotas(apps: Sequence[AppSummary], bundle: Bundle) -> list[Finding]:
+    usage: dict[str, dict[str, list[tuple[Fraction, AppSummary]]]] = defaultdict(
         lambda: defaultdict(list)
     )
     for app in apps:
-        replicas = billed_replicas(app, len(candidates.get(app.key, ())))
-        for resource in ("cpu", "memory"):
-            request = app.resources.requests.get(resource)
-            if request is not None and replicas:
-                usage[app.tenant][resource].append((parse_quantity(request) * replicas, app))
+        for resource, amount in app.billed.items():
+            if amount:
+                usage[app.tenant][resource].append((amount, app))
     findings = []
     for tenant_name, resources in sorted(usage.items()):
         tenant = bundle.tenants.get(tenant_name)
@@ -229,8 +225,7 @@ def _quotas(
             biggest = entries[0][1]
             share = ", ".join(f"{a.namespace}/{a.name} {fmt(amount)}" for amount, a in entries[:5])
             findings.append(
-                _finding(
-                    biggest,
+                biggest.finding(
                     ("spec", "resources", "requests", resource),
                     f"tenant {tenant_name} would request {fmt(total)} {resource} over all its apps "
                     f"and clusters, over its quota of {fmt(limit)} (largest: {share}); lower "

@@ -5,11 +5,13 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from compiler.core import Compiled, compile_apps
+from compiler.core import Compiled
+from compiler.incremental import compile_files, default_cache
 from compiler.output import Output
-from compiler.spec.load import find_spec_files, load_specs
+from compiler.render.argocd import FOLDER as ARGOCD_FOLDER
+from compiler.spec.load import find_spec_files
 from compiler.tree import TreeDiff, diff_tree, write_tree
-from webhook.bundle.load import load_bundle
+from webhook.errors import UsageError
 
 NAME = "compile"
 HELP = "render app specs into Karmada manifests (or --check that they are up to date)"
@@ -27,6 +29,7 @@ examples:
   fedgate compile                               apps/ into rendered/
   fedgate compile apps/team-a --out rendered    some apps only (the rest are pruned!)
   fedgate compile --check                       exit 1 listing stale, missing, extra files
+  fedgate compile --out -                       the manifests on stdout (an Argo CD plugin)
 """
 
 
@@ -43,7 +46,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=Path,
         default=Path("rendered"),
         metavar="DIR",
-        help="the rendered tree Argo CD syncs (default: rendered)",
+        help="the rendered tree Argo CD syncs (default: rendered); - prints the manifests",
     )
     parser.add_argument(
         "--check",
@@ -53,19 +56,30 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "-v", "--verbose", action="store_true", help="also print each app's placement"
     )
+    parser.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="compile every spec file (unchanged ones otherwise come from .git/fedgate/)",
+    )
 
 
-def compile_paths(apps: list[Path], policies: Path) -> Compiled:
-    """Load the bundle and the specs named by ``apps`` and compile them (the shared entry)."""
-    bundle = load_bundle(policies)
+def compile_paths(apps: list[Path], policies: Path, *, cache: Path | None = None) -> Compiled:
+    """Load the bundle and the specs named by ``apps`` and compile them (the shared entry);
+    with ``cache``, spec files that did not change are not compiled again."""
     files = find_spec_files(apps or [Path("apps")])
-    return compile_apps(load_specs(files), bundle)
+    return compile_files(files, policies, cache=cache)[0]
 
 
 def run(args: argparse.Namespace, out: Output) -> int:
-    compiled = compile_paths(args.apps, args.policies)
+    cache = None if args.no_cache else default_cache(Path.cwd())
+    compiled = compile_paths(args.apps, args.policies, cache=cache)
     for warning in compiled.warnings:
         out.error(f"warning: {warning.render()}")
+    if str(args.out) == "-":
+        if args.check:
+            raise UsageError("--check compares a directory: give --out DIR")
+        _stream(out, compiled)
+        return 0
     if args.check:
         diff = diff_tree(args.out, compiled.files)
         _report(out, args, compiled, diff, checking=True)
@@ -75,18 +89,29 @@ def run(args: argparse.Namespace, out: Output) -> int:
     return 0
 
 
+def _stream(out: Output, compiled: Compiled) -> None:
+    """Every Karmada manifest as one YAML stream on stdout (an Argo CD plugin's output): no
+    Argo CD objects, no manifest file, nothing else on stdout."""
+    documents = [
+        data.decode()
+        for path, data in compiled.files.items()
+        if not path.startswith(f"{ARGOCD_FOLDER}/")
+    ]
+    out.stdout.write("---\n".join(documents))
+
+
 def _report(
     out: Output, args: argparse.Namespace, compiled: Compiled, diff: TreeDiff, *, checking: bool
 ) -> None:
     apps = [
         {
-            "namespace": r.app.namespace,
-            "name": r.app.name,
-            "tenant": r.app.tenant,
-            "clusters": list(r.candidates),
-            "files": sorted(r.files()),
+            "namespace": a.namespace,
+            "name": a.name,
+            "tenant": a.tenant,
+            "clusters": list(a.clusters),
+            "files": list(a.paths),
         }
-        for r in compiled.apps
+        for a in compiled.apps
     ]
     if out.format == "json":
         out.json(

@@ -15,7 +15,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
-from compiler.render.pipeline import RenderedApp
+from compiler.summary import AppSummary
 from webhook.bundle.model import ArgoCD, Bundle
 
 API_VERSION = "argoproj.io/v1alpha1"
@@ -54,20 +54,14 @@ def _destination(settings: ArgoCD, namespace: str | None = None) -> dict[str, st
     return destination
 
 
-def ignore_differences(apps: Sequence[RenderedApp]) -> list[dict[str, Any]]:
+def ignore_differences(apps: Sequence[AppSummary]) -> list[dict[str, Any]]:
     """Every non-git field of every object: shared ones once per kind, the rest per object.
 
     ``/status`` is left out: Argo CD ignores status by default."""
     owned: dict[tuple[str, str], list[tuple[str, str, set[str]]]] = defaultdict(list)
     for app in apps:
-        for obj, ledger in zip(app.objects, app.ledgers, strict=True):
-            pointers = {
-                p
-                for p, owner in ledger.items()
-                if owner != "git" and p and not p.startswith("/status")
-            }
-            key = (_group(obj["apiVersion"]), obj["kind"])
-            owned[key].append((obj["metadata"]["namespace"], obj["metadata"]["name"], pointers))
+        for api_version, kind, name, fields in app.owned:
+            owned[(_group(api_version), kind)].append((app.namespace, name, set(fields)))
     entries: list[dict[str, Any]] = []
     for (group, kind), objects in sorted(owned.items()):
         shared = set.intersection(*(pointers for _, _, pointers in objects))
@@ -88,7 +82,7 @@ def ignore_differences(apps: Sequence[RenderedApp]) -> list[dict[str, Any]]:
 
 
 def _application(
-    tenant: str, namespaces: list[str], apps: Sequence[RenderedApp], settings: ArgoCD
+    tenant: str, namespaces: list[str], apps: Sequence[AppSummary], settings: ArgoCD
 ) -> dict[str, Any]:
     include = ",".join(f"{namespace}/*" for namespace in namespaces)
     return {
@@ -149,17 +143,17 @@ def _root(settings: ArgoCD) -> dict[str, Any]:
     }
 
 
-def render_argocd(apps: Sequence[RenderedApp], bundle: Bundle) -> dict[str, dict[str, Any]]:
+def render_argocd(apps: Sequence[AppSummary], bundle: Bundle) -> dict[str, dict[str, Any]]:
     """Path (relative to the output directory) -> Argo CD object; none without argocd.yaml."""
     settings = bundle.argocd
     if settings is None or not apps:
         return {}
-    by_tenant: dict[str, list[RenderedApp]] = defaultdict(list)
+    by_tenant: dict[str, list[AppSummary]] = defaultdict(list)
     for app in apps:
-        by_tenant[app.app.tenant].append(app)
+        by_tenant[app.tenant].append(app)
     files = {f"{FOLDER}/{ROOT_APPLICATION}.yaml": _root(settings)}
     for tenant, tenant_apps in sorted(by_tenant.items()):
-        namespaces = sorted({a.app.namespace for a in tenant_apps})
+        namespaces = sorted({a.namespace for a in tenant_apps})
         files[f"{FOLDER}/{tenant}-application.yaml"] = _application(
             tenant, namespaces, tenant_apps, settings
         )

@@ -7,6 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import kubernetes_validate
 import pytest
 import yaml
@@ -17,6 +18,7 @@ from webhook.bundle.load import load_bundle
 DEPLOY = ROOT / "deploy"
 KUBERNETES_VERSION = "1.33"
 NOT_BUILT_IN = ("cert-manager.io/",)  # CRDs, no schema here: checked for shape below
+PATCHES = ("argocd/repo-server-patch.yaml",)  # strategic merge patches: not whole objects
 
 
 def documents() -> list[tuple[str, dict[str, Any]]]:
@@ -32,7 +34,17 @@ DOCUMENTS = documents()
 
 
 @pytest.mark.parametrize(("where", "document"), DOCUMENTS, ids=[w for w, _ in DOCUMENTS])
-def test_manifest_is_valid(where: str, document: dict[str, Any]) -> None:
+def test_manifest_is_valid(where: str, document: dict[str, Any], reference: Path) -> None:
+    if where.split("#", maxsplit=1)[0] in PATCHES:
+        [container] = document["spec"]["template"]["spec"]["containers"]
+        assert container["command"] == ["/var/run/argocd/argocd-cmp-server"]
+        assert container["securityContext"]["runAsUser"] == 999  # Argo CD's requirement
+        return
+    if document["apiVersion"] == "argoproj.io/v1alpha1":
+        crd = yaml.safe_load((reference / "argocd" / "application-crd.yaml").read_text())
+        schema = next(v for v in crd["spec"]["versions"] if v["name"] == "v1alpha1")
+        jsonschema.validate(document, schema["schema"]["openAPIV3Schema"])
+        return
     if document["apiVersion"].startswith(NOT_BUILT_IN):
         assert document["kind"] in ("Issuer", "Certificate")
         assert document["metadata"]["namespace"] == "fedgate-system"
@@ -41,7 +53,12 @@ def test_manifest_is_valid(where: str, document: dict[str, Any]) -> None:
 
 
 def _one(kind: str) -> dict[str, Any]:
-    [document] = [d for _, d in DOCUMENTS if d["kind"] == kind]
+    [document] = [
+        d
+        for w, d in DOCUMENTS
+        if (d["kind"] == kind and w.startswith("webhook/"))
+        or d["kind"] == kind == "ValidatingWebhookConfiguration"
+    ]
     return document
 
 
@@ -124,6 +141,18 @@ def test_the_mounted_configmap_is_the_same_bundle(tmp_path: Path) -> None:
         original.clusters,
         original.writers,
     )
+
+
+def test_the_argocd_plugin_is_well_formed() -> None:
+    configmap = next(d for w, d in DOCUMENTS if w.startswith("argocd/cmp-plugin.yaml"))
+    plugin = yaml.safe_load(configmap["data"]["plugin.yaml"])
+    assert plugin["kind"] == "ConfigManagementPlugin"
+    assert plugin["metadata"]["name"] == "fedgate"
+    assert "fedgate compile" in plugin["spec"]["generate"]["args"][0]
+    assert "--out -" in plugin["spec"]["generate"]["args"][0]
+    application = next(d for w, d in DOCUMENTS if w.startswith("argocd/application-example"))
+    name = f"{plugin['metadata']['name']}-{plugin['spec']['version']}"
+    assert application["spec"]["source"]["plugin"]["name"] == name
 
 
 def test_scripts_are_executable() -> None:

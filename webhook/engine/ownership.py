@@ -14,7 +14,14 @@ import jsonpointer
 from webhook.bundle.rules import Rule
 from webhook.engine.context import Review, annotations_of
 from webhook.engine.decision import Violation
-from webhook.ledger import ANNOTATION, LedgerError, decode, escape, owner_of
+from webhook.ledger import (
+    ANNOTATION,
+    ANNOTATION_POINTER,
+    LedgerError,
+    decode,
+    escape,
+    owner_of,
+)
 
 UNOWNED = (
     "/metadata/resourceVersion",
@@ -120,7 +127,7 @@ def check_field_owner(review: Review, rule: Rule) -> Iterator[Violation]:
     text = annotations_of(old).get(ANNOTATION)
     ledger = review.old_ledger
     if ledger is None:
-        if isinstance(text, str):
+        if isinstance(text, str) and not may_write(review, "git"):
             yield review.violation(
                 rule,
                 f"the ownership ledger {ANNOTATION} is broken: "
@@ -129,12 +136,17 @@ def check_field_owner(review: Review, rule: Rule) -> Iterator[Violation]:
             )
         return
     status_write = request.sub_resource == "status"
+    handover = _handover(review, ledger)
     seen: set[tuple[str, str]] = set()
     for pointer in changed_pointers(old, new):
         if any(_under(pointer, p) for p in UNOWNED):
             continue
         if _under(pointer, "/status") != status_write:
             continue  # status is written through its subresource; the rest is ignored there
+        if handover is not None and all(
+            may_write(review, o) for o, _ in owners_touched(pointer, handover, old, new)
+        ):
+            continue  # the ledger's owner hands the field over in this very write
         for owner, owned in owners_touched(pointer, ledger, old, new):
             if (owner, owned) in seen or may_write(review, owner):
                 continue
@@ -147,6 +159,19 @@ def check_field_owner(review: Review, rule: Rule) -> Iterator[Violation]:
                 pointer=shown,
                 owner=owner,
             )
+
+
+def _handover(review: Review, ledger: Mapping[str, str]) -> Mapping[str, str] | None:
+    """The new ledger, when this write changes the ledger and its writer owns the ledger.
+
+    Ownership moves only through the ledger's owner (git: a reviewed change of the app spec,
+    e.g. from member HPAs back to git): such a write may change the fields the new ledger gives
+    to its writer. Karmada's fields never move (every ledger gives them to Karmada)."""
+    new_ledger = review.new_ledger
+    found = owner_of(ANNOTATION_POINTER, ledger)
+    if new_ledger is None or new_ledger == ledger or found is None:
+        return None
+    return new_ledger if may_write(review, found[0]) else None
 
 
 def _ledger_problem(text: str) -> str:

@@ -55,8 +55,10 @@ def sync_request(
     bundle: Bundle,
     *,
     writer: str = "git",
+    user: Mapping[str, Any] | None = None,
 ) -> AdmissionRequest:
-    """The request of writing ``new`` over ``old`` (CREATE when old is None, DELETE when new is)."""
+    """The request of writing ``new`` over ``old`` (CREATE when old is None, DELETE when new is)
+    as ``writer`` of the bundle (or as ``user``, a userInfo)."""
     sample = new if new is not None else old
     assert sample is not None, "a write needs an object"
     group, _, version = str(sample.get("apiVersion", "")).rpartition("/")
@@ -73,7 +75,7 @@ def sync_request(
         "name": metadata.get("name", ""),
         "namespace": metadata.get("namespace", ""),
         "operation": operation,
-        "userInfo": writer_user(bundle, writer),
+        "userInfo": dict(user) if user is not None else writer_user(bundle, writer),
         "object": new,
         "oldObject": old,
         "dryRun": False,

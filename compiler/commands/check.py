@@ -1,0 +1,194 @@
+"""``fedgate check``: the pre-commit and CI gate, the same decision as admission, before it."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from compiler.commands.common import add_backend_argument, backend_name
+from compiler.core import Compiled
+from compiler.gitrepo import Repository, blob_id
+from compiler.incremental import compile_files, default_cache
+from compiler.output import Output
+from compiler.render.argocd import FOLDER as ARGOCD_FOLDER
+from compiler.spec.load import find_spec_files
+from compiler.tree import diff_tree
+from webhook.bundle.model import Bundle
+from webhook.engine.decision import Decision
+from webhook.engine.request import AdmissionRequest
+from webhook.engine.review import review
+from webhook.engine.synthesize import sync_request
+from webhook.explain import explain
+
+NAME = "check"
+HELP = "the pre-commit / CI gate: specs valid, rendered tree current, every change admitted"
+DESCRIPTION = """\
+Validate every app spec, fail when the rendered tree is not what they render (what `compile
+--check` says), and review every rendered manifest that differs from git HEAD as the write
+Argo CD will make: CREATE for a new file, UPDATE with the committed version as oldObject,
+DELETE for a removed one, from the git writer's identity in the bundle, through the same
+engine as the webhook, with the same messages. Exit 0 when everything would be admitted.
+
+FILES (what pre-commit passes) narrow the review to the manifests of those spec or rendered
+files; --all reviews every manifest. Unchanged spec files are not compiled again (cache in
+.git/fedgate/).
+
+examples:
+  fedgate check                       specs in apps/, tree in rendered/, review what changed
+  fedgate check --all                 review every manifest, changed or not
+  fedgate check --apps teams --out deploy/rendered
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "files",
+        nargs="*",
+        type=Path,
+        metavar="FILES",
+        help="changed files (spec or rendered); default: whatever changed",
+    )
+    parser.add_argument("--all", action="store_true", help="review every rendered manifest")
+    parser.add_argument(
+        "--apps", type=Path, metavar="DIR", help="the app specs (default: apps/ of the repository)"
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        metavar="DIR",
+        help="the rendered tree (default: rendered/ of the repository)",
+    )
+    add_backend_argument(parser)
+
+
+def run(args: argparse.Namespace, out: Output) -> int:
+    repository = Repository.find(Path.cwd())
+    root = repository.root if repository else Path.cwd()
+    apps_dir = args.apps or _near(root / "apps")
+    tree = args.out or _near(root / "rendered")
+    compiled, bundle = compile_files(
+        find_spec_files([apps_dir]),
+        args.policies,
+        cache=default_cache(root),
+        backend=backend_name(args),
+    )
+    diff = diff_tree(tree, compiled.files)
+    reviews = _reviews(compiled, bundle, tree, repository, files=args.files, everything=args.all)
+    denied = [r for r in reviews if not r[2].allowed]
+    if out.format == "json":
+        out.json(
+            {
+                "ok": diff.clean and not denied,
+                "stale": {
+                    "missing": list(diff.added),
+                    "stale": list(diff.changed),
+                    "extra": list(diff.removed),
+                },
+                "reviews": [
+                    {"file": f, "operation": req.operation, **d.as_json()} for f, req, d in reviews
+                ],
+            }
+        )
+        return 0 if diff.clean and not denied else 1
+    if not diff.clean:
+        for label, paths in (
+            ("missing", diff.added),
+            ("stale", diff.changed),
+            ("extra", diff.removed),
+        ):
+            for path in paths:
+                out.line(f"  {label:8} {tree / path}")
+        out.line(
+            f"{tree}/ is not what the specs render: run `fedgate compile {apps_dir} "
+            f"--out {tree}` and add the result"
+        )
+    for file, request, decision in reviews:
+        if decision.violations or decision.warnings:
+            out.line(f"{file}:")
+            for line in explain(request, decision):
+                out.line(f"  {line}")
+    verdict = "would all be admitted" if not denied else f"{len(denied)} would be DENIED"
+    out.line(
+        f"fedgate check: {len(compiled.apps)} apps; {tree}/ "
+        f"{'up to date' if diff.clean else 'STALE'}; {len(reviews)} changed manifests "
+        f"reviewed as Argo CD's writes: {verdict}"
+    )
+    return 0 if diff.clean and not denied else 1
+
+
+def _near(path: Path) -> Path:
+    """``path`` relative to the working directory when it is below it (for readable output)."""
+    try:
+        return path.relative_to(Path.cwd())
+    except ValueError:
+        return path
+
+
+def _selected(compiled: Compiled, files: list[Path], tree: Path) -> set[str] | None:
+    """The rendered paths FILES name (directly, or through their app's spec file)."""
+    if not files:
+        return None
+    wanted = {f.resolve() for f in files}
+    chosen = {p for p in compiled.files if (tree / p).resolve() in wanted}
+    for app in compiled.apps:
+        if Path(app.file).resolve() in wanted:
+            chosen.update(app.paths)
+    return chosen
+
+
+def _reviews(
+    compiled: Compiled,
+    bundle: Bundle,
+    tree: Path,
+    repository: Repository | None,
+    *,
+    files: list[Path],
+    everything: bool,
+) -> list[tuple[str, AdmissionRequest, Decision]]:
+    """Every rendered manifest to review, as the write Argo CD will make of it."""
+    committed = repository.committed(tree) if repository else {}
+    rendered = {
+        p: d
+        for p, d in compiled.files.items()
+        if p.endswith(".yaml") and not p.startswith(f"{ARGOCD_FOLDER}/")
+    }
+    selected = _selected(compiled, files, tree)
+    paths = sorted(
+        p
+        for p, data in rendered.items()
+        if everything
+        or (selected is not None and p in selected)
+        or (selected is None and committed.get(p) != blob_id(data))
+    )
+    removed = sorted(
+        p
+        for p in committed
+        if p.endswith(".yaml")
+        and p not in compiled.files
+        and not p.startswith(f"{ARGOCD_FOLDER}/")
+        and (selected is None or (tree / p).resolve() in {f.resolve() for f in files})
+    )
+    old = (
+        repository.read(committed[p] for p in [*paths, *removed] if p in committed)
+        if repository
+        else {}
+    )
+    results = []
+    for path in [*paths, *removed]:
+        before = _load(old.get(committed.get(path, ""))) if path in committed else None
+        after = _load(rendered[path]) if path in rendered else None
+        if before is None and after is None:
+            continue
+        request = sync_request(after, before, bundle)
+        results.append((str(tree / path), request, review(request, bundle)))
+    return results
+
+
+def _load(data: bytes | None) -> dict[str, Any] | None:
+    if data is None:
+        return None
+    value = yaml.load(data, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    return value if isinstance(value, dict) else None

@@ -1,0 +1,80 @@
+"""What ``fedgate check`` asks of git: the committed version of the rendered tree.
+
+Plumbing commands only (``ls-tree``, ``cat-file --batch``): one process for the whole tree
+rather than one per file, so a thousand apps cost milliseconds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+TIMEOUT = 60
+
+
+def blob_id(data: bytes) -> str:
+    """The id git gives ``data`` as a blob, to compare without asking git."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
+
+
+def _git(root: Path, *args: str, stdin: bytes | None = None) -> bytes | None:
+    try:
+        result = subprocess.run(
+            ["git", "-C", str(root), *args],
+            input=stdin,
+            capture_output=True,
+            timeout=TIMEOUT,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return result.stdout if result.returncode == 0 else None
+
+
+@dataclass(frozen=True)
+class Repository:
+    root: Path
+
+    @classmethod
+    def find(cls, start: Path) -> Repository | None:
+        out = _git(start, "rev-parse", "--show-toplevel")
+        return cls(Path(out.decode().strip())) if out else None
+
+    def committed(self, folder: Path) -> dict[str, str]:
+        """Path (relative to ``folder``) -> blob id of every file under it at HEAD; {} when
+        there is no HEAD yet (the first commit) or ``folder`` is outside the repository."""
+        try:
+            prefix = folder.resolve().relative_to(self.root.resolve()).as_posix()
+        except ValueError:
+            return {}
+        out = _git(self.root, "ls-tree", "-r", "-z", "HEAD", "--", prefix)
+        if not out:
+            return {}
+        blobs = {}
+        for record in out.split(b"\0"):
+            if not record:
+                continue
+            meta, _, path = record.decode().partition("\t")
+            _, kind, blob = meta.split()
+            if kind == "blob":
+                blobs[path[len(prefix) + 1 :] if prefix != "." else path] = blob
+        return blobs
+
+    def read(self, blobs: Iterable[str]) -> dict[str, bytes]:
+        """Blob id -> content, all through one ``git cat-file --batch``."""
+        ids = list(dict.fromkeys(blobs))
+        if not ids:
+            return {}
+        out = _git(self.root, "cat-file", "--batch", stdin="".join(f"{b}\n" for b in ids).encode())
+        contents: dict[str, bytes] = {}
+        position = 0
+        while out and position < len(out):
+            header_end = out.index(b"\n", position)
+            blob, _, size = out[position:header_end].decode().split()
+            start = header_end + 1
+            contents[blob] = out[start : start + int(size)]
+            position = start + int(size) + 1
+        return contents

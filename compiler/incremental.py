@@ -1,0 +1,137 @@
+"""Compile only the spec files that changed: the rest comes from a cache of FileResults.
+
+The cache lives in the git directory (``.git/fedgate/compile-cache.json``: per clone, never
+committed) and is keyed by a fingerprint of fedgate's own code and of the policy bundle, so a
+change to either recompiles everything. A spec file is taken from the cache only when its
+bytes (sha256) and the name it was given by are the same. A cached file contributes exactly
+what a fresh compile of it would: its apps' summaries, its rendered bytes and its warnings;
+the checks across files and the Argo CD pieces always run on all of them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from compiler.core import Compiled, FileResult, combine, compile_file
+from compiler.spec.load import parse_specs
+from compiler.summary import AppSummary
+from webhook.bundle.load import BundleSource, bundle_from_source, read_source
+from webhook.bundle.model import Bundle
+from webhook.errors import Finding, SpecError
+
+CACHE_FILE = Path("fedgate") / "compile-cache.json"
+_CODE_ROOTS = ("compiler", "webhook")
+
+
+def code_fingerprint() -> str:
+    """What fedgate's rendering depends on: its own source files."""
+    digest = hashlib.sha256()
+    base = Path(__file__).resolve().parent.parent
+    for root in _CODE_ROOTS:
+        for path in sorted((base / root).rglob("*.py")):
+            digest.update(path.relative_to(base).as_posix().encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def source_fingerprint(source: BundleSource) -> str:
+    digest = hashlib.sha256()
+    for name, text in sorted(source.files.items()):
+        digest.update(name.encode() + b"\0" + text.encode() + b"\0")
+    return digest.hexdigest()
+
+
+def default_cache(start: Path) -> Path | None:
+    """``.git/fedgate/compile-cache.json`` of the repository holding ``start``, if any."""
+    for directory in (start.resolve(), *start.resolve().parents):
+        if (directory / ".git").is_dir():
+            return directory / ".git" / CACHE_FILE
+    return None
+
+
+def _encode(sha: str, display: str, result: FileResult) -> dict[str, Any]:
+    return {
+        "sha256": sha,
+        "display": display,
+        "apps": [a.as_json() for a in result.apps],
+        "files": {p: d.decode() for p, d in result.files.items()},
+        "warnings": [[w.file, w.line, w.path, w.message] for w in result.warnings],
+    }
+
+
+def _decode(entry: dict[str, Any]) -> FileResult:
+    return FileResult(
+        apps=tuple(AppSummary.from_json(a) for a in entry["apps"]),
+        files={p: t.encode() for p, t in entry["files"].items()},
+        warnings=tuple(Finding(*w) for w in entry["warnings"]),
+    )
+
+
+def _load(cache: Path | None, key: str) -> dict[str, Any]:
+    if cache is None:
+        return {}
+    try:
+        data = orjson.loads(cache.read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return {}
+    return data.get("files", {}) if isinstance(data, dict) and data.get("key") == key else {}
+
+
+def _save(cache: Path | None, key: str, entries: dict[str, Any]) -> None:
+    if cache is None:
+        return
+    try:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        temporary = cache.with_suffix(f".{os.getpid()}.tmp")
+        temporary.write_bytes(orjson.dumps({"key": key, "files": entries}))
+        os.replace(temporary, cache)
+    except OSError:
+        pass  # a cache that cannot be written only costs time
+
+
+def compile_files(
+    files: Sequence[Path], policies: Path, *, cache: Path | None, backend: str | None = None
+) -> tuple[Compiled, Bundle]:
+    """Load the bundle and compile ``files``, reusing cached results where nothing changed."""
+    source = read_source(policies)
+    bundle = bundle_from_source(source, backend) if backend else bundle_from_source(source)
+    key = f"{code_fingerprint()}:{source_fingerprint(source)}"
+    cached = _load(cache, key)
+    entries: dict[str, Any] = {}
+    results: list[FileResult] = []
+    findings: list[Finding] = []
+    for file in files:
+        display = str(file)
+        try:
+            data = file.read_bytes()
+        except OSError as exc:
+            findings.append(Finding(display, 0, "", f"cannot read: {exc}"))
+            continue
+        sha = hashlib.sha256(data).hexdigest()
+        identity = str(file.resolve())
+        entry = cached.get(identity)
+        if entry is not None and entry["sha256"] == sha and entry["display"] == display:
+            results.append(_decode(entry))
+            entries[identity] = entry
+            continue
+        try:
+            result = compile_file(parse_specs(data.decode("utf-8"), display), bundle)
+        except UnicodeDecodeError as exc:
+            findings.append(Finding(display, 0, "", f"not UTF-8 text: {exc}"))
+            continue
+        except SpecError as exc:
+            findings.extend(exc.findings)
+            continue
+        results.append(result)
+        entries[identity] = _encode(sha, display, result)
+    if entries != cached:
+        _save(cache, key, entries)
+    if findings:
+        raise SpecError(findings)
+    return combine(results, bundle), bundle

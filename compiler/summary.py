@@ -1,0 +1,116 @@
+"""What the checks across apps and the Argo CD render need of one compiled app.
+
+Small, serializable, and all a cached app contributes to a compile: an app whose spec file did
+not change is not parsed again, its summary stands in for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from compiler.render.pipeline import RenderedApp
+from webhook.errors import Finding
+from webhook.quantity import parse_quantity
+from webhook.yamlsource import Path, render_path
+
+Owned = tuple[str, str, str, tuple[str, ...]]
+"""(apiVersion, kind, name, the pointers of that object git does not own, but status)."""
+
+
+@dataclass(frozen=True)
+class AppSummary:
+    namespace: str
+    name: str
+    tenant: str
+    file: str
+    clusters: tuple[str, ...]
+    paths: tuple[str, ...]
+    config_maps: tuple[str, ...] = ()
+    secrets: tuple[str, ...] = ()
+    billed: Mapping[str, Fraction] = field(default_factory=dict)
+    owned: tuple[Owned, ...] = ()
+    lines: Mapping[str, int] = field(default_factory=dict)
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.namespace, self.name)
+
+    def finding(self, path: Path, message: str) -> Finding:
+        where = render_path(path)
+        return Finding(self.file, self.lines.get(where, self.lines.get("", 0)), where, message)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "namespace": self.namespace,
+            "name": self.name,
+            "tenant": self.tenant,
+            "file": self.file,
+            "clusters": list(self.clusters),
+            "paths": list(self.paths),
+            "configMaps": list(self.config_maps),
+            "secrets": list(self.secrets),
+            "billed": {k: str(v) for k, v in self.billed.items()},
+            "owned": [[a, k, n, list(p)] for a, k, n, p in self.owned],
+            "lines": dict(self.lines),
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> AppSummary:
+        return cls(
+            namespace=data["namespace"],
+            name=data["name"],
+            tenant=data["tenant"],
+            file=data["file"],
+            clusters=tuple(data["clusters"]),
+            paths=tuple(data["paths"]),
+            config_maps=tuple(data["configMaps"]),
+            secrets=tuple(data["secrets"]),
+            billed={k: Fraction(v) for k, v in data["billed"].items()},
+            owned=tuple((a, k, n, tuple(p)) for a, k, n, p in data["owned"]),
+            lines=dict(data["lines"]),
+        )
+
+
+def summarize(rendered: RenderedApp, billed_replicas: int) -> AppSummary:
+    app = rendered.app
+    assert app.origin is not None
+    watched: list[Path] = [(), ("metadata", "name")]
+    watched += [("spec", "envFrom", "configMaps", i) for i in range(len(app.config_maps))]
+    watched += [("spec", "envFrom", "secrets", i) for i in range(len(app.secrets))]
+    watched += [("spec", "resources", "requests", r) for r in ("cpu", "memory")]
+    billed = {
+        resource: parse_quantity(app.resources.requests[resource]) * billed_replicas
+        for resource in ("cpu", "memory")
+        if resource in app.resources.requests
+    }
+    owned = tuple(
+        (
+            obj["apiVersion"],
+            obj["kind"],
+            obj["metadata"]["name"],
+            tuple(
+                sorted(
+                    p
+                    for p, owner in ledger.items()
+                    if owner != "git" and p and not p.startswith("/status")
+                )
+            ),
+        )
+        for obj, ledger in zip(rendered.objects, rendered.ledgers, strict=True)
+    )
+    return AppSummary(
+        namespace=app.namespace,
+        name=app.name,
+        tenant=app.tenant,
+        file=app.origin.file,
+        clusters=rendered.candidates,
+        paths=tuple(sorted(rendered.files())),
+        config_maps=app.config_maps,
+        secrets=app.secrets,
+        billed=billed,
+        owned=owned,
+        lines={render_path(p): app.origin.line(p) for p in watched},
+    )

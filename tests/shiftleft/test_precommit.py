@@ -1,0 +1,148 @@
+"""The real pre-commit framework runs fedgate's hook from this repository in a real git repo.
+
+A good change commits; a stale rendered tree, a spec error and a tenant-scope violation each
+block the commit with their message; fixing it lets the commit through. The hook is installed
+the way pre-commit installs it (`pip install .` of this repository, at a commit of the working
+tree), so this also proves the package ships what it needs (the default bundle included).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import EXAMPLES, POLICIES, ROOT
+
+PRE_COMMIT = Path(sys.executable).with_name("pre-commit")
+FEDGATE = Path(sys.executable).with_name("fedgate")
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "t",
+    "GIT_AUTHOR_EMAIL": "t@example.com",
+    "GIT_COMMITTER_NAME": "t",
+    "GIT_COMMITTER_EMAIL": "t@example.com",
+}
+
+
+def git(cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["git", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=check,
+        env={**os.environ, **GIT_ENV},
+    )
+
+
+def hook_repository(tmp: Path) -> tuple[Path, str]:
+    """This working tree (committed or not) as a git repository pre-commit can install."""
+    listed = git(ROOT, "ls-files", "-co", "--exclude-standard", "-z").stdout.split("\0")
+    target = tmp / "fedgate"
+    for name in filter(None, listed):
+        source = ROOT / name
+        if source.is_file():
+            (target / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target / name)
+    git(target, "init", "-q")
+    git(target, "add", "-A")
+    git(target, "commit", "-qm", "fedgate under test")
+    return target, git(target, "rev-parse", "HEAD").stdout.strip()
+
+
+@pytest.fixture(scope="module")
+def platform(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    if shutil.which("git") is None or not PRE_COMMIT.exists():
+        pytest.skip("git or the pre-commit framework is not installed")
+    tmp = tmp_path_factory.mktemp("precommit")
+    hooks, rev = hook_repository(tmp)
+    repo = tmp / "platform"
+    shutil.copytree(EXAMPLES / "apps", repo / "apps")
+    shutil.copytree(POLICIES, repo / "policies")
+    (repo / ".pre-commit-config.yaml").write_text(
+        f"repos:\n  - repo: {hooks}\n    rev: {rev}\n    hooks:\n      - id: fedgate-check\n"
+    )
+    git(repo, "init", "-q")
+    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp / "cache")}
+    subprocess.run(
+        [str(PRE_COMMIT), "install"],
+        cwd=repo,
+        check=True,
+        timeout=120,
+        env=env,
+        capture_output=True,
+    )
+    subprocess.run(
+        [str(FEDGATE), "compile"], cwd=repo, check=True, timeout=120, capture_output=True
+    )
+    os.environ["PRE_COMMIT_HOME"] = str(tmp / "cache")
+    return repo
+
+
+def commit(repo: Path, message: str) -> subprocess.CompletedProcess[str]:
+    git(repo, "add", "-A")
+    return git(repo, "commit", "-m", message, check=False)
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text, (path, old)
+    path.write_text(text.replace(old, new, 1))
+
+
+def test_a_good_change_commits(platform: Path) -> None:
+    result = commit(platform, "the example apps")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "fedgate check" in result.stdout + result.stderr
+
+
+def test_a_stale_tree_is_refused_then_fixed(platform: Path) -> None:
+    edit(platform / "apps" / "status-page.yaml", "replicas: 2", "replicas: 3")
+    result = commit(platform, "more replicas, not rendered")
+    assert result.returncode != 0
+    output = result.stdout + result.stderr
+    assert "stale    rendered/platform-demo/status-page/deployment.yaml" in output
+    assert "is not what the specs render" in output
+    subprocess.run(
+        [str(FEDGATE), "compile"], cwd=platform, check=True, timeout=120, capture_output=True
+    )
+    result = commit(platform, "more replicas, rendered")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_a_spec_error_is_refused(platform: Path) -> None:
+    spec = platform / "apps" / "checkout.yaml"
+    edit(spec, "  replicas: 4", "  replcas: 4")
+    result = commit(platform, "a typo")
+    assert result.returncode != 0
+    assert (
+        "apps/checkout.yaml:11: spec.replcas: unknown key 'replcas': did you mean 'replicas'?"
+    ) in result.stdout + result.stderr
+    git(platform, "reset", "-q", "--hard", "HEAD")
+    assert "replicas: 4" in spec.read_text()
+
+
+def test_a_tenant_scope_violation_is_refused_then_fixed(platform: Path) -> None:
+    spec = platform / "apps" / "status-page.yaml"
+    edit(spec, "clusterLabels: {residency: eu}", "clusters: [cluster-a, cluster-c]")
+    subprocess.run(
+        [str(FEDGATE), "compile"], cwd=platform, check=False, timeout=120, capture_output=True
+    )
+    result = commit(platform, "team-a on cluster-c")
+    assert result.returncode != 0
+    output = result.stdout + result.stderr
+    assert (
+        "[tenancy.placement-scope] the placement can select cluster-c, outside tenant team-a's"
+        in output
+    )
+    edit(spec, "clusters: [cluster-a, cluster-c]", "clusters: [cluster-a, cluster-b]")
+    subprocess.run(
+        [str(FEDGATE), "compile"], cwd=platform, check=True, timeout=120, capture_output=True
+    )
+    result = commit(platform, "on the EU clusters, by name")
+    assert result.returncode == 0, result.stdout + result.stderr
