@@ -39,7 +39,11 @@ deploy-bundle: $(STAMP)
 	$(BIN)/python deploy/bundle_configmap.py > deploy/webhook/policies.yaml
 
 bench: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
+	$(BIN)/python bench/review.py
 	$(BIN)/python bench/compile.py
+	$(BIN)/python bench/check.py
+	$(BIN)/python bench/webhook.py
 
 clean:
 	rm -rf build .pytest_cache .mypy_cache .ruff_cache

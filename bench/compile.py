@@ -76,6 +76,7 @@ def generate(directory: Path, count: int) -> tuple[Path, Path]:
             f"  - name: team-{t}",
             f"    namespaces: [ns-{t}]",
             "    clusters: [cluster-a, cluster-b, cluster-c]",
+            f"    registries: [registry.example.com/team-{t}/, mirror.example.cn/team-{t}/]",
         ]
     (policies / "tenants.yaml").write_text("\n".join(tenants) + "\n")
     for i in range(count):

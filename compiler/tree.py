@@ -80,8 +80,8 @@ def read_manifest(out: Path, name: str = MANIFEST) -> dict[str, str]:
 
 
 def _inside(path: str) -> bool:
-    parts = Path(path).parts
-    return bool(parts) and not Path(path).is_absolute() and ".." not in parts
+    """A relative path that stays below the output directory."""
+    return bool(path) and not path.startswith("/") and ".." not in path.split("/")
 
 
 def _read(path: Path) -> bytes | None:

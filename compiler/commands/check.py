@@ -131,10 +131,11 @@ def _selected(compiled: Compiled, files: list[Path], tree: Path) -> set[str] | N
     """The rendered paths FILES name (directly, or through their app's spec file)."""
     if not files:
         return None
-    wanted = {f.resolve() for f in files}
-    chosen = {p for p in compiled.files if (tree / p).resolve() in wanted}
+    wanted = {str(f.resolve()) for f in files}
+    base = str(tree.resolve())
+    chosen = {p for p in compiled.files if f"{base}/{p}" in wanted}
     for app in compiled.apps:
-        if Path(app.file).resolve() in wanted:
+        if app.file in wanted or str(Path(app.file).resolve()) in wanted:
             chosen.update(app.paths)
     return chosen
 
@@ -163,13 +164,15 @@ def _reviews(
         or (selected is not None and p in selected)
         or (selected is None and committed.get(p) != blob_id(data))
     )
+    wanted = {str(f.resolve()) for f in files}
+    base = str(tree.resolve())
     removed = sorted(
         p
         for p in committed
         if p.endswith(".yaml")
         and p not in compiled.files
         and not p.startswith(f"{ARGOCD_FOLDER}/")
-        and (selected is None or (tree / p).resolve() in {f.resolve() for f in files})
+        and (selected is None or f"{base}/{p}" in wanted)
     )
     old = (
         repository.read(committed[p] for p in [*paths, *removed] if p in committed)
