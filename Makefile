@@ -30,9 +30,9 @@ test: lint typecheck unit
 demo: $(STAMP)
 	$(BIN)/python examples/demo.py
 
-# Rewrite tests/golden/ from the example apps; review the diff before committing it.
+# Rewrite tests/golden/ (the rendered examples and their plan); review the diff before committing.
 golden: $(STAMP)
-	FEDGATE_REGENERATE_GOLDEN=1 $(BIN)/pytest tests/compiler/test_golden.py -q
+	FEDGATE_REGENERATE_GOLDEN=1 $(BIN)/pytest tests/compiler/test_golden.py tests/compiler/plan/test_plan.py -q
 
 # Rewrite the policy bundle ConfigMap the webhook Deployment mounts, after editing policies/.
 deploy-bundle: $(STAMP)

@@ -15,6 +15,7 @@ from typing import TextIO
 
 from compiler.commands import check as check_command
 from compiler.commands import compile as compile_command
+from compiler.commands import plan as plan_command
 from compiler.commands import review as review_command
 from compiler.commands import serve as serve_command
 from compiler.commands import test as test_command
@@ -33,6 +34,7 @@ examples:
   fedgate compile apps --out rendered          render every app spec under apps/
   fedgate compile apps --out rendered --check  exit 1 if rendered/ is not what apps/ says
   fedgate check                                the pre-commit gate: valid, current, admitted
+  fedgate plan                                 replicas per cluster, what each receives, the bill
   fedgate review request.json                  one AdmissionReview through the rule engine
   fedgate test policies/                       run the policy test suites
   fedgate serve --certfile tls.crt --keyfile tls.key   the admission webhook
@@ -61,7 +63,14 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for module in (compile_command, check_command, review_command, test_command, serve_command):
+    for module in (
+        compile_command,
+        check_command,
+        plan_command,
+        review_command,
+        test_command,
+        serve_command,
+    ):
         sub = commands.add_parser(
             module.NAME,
             help=module.HELP,

@@ -35,7 +35,7 @@ def test_nothing_changed(repo: Path) -> None:
     code, report = check()
     assert (code, report["ok"], report["reviews"]) == (0, True, [])
     code, report = check("--all")
-    assert code == 0 and len(report["reviews"]) == 16  # every Karmada manifest, not Argo CD's
+    assert code == 0 and len(report["reviews"]) == 19  # every Karmada manifest, not Argo CD's
     assert {r["operation"] for r in report["reviews"]} == {"UPDATE"}
 
 
@@ -89,7 +89,7 @@ def test_an_update_admission_would_deny_fails(repo: Path) -> None:
 def test_files_narrow_the_review(repo: Path) -> None:
     code, report = check("--all", "apps/demo-http.yaml")
     assert code == 0
-    assert len(report["reviews"]) == 16  # --all wins
+    assert len(report["reviews"]) == 19  # --all wins
     code, report = check("apps/demo-http.yaml")
     assert sorted(r["file"].rsplit("/", 1)[1] for r in report["reviews"]) == [
         "deployment.yaml",

@@ -2,7 +2,8 @@
 
 The variables are those of a ValidatingAdmissionPolicy (``object``, ``oldObject``, ``request``,
 ``params``, ``namespaceObject`` which is always null here) plus ``tenant`` (the tenant owning
-the namespace, an empty map elsewhere) and ``clusters`` (the inventory by name). Every
+the namespace, an empty map elsewhere), ``clusters`` (the inventory by name) and ``cluster``
+(the member cluster a per-cluster copy is bound for in ``fedgate plan``; empty at admission). Every
 expression result is checked: ``true`` passes, ``false`` fails, anything else, or an error, is
 a violation with status ``error`` which fails closed under ``failurePolicy: Fail``.
 """
@@ -105,6 +106,7 @@ class Activations:
         key = id(params) if params else 0  # rules without params share one activation
         if key not in self._cache:
             review = self._review
+            clusters = clusters_variable(review.bundle)
             self._cache[key] = self._backend.activation(
                 {
                     "object": review.request.object,
@@ -112,7 +114,8 @@ class Activations:
                     "request": request_variable(review.request),
                     "params": dict(params),
                     "tenant": tenant_variable(review.tenant),
-                    "clusters": clusters_variable(review.bundle),
+                    "clusters": clusters,
+                    "cluster": clusters.get(review.cluster, {}) if review.cluster else {},
                     "namespaceObject": None,
                 }
             )

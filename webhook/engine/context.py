@@ -28,6 +28,7 @@ class Review:
     bundle: Bundle
     identity: Identity
     tenant: Tenant | None
+    cluster: str | None = None
 
     def violation(
         self, rule: Rule, message: str, *, pointer: str = "", owner: str = "", status: str = "fail"

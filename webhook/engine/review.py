@@ -24,13 +24,16 @@ or deleting a namespace would hang forever."""
 BREAK_GLASS = "break-glass"
 
 
-def review(request: AdmissionRequest, bundle: Bundle) -> Decision:
-    """Every matching rule on ``request``; allowed unless a deny violation stands."""
+def review(request: AdmissionRequest, bundle: Bundle, *, cluster: str | None = None) -> Decision:
+    """Every matching rule on ``request``; allowed unless a deny violation stands.
+
+    ``cluster`` names the member cluster the object is bound for, when it is one member's copy
+    (``fedgate plan``); CEL rules see it as the ``cluster`` variable (empty at admission)."""
     identity = identify(request.user, bundle)
     if identity.writer in EXEMPT_WRITERS:
         return Decision(allowed=True)
     tenant = bundle.tenant_of_namespace(request.namespace) if request.namespace else None
-    context = Review(request, bundle, identity, tenant)
+    context = Review(request, bundle, identity, tenant, cluster)
     violations = list(_violations(context))
     if identity.writer == BREAK_GLASS:
         return _break_glass(context, violations)

@@ -17,7 +17,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol
 
-VARIABLES = ("object", "oldObject", "request", "params", "tenant", "clusters", "namespaceObject")
+VARIABLES = (
+    "object",
+    "oldObject",
+    "request",
+    "params",
+    "tenant",
+    "clusters",
+    "cluster",
+    "namespaceObject",
+)
 BACKENDS = ("cel-expr", "cel-python")
 DEFAULT_BACKEND = "cel-expr"
 

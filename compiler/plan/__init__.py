@@ -1,0 +1,1 @@
+"""``fedgate plan``: what each member cluster will receive, and what it costs."""

@@ -1,0 +1,135 @@
+"""fedgate plan on the example apps: golden text and JSON, and the arithmetic behind them.
+
+Regenerate with `make golden` (FEDGATE_REGENERATE_GOLDEN=1); review the diff.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from compiler.commands.compile import compile_paths
+from compiler.commands.plan import as_json, render_text
+from compiler.plan.core import Plan, plan
+from compiler.render.pipeline import render_app
+from compiler.spec.load import parse_specs
+from tests.conftest import EXAMPLES, POLICIES, ROOT
+from webhook.bundle.model import Bundle
+
+GOLDEN = ROOT / "tests" / "golden" / "plan"
+
+
+@pytest.fixture(scope="module")
+def example_plan(bundle: Bundle) -> Plan:
+    return plan(compile_paths([EXAMPLES / "apps"], POLICIES).rendered, bundle)
+
+
+def _golden(name: str, text: str) -> None:
+    path = GOLDEN / name
+    if os.environ.get("FEDGATE_REGENERATE_GOLDEN"):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    assert text == path.read_text(), f"{path} differs; run `make golden` and review"
+
+
+def test_text_golden(example_plan: Plan) -> None:
+    _golden("plan.txt", "\n".join(render_text(example_plan, {}, color=False)) + "\n")
+
+
+def test_json_golden(example_plan: Plan) -> None:
+    _golden("plan.json", json.dumps(as_json(example_plan, {}), indent=2) + "\n")
+
+
+def test_the_seeds_example(example_plan: Plan) -> None:
+    demo = next(a for a in example_plan.apps if a.name == "demo-http")
+    assert demo.placement == {"cluster-a": 4, "cluster-b": 2}
+    assert demo.alternatives == ()
+    images = {
+        c: o["spec"]["template"]["spec"]["containers"][0]["image"] for c, o in demo.clusters.items()
+    }
+    assert images == {
+        "cluster-a": "registry.example.com/platform/demo-http:1.0",
+        "cluster-b": "mirror.example.cn/platform/demo-http:1.0",
+    }
+    assert (
+        demo.clusters["cluster-b"]["metadata"]["annotations"]["ingress.example.com/class"]
+        == "internal"
+    )
+    assert {c: o["spec"]["replicas"] for c, o in demo.clusters.items()} == demo.placement
+
+
+def test_a_tie_shows_both_outcomes(example_plan: Plan) -> None:
+    search = next(a for a in example_plan.apps if a.name == "search-api")
+    assert search.placement == {"cluster-a": 2, "cluster-b": 2, "cluster-c": 1}
+    assert search.alternatives == ({"cluster-a": 1, "cluster-b": 2, "cluster-c": 2},)
+    assert search.clusters["cluster-c"]["spec"]["template"]["spec"]["containers"][0]["env"] == [
+        {"name": "REGION", "value": "us"}
+    ]
+
+
+def test_zero_replica_clusters_receive_nothing(example_plan: Plan) -> None:
+    orders = next(a for a in example_plan.apps if a.name == "orders-db")
+    assert orders.placement == {"cluster-a": 1}
+    assert set(orders.clusters) == {"cluster-a"}
+
+
+def test_the_bill_against_quota(example_plan: Plan) -> None:
+    team_a = next(t for t in example_plan.tenants if t.tenant == "team-a")
+    web = next(a for a in example_plan.apps if a.name == "web-frontend")
+    assert web.bill["cluster-a"]["cpu"] == 3  # 6 replicas at most x 500m
+    assert team_a.left("cpu") == team_a.quota["cpu"] - team_a.used["cpu"]  # type: ignore[operator]
+
+
+def test_rules_judge_each_clusters_copy(bundle: Bundle) -> None:
+    """A rule can speak of one cluster: the engine sees each member's copy with `cluster`."""
+    spec = (
+        (EXAMPLES / "apps" / "demo-http.yaml")
+        .read_text()
+        .replace("imageRegistry: mirror.example.cn", "imageRegistry: docker.io")
+    )
+    [app] = parse_specs(spec, "demo.yaml")
+    result = plan([render_app(app, bundle, ("cluster-a", "cluster-b"))], bundle)
+    [demo] = result.apps
+    assert "cluster-a" not in demo.violations
+    assert [v.rule for v in demo.violations["cluster-b"]] == ["registry-allowed"]
+
+
+def test_cli_json_and_diff(tmp_path: Path) -> None:
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@e",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@e",
+    }
+    fedgate = str(Path(sys.executable).with_name("fedgate"))
+
+    def sh(*command: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            command, cwd=tmp_path, capture_output=True, text=True, timeout=120, env=env, check=True
+        )
+
+    shutil.copytree(EXAMPLES / "apps", tmp_path / "apps")
+    shutil.copytree(POLICIES, tmp_path / "policies")
+    sh("git", "init", "-q")
+    sh(fedgate, "compile")
+    sh("git", "add", "-A")
+    sh("git", "commit", "-qm", "init")
+    spec = tmp_path / "apps" / "status-page.yaml"
+    spec.write_text(spec.read_text().replace("replicas: 2", "replicas: 3"))
+    report = json.loads(sh(fedgate, "plan", "--output", "json").stdout)
+    assert list(report["diff"]) == ["platform-demo/status-page/deployment.yaml"]
+    assert (
+        "-  replicas: 2\n+  replicas: 3\n"
+        in report["diff"]["platform-demo/status-page/deployment.yaml"]
+    )
+    status = next(a for a in report["apps"] if a["name"] == "status-page")
+    assert status["placement"] == {"cluster-a": 3, "cluster-b": 3}
+    text = sh(fedgate, "plan", "--color", "always").stdout
+    assert "\033[32m+  replicas: 3\033[0m" in text
