@@ -58,7 +58,7 @@ def main() -> None:
     )
     for backend in ("cel-expr", "cel-python"):
         bundle = load_bundle(ROOT / "policies", backend)
-        without_cel = replace(bundle, rules=tuple(r for r in bundle.rules if r.builtin))
+        without_cel = replace(bundle, rules=tuple(r for r in bundle.rules if r.builtin)).indexed()
         iterations = args.iterations if backend == "cel-expr" else max(args.iterations // 20, 50)
         for label, file in REQUESTS.items():
             document = json.loads((ROOT / "examples" / "requests" / file).read_text())

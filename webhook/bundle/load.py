@@ -25,6 +25,7 @@ from webhook.bundle.model import (
 from webhook.engine.affinity import candidate_clusters
 from webhook.engine.cel import Backend, make_backend
 from webhook.engine.cel.backend import DEFAULT_BACKEND
+from webhook.engine.celrules import PassPrograms
 from webhook.errors import BundleError, Finding
 from webhook.quantity import QuantityError, parse_quantity
 from webhook.schema import Checker
@@ -131,7 +132,13 @@ def bundle_from_source(source: BundleSource, backend: str | Backend = DEFAULT_BA
         raise BundleError([*exc.findings, *rule_findings]) from None
     if rule_findings:
         raise BundleError(rule_findings)
-    return replace(world, rules=rules, compiled=compiled, backend=engine)
+    return replace(
+        world,
+        rules=rules,
+        compiled=compiled,
+        backend=engine,
+        pass_programs=PassPrograms(engine, rules),
+    ).indexed()
 
 
 def build_bundle(documents: Mapping[str, Document], source: str = "<memory>") -> Bundle:

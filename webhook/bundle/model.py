@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from webhook.bundle.rules import Rule
     from webhook.engine.cel import Backend
-    from webhook.engine.celrules import CompiledRule
+    from webhook.engine.celrules import CompiledRule, PassPrograms
 
 DATA_KINDS = ("ConfigMap", "PersistentVolumeClaim", "Secret")
 """Kinds of tenant data whose placement the bundle scopes (``tenants[].dataScope``)."""
@@ -108,6 +108,10 @@ class OwnerBinding:
         return ", ".join(names) or self.writer
 
 
+def _names(rule: Rule, group: str, kind: str) -> bool:
+    return bool({(group, kind), ("*", kind), (group, "*"), ("*", "*")} & rule.match.kinds)
+
+
 @dataclass(frozen=True)
 class ArgoCD:
     """Where the rendered tree lives and where Argo CD syncs it (``policies/argocd.yaml``)."""
@@ -133,6 +137,23 @@ class Bundle:
     compiled: Mapping[str, CompiledRule] = field(default_factory=dict)
     backend: Backend | None = None
     source: str = "<memory>"
+    pass_programs: PassPrograms | None = field(default=None, compare=False, repr=False)
+    _rules_by_kind: Mapping[tuple[str, str], tuple[Rule, ...]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
+
+    def rules_for(self, group: str, kind: str) -> tuple[Rule, ...]:
+        """The rules whose match names this kind (or any kind), in bundle order."""
+        if not self._rules_by_kind:
+            return self.rules
+        return self._rules_by_kind.get((group, kind), self._rules_by_kind.get(("*", "*"), ()))
+
+    def indexed(self) -> Bundle:
+        """This bundle with its rules indexed by kind (done once, when it loads)."""
+        kinds = {k for r in self.rules for k in r.match.kinds if "*" not in k}
+        index = {key: tuple(r for r in self.rules if _names(r, *key)) for key in kinds}
+        index[("*", "*")] = tuple(r for r in self.rules if any("*" in k for k in r.match.kinds))
+        return replace(self, _rules_by_kind=index)
 
     def tenant_of_namespace(self, namespace: str) -> Tenant | None:
         for tenant in self.tenants.values():

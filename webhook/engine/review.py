@@ -42,10 +42,25 @@ def review(request: AdmissionRequest, bundle: Bundle, *, cluster: str | None = N
 
 def _violations(context: Review) -> Iterator[Violation]:
     bundle = context.bundle
+    request = context.request
     in_tenant_namespace = context.tenant is not None
     activations = celrules.Activations(context, bundle.backend) if bundle.backend else None
-    for rule in bundle.rules:
-        if not rule.match.matches(context.request, in_tenant_namespace):
+    matched = [
+        r
+        for r in bundle.rules_for(request.kind.group, request.kind.kind)
+        if r.match.matches(request, in_tenant_namespace)
+    ]
+    passed: set[str] = set()
+    fast = [r.id for r in matched if celrules.PassPrograms.eligible(r)]
+    if (
+        len(fast) > 1
+        and activations is not None
+        and bundle.pass_programs is not None
+        and bundle.pass_programs.all_pass(tuple(fast), activations.get({}))
+    ):
+        passed.update(fast)  # every validation of these rules holds: one evaluation proved it
+    for rule in matched:
+        if rule.id in passed:
             continue
         try:
             if rule.builtin is not None:
