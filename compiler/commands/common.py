@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from pathlib import Path
 
 from webhook.bundle.load import load_bundle
 from webhook.bundle.model import Bundle
@@ -11,6 +12,24 @@ from webhook.engine.cel.backend import BACKENDS, DEFAULT_BACKEND
 from webhook.errors import UsageError
 
 BACKEND_VARIABLE = "FEDGATE_CEL_BACKEND"
+
+
+def add_tree_arguments(parser: argparse.ArgumentParser, out_help: str) -> None:
+    """APPS (spec files or directories) and --out DIR (the rendered tree)."""
+    parser.add_argument(
+        "apps",
+        nargs="*",
+        type=Path,
+        metavar="APPS",
+        help="app spec files or directories (default: apps)",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=Path("rendered"),
+        metavar="DIR",
+        help=f"{out_help} (default: rendered)",
+    )
 
 
 def add_backend_argument(parser: argparse.ArgumentParser) -> None:

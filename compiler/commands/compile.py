@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from compiler.commands.common import add_tree_arguments
 from compiler.core import Compiled
 from compiler.incremental import compile_files, default_cache
 from compiler.output import Output
@@ -18,8 +19,10 @@ HELP = "render app specs into Karmada manifests (or --check that they are up to 
 DESCRIPTION = """\
 Render every app spec (files, or directories searched recursively for .yaml/.yml) into
 DIR/<namespace>/<app>/: the Deployment, its PropagationPolicy, OverridePolicy, FederatedHPA or
-member HPA, each carrying its ownership ledger. All errors of all files are reported at once,
-with file, line and field, before anything is written.
+member HPA, each carrying its ownership ledger; and DIR/argocd/: per tenant an Argo CD
+AppProject and Application. Every object goes through the rule engine as the CREATE Argo CD
+will send. All errors of all files are reported at once, with file, line and field, before
+anything is written. Spec files that did not change come from a cache in .git/fedgate/.
 
 The write is atomic: an interrupted or failed compile leaves the previous tree. Only files
 fedgate wrote before (listed in DIR/.fedgate-manifest) are replaced or removed; any other file
@@ -34,20 +37,7 @@ examples:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "apps",
-        nargs="*",
-        type=Path,
-        metavar="APPS",
-        help="app spec files or directories (default: apps)",
-    )
-    parser.add_argument(
-        "--out",
-        type=Path,
-        default=Path("rendered"),
-        metavar="DIR",
-        help="the rendered tree Argo CD syncs (default: rendered); - prints the manifests",
-    )
+    add_tree_arguments(parser, "the rendered tree Argo CD syncs; - prints the manifests")
     parser.add_argument(
         "--check",
         action="store_true",

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from compiler.commands.common import add_backend_argument, backend_name
+from compiler.commands.common import add_backend_argument, add_tree_arguments, backend_name
 from compiler.gitrepo import Repository, blob_id
 from compiler.incremental import compile_files, default_cache
 from compiler.output import Output
@@ -36,20 +36,7 @@ RESET, RED, GREEN, CYAN, BOLD = "\033[0m", "\033[31m", "\033[32m", "\033[36m", "
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "apps",
-        nargs="*",
-        type=Path,
-        metavar="APPS",
-        help="app spec files or directories (default: apps)",
-    )
-    parser.add_argument(
-        "--out",
-        type=Path,
-        default=Path("rendered"),
-        metavar="DIR",
-        help="the rendered tree committed in git, for the diff (default: rendered)",
-    )
+    add_tree_arguments(parser, "the rendered tree committed in git, for the diff")
     parser.add_argument(
         "--color",
         choices=("auto", "always", "never"),
