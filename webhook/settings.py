@@ -10,7 +10,12 @@ from pathlib import Path
 from webhook.engine.cel.backend import BACKENDS, DEFAULT_BACKEND
 from webhook.errors import UsageError
 
-DEFAULT_POLICIES = Path(__file__).resolve().parent.parent / "policies"
+_BASE = Path(__file__).resolve().parent.parent
+DEFAULT_POLICIES = next(
+    (p for p in (_BASE / "compiler" / "default_policies", _BASE / "policies") if p.is_dir()),
+    _BASE / "policies",
+)
+"""The bundle shipped with fedgate: inside the wheel, or policies/ beside the sources."""
 
 
 @dataclass(frozen=True)

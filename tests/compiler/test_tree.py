@@ -149,3 +149,16 @@ def test_a_hand_edited_manifest_is_an_error(tmp_path: Path) -> None:
     (tmp_path / MANIFEST).write_text("garbage\n")
     with pytest.raises(TreeError, match="not a manifest line"):
         write_tree(tmp_path, V1)
+
+
+def test_compile_app_is_the_single_app_core(bundle: Bundle) -> None:
+    from compiler.core import compile_app  # noqa: PLC0415
+
+    [spec] = load_specs([EXAMPLES / "apps" / "web-frontend.yaml"])
+    rendered = compile_app(spec, bundle)
+    assert [o["kind"] for o in rendered.objects] == [
+        "Deployment",
+        "FederatedHPA",
+        "PropagationPolicy",
+    ]
+    assert rendered.candidates == ("cluster-a", "cluster-b")
