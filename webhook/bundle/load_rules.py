@@ -22,7 +22,7 @@ from webhook.yamlsource import Document, YamlSyntaxError, parse_single
 
 RULE_KEYS = ("id", "description", "builtin", "matchConditions", "validations")
 BINDING_KEYS = ("action", "failurePolicy", "match", "params")
-MATCH_KEYS = ("kinds", "operations", "subResources", "scope")
+MATCH_KEYS = ("kinds", "operations", "subResources", "scope", "objectSelector")
 ACTIONS = ("deny", "warn", "audit")
 OPERATIONS = ("CREATE", "UPDATE", "DELETE", "CONNECT")
 RULE_FILES = ("rule.yaml", "binding.yaml")
@@ -168,7 +168,17 @@ def _match(binding: Checker) -> Match | None:
     if not kinds:
         binding.report((*path, "kinds"), "must list at least one {apiGroups, kinds}")
         return None
-    return Match(frozenset(kinds), frozenset(operations), sub_resources, scope)
+    selector = binding.get((*path, "objectSelector"))
+    if selector is not None:
+        binding.mapping((*path, "objectSelector"), ("matchLabels", "matchExpressions"))
+        binding.string_map((*path, "objectSelector", "matchLabels"), labels=True)
+    return Match(
+        frozenset(kinds),
+        frozenset(operations),
+        sub_resources,
+        scope,
+        selector if isinstance(selector, dict) else None,
+    )
 
 
 def _sub_resources(raw: Any) -> frozenset[str]:

@@ -1,0 +1,109 @@
+"""CEL rules beyond the shipped ones: matchConditions, params, failurePolicy, bad results."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import POLICIES
+from webhook.bundle.load import load_bundle
+from webhook.bundle.model import Bundle
+from webhook.engine.review import review
+from webhook.engine.synthesize import sync_request
+from webhook.errors import BundleError
+
+DEPLOYMENT: dict[str, Any] = {
+    "apiVersion": "apps/v1",
+    "kind": "Deployment",
+    "metadata": {"name": "web", "namespace": "platform-demo", "labels": {"tier": "gold"}},
+    "spec": {
+        "replicas": 3,
+        "template": {
+            "spec": {
+                "containers": [
+                    {
+                        "name": "web",
+                        "image": "registry.example.com/platform/web:1",
+                        "resources": {"requests": {"cpu": "1", "memory": "1Gi"}},
+                    }
+                ]
+            }
+        },
+    },
+}
+
+
+def bundle_with(tmp_path: Path, rule: str, binding: str, backend: str = "cel-expr") -> Bundle:
+    policies = tmp_path / "policies"
+    shutil.copytree(POLICIES, policies)
+    folder = policies / "rules" / "custom"
+    folder.mkdir()
+    (folder / "rule.yaml").write_text("id: custom\ndescription: a test rule\n" + rule)
+    (folder / "binding.yaml").write_text(binding)
+    return load_bundle(policies, backend)
+
+
+MATCH = "match:\n  kinds: [{apiGroups: [apps], kinds: [Deployment]}]\n"
+
+
+@pytest.mark.parametrize("backend", ["cel-expr", "cel-python"])
+def test_match_conditions_and_params(tmp_path: Path, backend: str) -> None:
+    bundle = bundle_with(
+        tmp_path,
+        "matchConditions: [\"object.metadata.labels.tier == 'gold'\"]\n"
+        "validations:\n  - expression: object.spec.replicas >= params.minimum\n"
+        "    message: too few replicas for gold\n",
+        f"action: deny\nparams: {{minimum: 5}}\n{MATCH}",
+        backend,
+    )
+    decision = review(sync_request(DEPLOYMENT, None, bundle), bundle)
+    assert [(v.rule, v.message) for v in decision.violations] == [
+        ("custom", "too few replicas for gold")
+    ]
+    silver = {**DEPLOYMENT, "metadata": {**DEPLOYMENT["metadata"], "labels": {"tier": "silver"}}}
+    assert review(sync_request(silver, None, bundle), bundle).allowed
+
+
+@pytest.mark.parametrize(
+    ("expression", "failure_policy", "allowed", "status"),
+    [
+        pytest.param("object.spec.nothing == 1", "Fail", False, "error", id="error-fails-closed"),
+        pytest.param("object.spec.nothing == 1", "Ignore", True, "error", id="error-ignored"),
+        pytest.param("'not a boolean'", "Fail", False, "error", id="not-a-boolean"),
+    ],
+)
+def test_evaluation_errors(
+    tmp_path: Path, expression: str, failure_policy: str, allowed: bool, status: str
+) -> None:
+    bundle = bundle_with(
+        tmp_path,
+        f'validations:\n  - expression: "{expression}"\n    message: m\n',
+        f"action: deny\nfailurePolicy: {failure_policy}\n{MATCH}",
+    )
+    decision = review(sync_request(DEPLOYMENT, None, bundle), bundle)
+    [violation] = decision.violations
+    assert (decision.allowed, violation.status) == (allowed, status)
+
+
+def test_a_rule_that_does_not_compile_is_located(tmp_path: Path) -> None:
+    with pytest.raises(BundleError) as caught:
+        bundle_with(
+            tmp_path,
+            "validations:\n  - expression: 'object.spec.('\n    message: m\n",
+            f"action: deny\n{MATCH}",
+        )
+    [finding] = caught.value.findings
+    assert finding.file.endswith("rules/custom/rule.yaml")
+    assert (finding.line, finding.path) == (4, "validations[0].expression")
+
+
+def test_object_selector_skips_other_objects(tmp_path: Path) -> None:
+    bundle = bundle_with(
+        tmp_path,
+        "validations:\n  - expression: 'false'\n    message: never\n",
+        f"action: deny\n{MATCH}  objectSelector: {{matchLabels: {{tier: platinum}}}}\n",
+    )
+    assert review(sync_request(DEPLOYMENT, None, bundle), bundle).allowed
