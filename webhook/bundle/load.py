@@ -25,7 +25,7 @@ from webhook.bundle.model import (
 from webhook.engine.affinity import candidate_clusters
 from webhook.engine.cel import Backend, make_backend
 from webhook.engine.cel.backend import DEFAULT_BACKEND
-from webhook.engine.celrules import PassPrograms
+from webhook.engine.celrules import CelRuntime
 from webhook.errors import BundleError, Finding
 from webhook.quantity import QuantityError, parse_quantity
 from webhook.schema import Checker
@@ -137,7 +137,7 @@ def bundle_from_source(source: BundleSource, backend: str | Backend = DEFAULT_BA
         rules=rules,
         compiled=compiled,
         backend=engine,
-        pass_programs=PassPrograms(engine, rules),
+        cel_runtime=CelRuntime(engine, rules),
     ).indexed()
 
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from webhook.bundle.rules import Rule
     from webhook.engine.cel import Backend
-    from webhook.engine.celrules import CompiledRule, PassPrograms
+    from webhook.engine.celrules import CelRuntime, CompiledRule
 
 DATA_KINDS = ("ConfigMap", "PersistentVolumeClaim", "Secret")
 """Kinds of tenant data whose placement the bundle scopes (``tenants[].dataScope``)."""
@@ -137,7 +137,7 @@ class Bundle:
     compiled: Mapping[str, CompiledRule] = field(default_factory=dict)
     backend: Backend | None = None
     source: str = "<memory>"
-    pass_programs: PassPrograms | None = field(default=None, compare=False, repr=False)
+    cel_runtime: CelRuntime | None = field(default=None, compare=False, repr=False)
     _rules_by_kind: Mapping[tuple[str, str], tuple[Rule, ...]] = field(
         default_factory=dict, compare=False, repr=False
     )

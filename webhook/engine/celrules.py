@@ -10,6 +10,7 @@ a violation with status ``error`` which fails closed under ``failurePolicy: Fail
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -57,8 +58,28 @@ def compile_rule(rule: Rule, backend: Backend) -> tuple[CompiledRule | None, lis
     return (None, errors) if errors else (CompiledRule(conditions, validations), [])
 
 
-class PassPrograms:
-    """The fast path for the common case, where every rule passes.
+_OBJECT_FIELD = re.compile(r"\bobject\b(\s*\.\s*([A-Za-z_][A-Za-z0-9_]*))?")
+
+
+def object_fields(expressions: Sequence[str]) -> frozenset[str] | None:
+    """The top-level fields of ``object`` these expressions read; None when one of them uses
+    ``object`` as a whole (or in a way this scan cannot follow), so all of it is needed."""
+    fields: set[str] = set()
+    for expression in expressions:
+        for match in _OBJECT_FIELD.finditer(expression):
+            if match.group(2) is None:
+                return None
+            fields.add(match.group(2))
+    return frozenset(fields)
+
+
+class CelRuntime:
+    """What a bundle compiles once for CEL: which parts of the object the rules read, and the
+    fast path for the common case, where every rule passes.
+
+    Only the top-level fields of ``object`` some expression names are handed to the engine
+    (both engines convert what they are given before evaluating anything: metadata, with its
+    annotations, is most of a Deployment and no shipped rule reads it).
 
     The validations of the CEL rules a request matches (those without matchConditions or
     params) are compiled once into one conjunction per set of rules: CEL's ``&&`` is true only
@@ -71,6 +92,18 @@ class PassPrograms:
     def __init__(self, backend: Backend, rules: Sequence[Rule]) -> None:
         self._backend = backend
         self._by_id = {r.id: r for r in rules}
+        self.object_fields = object_fields(
+            [
+                text
+                for r in rules
+                if r.builtin is None
+                for text in (
+                    *r.match_conditions,
+                    *(v.expression for v in r.validations),
+                    *(v.message_expression or "" for v in r.validations),
+                )
+            ]
+        )
         self._programs: dict[tuple[str, ...], Any] = {}
         self._lock = threading.Lock()
 
@@ -142,8 +175,10 @@ class Activations:
     """One request's activations, built on first use and shared by every rule with the same
     params (most rules have none, so one conversion serves them all)."""
 
-    def __init__(self, review: Review, backend: Backend) -> None:
-        self._review, self._backend = review, backend
+    def __init__(
+        self, review: Review, backend: Backend, fields: frozenset[str] | None = None
+    ) -> None:
+        self._review, self._backend, self._fields = review, backend, fields
         self._cache: dict[int, Any] = {}
 
     def get(self, params: Mapping[str, Any]) -> Any:
@@ -153,7 +188,7 @@ class Activations:
             clusters = clusters_variable(review.bundle)
             self._cache[key] = self._backend.activation(
                 {
-                    "object": review.request.object,
+                    "object": _visible(review.request.object, self._fields),
                     "oldObject": review.request.old_object,
                     "request": request_variable(review.request),
                     "params": dict(params),
@@ -164,6 +199,13 @@ class Activations:
                 }
             )
         return self._cache[key]
+
+
+def _visible(obj: Mapping[str, Any] | None, fields: frozenset[str] | None) -> Any:
+    """The object as the rules see it: only the top-level fields they read."""
+    if obj is None or fields is None:
+        return obj
+    return {k: v for k, v in obj.items() if k in fields}
 
 
 def evaluate(

@@ -44,19 +44,24 @@ def _violations(context: Review) -> Iterator[Violation]:
     bundle = context.bundle
     request = context.request
     in_tenant_namespace = context.tenant is not None
-    activations = celrules.Activations(context, bundle.backend) if bundle.backend else None
+    runtime = bundle.cel_runtime
+    activations = (
+        celrules.Activations(context, bundle.backend, runtime.object_fields if runtime else None)
+        if bundle.backend
+        else None
+    )
     matched = [
         r
         for r in bundle.rules_for(request.kind.group, request.kind.kind)
         if r.match.matches(request, in_tenant_namespace)
     ]
     passed: set[str] = set()
-    fast = [r.id for r in matched if celrules.PassPrograms.eligible(r)]
+    fast = [r.id for r in matched if celrules.CelRuntime.eligible(r)]
     if (
         len(fast) > 1
         and activations is not None
-        and bundle.pass_programs is not None
-        and bundle.pass_programs.all_pass(tuple(fast), activations.get({}))
+        and bundle.cel_runtime is not None
+        and bundle.cel_runtime.all_pass(tuple(fast), activations.get({}))
     ):
         passed.update(fast)  # every validation of these rules holds: one evaluation proved it
     for rule in matched:

@@ -11,6 +11,7 @@ import pytest
 from tests.conftest import POLICIES
 from webhook.bundle.load import load_bundle
 from webhook.bundle.model import Bundle
+from webhook.engine.celrules import object_fields
 from webhook.engine.review import review
 from webhook.engine.synthesize import sync_request
 from webhook.errors import BundleError
@@ -107,3 +108,34 @@ def test_object_selector_skips_other_objects(tmp_path: Path) -> None:
         f"action: deny\n{MATCH}  objectSelector: {{matchLabels: {{tier: platinum}}}}\n",
     )
     assert review(sync_request(DEPLOYMENT, None, bundle), bundle).allowed
+
+
+@pytest.mark.parametrize(
+    ("expressions", "fields"),
+    [
+        pytest.param(
+            ["object.spec.replicas > 1", "object.kind == 'X'"],
+            frozenset({"spec", "kind"}),
+            id="fields",
+        ),
+        pytest.param(["has(object.metadata.labels)"], frozenset({"metadata"}), id="has"),
+        pytest.param(["object == oldObject"], None, id="whole-object"),
+        pytest.param(["[1].all(object, object > 0)"], None, id="shadowed-name"),
+        pytest.param(["oldObject.spec == null"], frozenset(), id="not-object"),
+    ],
+)
+def test_object_fields(expressions: list[str], fields: frozenset[str] | None) -> None:
+    assert object_fields(expressions) == fields
+
+
+def test_rules_see_only_the_fields_they_read(tmp_path: Path) -> None:
+    bundle = bundle_with(
+        tmp_path,
+        'validations:\n  - expression: "!has(object.status)"\n    message: m\n',
+        f"action: deny\n{MATCH}",
+    )
+    assert bundle.cel_runtime is not None
+    assert bundle.cel_runtime.object_fields is not None
+    assert "status" in bundle.cel_runtime.object_fields  # read, so handed to the engine
+    with_status = {**DEPLOYMENT, "status": {"replicas": 1}}
+    assert not review(sync_request(with_status, None, bundle), bundle).allowed
