@@ -6,8 +6,9 @@ Needs wrk (Debian package `wrk`). Both servers run gunicorn gthread, 2 workers x
 SO_REUSEPORT, keep-alive, TLS with the same certificate, on 127.0.0.1; wrk keeps its
 connections open as the API server does. For a Deployment UPDATE and a PropagationPolicy
 CREATE (examples/requests), at each connection count, it reports requests/s, p50 and p99 for
-the floor and fedgate side by side and their ratios. The servers run one at a time, the floor
-first, then fedgate, for each request and connection count, so both see the same machine.
+the floor and fedgate side by side and their ratios. The servers run one at a time,
+alternating floor and fedgate for --rounds rounds; the table shows medians (the ratios are the
+medians of each round's ratio), because this shared machine drifts between runs.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import shutil
 import signal
 import socket
 import ssl
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -116,6 +118,12 @@ def main() -> None:
     )
     parser.add_argument("--duration", type=int, default=10, help="seconds per wrk run")
     parser.add_argument("--connections", default="1,8,32")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=3,
+        help="alternating floor/fedgate rounds; medians are reported",
+    )
     args = parser.parse_args()
     if shutil.which("wrk") is None:
         raise SystemExit("wrk is not installed (apt-get install wrk)")
@@ -167,15 +175,24 @@ def main() -> None:
         script = work / f"{file}.lua"
         script.write_text(LUA.format(body=ROOT / "examples" / "requests" / file))
         for connections in (int(c) for c in args.connections.split(",")):
-            results = {}
-            for name, command in servers.items():
-                with running(command, port, context, work / f"{name}.log"):
-                    wrk(port, script, connections, 2)  # warm-up: imports, TLS sessions
-                    results[name] = wrk(port, script, connections, args.duration)
-            (fr, f50, f99), (gr, g50, g99) = results["floor"], results["fedgate"]
+            runs: dict[str, list[tuple[float, float, float]]] = {name: [] for name in servers}
+            ratios: list[tuple[float, float]] = []
+            for _ in range(args.rounds):  # alternate, so both see the same machine
+                for name, command in servers.items():
+                    with running(command, port, context, work / f"{name}.log"):
+                        wrk(port, script, connections, 2)  # warm-up: imports, TLS sessions
+                        runs[name].append(wrk(port, script, connections, args.duration))
+                floor_run, fedgate_run = runs["floor"][-1], runs["fedgate"][-1]
+                ratios.append((fedgate_run[0] / floor_run[0], fedgate_run[2] / floor_run[2]))
+            (fr, f50, f99), (gr, g50, g99) = (
+                tuple(statistics.median(x) for x in zip(*runs[name], strict=True))
+                for name in ("floor", "fedgate")
+            )
+            thru = statistics.median(r for r, _ in ratios)
+            tail = statistics.median(p for _, p in ratios)
             print(
                 f"{label:26} {connections:>5} | {fr:11.0f} {f50:6.2f} {f99:6.2f} | "
-                f"{gr:13.0f} {g50:6.2f} {g99:6.2f} | {gr / fr:6.2f} {g99 / f99:6.2f}",
+                f"{gr:13.0f} {g50:6.2f} {g99:6.2f} | {thru:6.2f} {tail:6.2f}",
                 flush=True,
             )
     shutil.rmtree(work, ignore_errors=True)
