@@ -60,9 +60,6 @@ def compile_file(apps: Sequence[AppSpec], bundle: Bundle) -> FileResult:
     if validated.findings:
         raise SpecError(validated.findings)
     rendered = [render_app(app, bundle, validated.candidates[app.key]) for app in ordered]
-    findings = [f for r in rendered for f in r.findings]
-    if findings:
-        raise SpecError(findings)
     admission = admit(rendered, bundle)
     if admission.errors:
         raise SpecError(admission.errors)

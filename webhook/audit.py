@@ -9,6 +9,7 @@ PIPE_BUF (4 KiB) on the container's log pipe, and which is on its way before the
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from typing import Any
 
 import orjson
@@ -16,7 +17,18 @@ import orjson
 from webhook.bundle.model import Bundle
 from webhook.engine.decision import Decision
 from webhook.engine.request import AdmissionRequest
-from webhook.targets import target_clusters
+from webhook.engine.tenancy import candidates
+
+PLACING_KINDS = ("PropagationPolicy", "ClusterPropagationPolicy")
+
+
+def target_clusters(admission: AdmissionRequest, bundle: Bundle) -> list[str] | None:
+    """The candidate clusters of a propagation policy; None for kinds that do not place."""
+    obj = admission.current
+    spec = obj.get("spec") if obj is not None else None
+    if admission.kind.kind not in PLACING_KINDS or not isinstance(spec, Mapping):
+        return None
+    return list(candidates(spec, bundle))
 
 
 def audit_record(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -127,13 +128,21 @@ def _near(path: Path) -> Path:
         return path
 
 
-def _selected(compiled: Compiled, files: list[Path], tree: Path) -> set[str] | None:
-    """The rendered paths FILES name (directly, or through their app's spec file)."""
+def _manifest(path: str) -> bool:
+    """A Karmada manifest of the tree (not the Argo CD pieces, not fedgate's own files)."""
+    return path.endswith(".yaml") and not path.startswith(f"{ARGOCD_FOLDER}/")
+
+
+def _selected(
+    compiled: Compiled, files: list[Path], tree: Path, committed: Mapping[str, str]
+) -> set[str] | None:
+    """The rendered paths, present or removed, FILES name (directly, or through their app's
+    spec file); None when no FILES were given."""
     if not files:
         return None
     wanted = {str(f.resolve()) for f in files}
     base = str(tree.resolve())
-    chosen = {p for p in compiled.files if f"{base}/{p}" in wanted}
+    chosen = {p for p in (*compiled.files, *committed) if f"{base}/{p}" in wanted}
     for app in compiled.apps:
         if app.file in wanted or str(Path(app.file).resolve()) in wanted:
             chosen.update(app.paths)
@@ -151,12 +160,8 @@ def _reviews(
 ) -> list[tuple[str, AdmissionRequest, Decision]]:
     """Every rendered manifest to review, as the write Argo CD will make of it."""
     committed = repository.committed(tree) if repository else {}
-    rendered = {
-        p: d
-        for p, d in compiled.files.items()
-        if p.endswith(".yaml") and not p.startswith(f"{ARGOCD_FOLDER}/")
-    }
-    selected = _selected(compiled, files, tree)
+    rendered = {p: d for p, d in compiled.files.items() if _manifest(p)}
+    selected = _selected(compiled, files, tree, committed)
     paths = sorted(
         p
         for p, data in rendered.items()
@@ -164,15 +169,10 @@ def _reviews(
         or (selected is not None and p in selected)
         or (selected is None and committed.get(p) != blob_id(data))
     )
-    wanted = {str(f.resolve()) for f in files}
-    base = str(tree.resolve())
     removed = sorted(
         p
         for p in committed
-        if p.endswith(".yaml")
-        and p not in compiled.files
-        and not p.startswith(f"{ARGOCD_FOLDER}/")
-        and (selected is None or f"{base}/{p}" in wanted)
+        if _manifest(p) and p not in compiled.files and (selected is None or p in selected)
     )
     old = (
         repository.read(committed[p] for p in [*paths, *removed] if p in committed)

@@ -13,8 +13,7 @@ from compiler.spec.model import AppSpec
 
 __all__ = ["KARMADA_CLAIM_FIELDS", "Rendering"]
 from webhook.bundle.model import Bundle
-from webhook.errors import Finding
-from webhook.ledger import KARMADA_CLAIM_FIELDS, KARMADA_COMMON_FIELDS, owner_of
+from webhook.ledger import KARMADA_CLAIM_FIELDS, KARMADA_COMMON_FIELDS
 
 MANAGED_BY = "fedgate"
 STATEFUL_LABEL = "fedgate.dev/stateful"
@@ -33,7 +32,6 @@ class Rendering:
     candidates: tuple[str, ...]
     objects: dict[str, dict[str, Any]] = field(default_factory=dict)
     claims: dict[str, dict[str, str]] = field(default_factory=dict)
-    findings: list[Finding] = field(default_factory=list)
 
     def add(self, kind: str, obj: dict[str, Any], *claims: tuple[str, str]) -> None:
         """Add an object; git owns all of it but ``claims`` (pointer, owner) and Karmada's."""
@@ -45,16 +43,6 @@ class Rendering:
 
     def claim(self, kind: str, path: str, owner: str) -> None:
         self.claims[kind][path] = owner
-
-    def owner(self, kind: str, path: str) -> tuple[str, str]:
-        """Who owns ``path`` of the object of ``kind`` (and through which ledger pointer)."""
-        found = owner_of(path, self.claims[kind])
-        assert found is not None  # every ledger has the "" entry
-        return found
-
-    def report(self, path: tuple[str | int, ...], message: str) -> None:
-        assert self.app.origin is not None
-        self.findings.append(self.app.origin.finding(path, message))
 
     def metadata(
         self, name: str | None = None, *, extra_labels: dict[str, str] | None = None

@@ -10,7 +10,6 @@ from compiler.render import ledger, overrides, propagation, scaling, workload
 from compiler.render.context import Rendering
 from compiler.spec.model import AppSpec
 from webhook.bundle.model import Bundle
-from webhook.errors import Finding
 
 STEPS: tuple[Callable[[Rendering], None], ...] = (
     workload.render,
@@ -23,13 +22,12 @@ STEPS: tuple[Callable[[Rendering], None], ...] = (
 
 @dataclass(frozen=True)
 class RenderedApp:
-    """One app's objects (in file order) with their ledgers, and the render's findings."""
+    """One app's objects (in file order) with their ledgers."""
 
     app: AppSpec
     candidates: tuple[str, ...]
     objects: tuple[dict[str, Any], ...]
     ledgers: tuple[dict[str, str], ...]
-    findings: tuple[Finding, ...]
 
     def files(self) -> dict[str, dict[str, Any]]:
         """Path (relative to the output directory) -> object."""
@@ -47,5 +45,4 @@ def render_app(app: AppSpec, bundle: Bundle, candidates: tuple[str, ...]) -> Ren
         candidates=candidates,
         objects=tuple(rendering.objects.values()),
         ledgers=tuple(rendering.claims.values()),
-        findings=tuple(rendering.findings),
     )

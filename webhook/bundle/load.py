@@ -137,7 +137,7 @@ def bundle_from_source(source: BundleSource, backend: str | Backend = DEFAULT_BA
         rules=rules,
         compiled=compiled,
         backend=engine,
-        cel_runtime=CelRuntime(engine, rules),
+        cel_runtime=CelRuntime(engine, rules, world),
     ).indexed()
 
 

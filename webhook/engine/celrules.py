@@ -77,7 +77,9 @@ class CelRuntime:
     """What a bundle compiles once for CEL: which parts of the object the rules read, and the
     fast path for the common case, where every rule passes.
 
-    Only the top-level fields of ``object`` some expression names are handed to the engine
+    The ``tenant`` and ``clusters`` variables depend only on the bundle: they are built here,
+    once, not per request. Only the top-level fields of ``object`` some expression names are
+    handed to the engine
     (both engines convert what they are given before evaluating anything: metadata, with its
     annotations, is most of a Deployment and no shipped rule reads it).
 
@@ -89,8 +91,10 @@ class CelRuntime:
     a set, under a lock (neither engine promises a thread-safe compile), kept for the bundle.
     """
 
-    def __init__(self, backend: Backend, rules: Sequence[Rule]) -> None:
-        self._backend = backend
+    def __init__(self, backend: Backend, rules: Sequence[Rule], world: Bundle) -> None:
+        self.backend = backend
+        self.clusters = clusters_variable(world)
+        self.tenants = {name: tenant_variable(t) for name, t in world.tenants.items()}
         self._by_id = {r.id: r for r in rules}
         self.object_fields = object_fields(
             [
@@ -122,13 +126,13 @@ class CelRuntime:
                         for rule_id in rule_ids
                         for v in self._by_id[rule_id].validations
                     )
-                    program = self._backend.compile(expression)
+                    program = self.backend.compile(expression)
                     self._programs[rule_ids] = program
         return program
 
     def all_pass(self, rule_ids: tuple[str, ...], activation: Any) -> bool:
         try:
-            return self._backend.evaluate(self.program(rule_ids), activation) is True
+            return self.backend.evaluate(self.program(rule_ids), activation) is True
         except (CelEvalError, CelCompileError):
             return False
 
@@ -175,26 +179,23 @@ class Activations:
     """One request's activations, built on first use and shared by every rule with the same
     params (most rules have none, so one conversion serves them all)."""
 
-    def __init__(
-        self, review: Review, backend: Backend, fields: frozenset[str] | None = None
-    ) -> None:
-        self._review, self._backend, self._fields = review, backend, fields
+    def __init__(self, review: Review, runtime: CelRuntime) -> None:
+        self._review, self._runtime = review, runtime
         self._cache: dict[int, Any] = {}
 
     def get(self, params: Mapping[str, Any]) -> Any:
         key = id(params) if params else 0  # rules without params share one activation
         if key not in self._cache:
-            review = self._review
-            clusters = clusters_variable(review.bundle)
-            self._cache[key] = self._backend.activation(
+            review, runtime = self._review, self._runtime
+            self._cache[key] = runtime.backend.activation(
                 {
-                    "object": _visible(review.request.object, self._fields),
+                    "object": _visible(review.request.object, runtime.object_fields),
                     "oldObject": review.request.old_object,
                     "request": request_variable(review.request),
                     "params": dict(params),
-                    "tenant": tenant_variable(review.tenant),
-                    "clusters": clusters,
-                    "cluster": clusters.get(review.cluster, {}) if review.cluster else {},
+                    "tenant": runtime.tenants.get(review.tenant.name, {}) if review.tenant else {},
+                    "clusters": runtime.clusters,
+                    "cluster": runtime.clusters.get(review.cluster, {}) if review.cluster else {},
                     "namespaceObject": None,
                 }
             )

@@ -45,11 +45,7 @@ def _violations(context: Review) -> Iterator[Violation]:
     request = context.request
     in_tenant_namespace = context.tenant is not None
     runtime = bundle.cel_runtime
-    activations = (
-        celrules.Activations(context, bundle.backend, runtime.object_fields if runtime else None)
-        if bundle.backend
-        else None
-    )
+    activations = celrules.Activations(context, runtime) if runtime is not None else None
     matched = [
         r
         for r in bundle.rules_for(request.kind.group, request.kind.kind)
@@ -60,8 +56,8 @@ def _violations(context: Review) -> Iterator[Violation]:
     if (
         len(fast) > 1
         and activations is not None
-        and bundle.cel_runtime is not None
-        and bundle.cel_runtime.all_pass(tuple(fast), activations.get({}))
+        and runtime is not None
+        and runtime.all_pass(tuple(fast), activations.get({}))
     ):
         passed.update(fast)  # every validation of these rules holds: one evaluation proved it
     for rule in matched:
@@ -70,9 +66,9 @@ def _violations(context: Review) -> Iterator[Violation]:
         try:
             if rule.builtin is not None:
                 yield from BUILTINS[rule.builtin][0](context, rule)
-            elif activations is not None and bundle.backend is not None:
+            elif activations is not None and runtime is not None:
                 yield from celrules.evaluate(
-                    context, rule, bundle.compiled[rule.id], bundle.backend, activations
+                    context, rule, bundle.compiled[rule.id], runtime.backend, activations
                 )
         except Exception as exc:  # a rule that breaks fails closed, it never crashes review
             yield _internal_error(context, rule, exc)
