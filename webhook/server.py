@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gunicorn.app.base import BaseApplication
+from gunicorn.glogging import Logger
 from prometheus_client.multiprocess import mark_process_dead
 
 from webhook.app import create_app
@@ -67,6 +68,19 @@ def logging_config() -> dict[str, Any]:
     }
 
 
+class WebhookLogger(Logger):  # type: ignore[misc]
+    """gunicorn's logger, with access logging only when an access log is configured.
+
+    gunicorn builds every request's access-log fields (a dict of ~30 atoms, the request
+    headers and environ included) whenever *any* logging config is given, then drops the
+    line at the logger's level: about 7 % of a worker's CPU under load (py-spy --gil). The
+    webhook's audit line is its access log; ``accesslog`` still turns gunicorn's on."""
+
+    def access(self, resp: Any, req: Any, environ: Any, request_time: Any) -> None:
+        if self.cfg.accesslog:
+            super().access(resp, req, environ, request_time)
+
+
 def _forget_worker(_arbiter: Any, worker: Any) -> None:
     """Drop a dead worker's live gauges from the shared metrics directory."""
     mark_process_dead(worker.pid)  # type: ignore[no-untyped-call]
@@ -110,6 +124,7 @@ class WebhookServer(BaseApplication):  # type: ignore[misc]
             "control_socket_disable": True,
             "worker_tmp_dir": "/dev/shm" if os.path.isdir("/dev/shm") else None,
             "accesslog": None,
+            "logger_class": WebhookLogger,
             "logconfig_dict": logging_config(),
             "on_reload": lambda arbiter: arbiter.app.reload_bundle(),
             "child_exit": _forget_worker,

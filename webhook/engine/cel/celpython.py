@@ -41,6 +41,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "isQuantity": _wrap(library.is_quantity, celtypes.BoolType),
     **{n: _wrap(f, _RESULT[r]) for n, (f, r) in library.MEMBER_FUNCTIONS.items()},
     **{n: _wrap(f, _RESULT[r]) for n, (f, r) in library.UNARY_MEMBER_FUNCTIONS.items()},
+    **{n: _wrap(f, _RESULT[r]) for n, (f, r) in library.STRING_FUNCTIONS.items()},
 }
 
 

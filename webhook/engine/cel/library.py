@@ -5,6 +5,10 @@ quantity's value as a double (exact for every quantity a manifest can hold in pr
 the Kubernetes Quantity member functions on it: ``isLessThan``, ``isGreaterThan``,
 ``compareTo``, ``asApproximateFloat``, ``asInteger``, ``isInteger``; and ``isQuantity(string)``.
 Because a quantity is a double, ``<``, ``<=``, ``+`` work on it as well.
+
+The strings library (``indexOf``, ``lastIndexOf``, ``split``, ...) comes with cel-expr's strings
+extension; cel-python has none of it, so its backend gets the one-argument ``indexOf`` and
+``lastIndexOf`` from STRING_FUNCTIONS (code-point offsets, -1 when absent, as in Kubernetes).
 """
 
 from __future__ import annotations
@@ -57,3 +61,9 @@ UNARY_MEMBER_FUNCTIONS: dict[str, tuple[Callable[..., object], str]] = {
     "asInteger": (as_integer, "int"),
     "isInteger": (lambda a: a == int(a), "bool"),
 }
+
+STRING_FUNCTIONS: dict[str, tuple[Callable[..., object], str]] = {
+    "indexOf": (str.find, "int"),
+    "lastIndexOf": (str.rfind, "int"),
+}
+"""Member functions of the Kubernetes strings library, (string, string) -> int, for cel-python."""

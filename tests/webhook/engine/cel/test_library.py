@@ -1,0 +1,46 @@
+"""The library functions fedgate adds to CEL give the same values on both backends."""
+
+from __future__ import annotations
+
+import pytest
+
+from webhook.engine.cel import Backend, CelEvalError
+from webhook.engine.cel.backend import BACKENDS, make_backend
+
+CASES = [
+    # Kubernetes' strings library: code-point offsets, -1 when absent
+    ("'registry:5000/team/app:1.2'.lastIndexOf(':')", 22),
+    ("'registry:5000/team/app:1.2'.lastIndexOf('/')", 18),
+    ("'team/app'.lastIndexOf(':')", -1),
+    ("'abc'.lastIndexOf('')", 3),
+    ("'abc'.indexOf('')", 0),
+    ("'a:b:c'.indexOf(':')", 1),
+    ("'é:b'.indexOf(':')", 1),
+    ("'abc'.indexOf('x')", -1),
+    # Kubernetes' quantity library, a quantity being its value as a double
+    ("quantity('100m') <= quantity('0.1')", True),
+    ("quantity('1Gi') == 1073741824.0", True),
+    ("quantity('500Mi').isLessThan(quantity('1Gi'))", True),
+    ("quantity('2').compareTo(quantity('1500m'))", 1),
+    ("quantity('1k').asInteger()", 1000),
+    ("quantity('1.5').isInteger()", False),
+    ("isQuantity('12Mi')", True),
+    ("isQuantity('12 apples')", False),
+]
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def backend(request: pytest.FixtureRequest) -> Backend:
+    return make_backend(request.param)
+
+
+@pytest.mark.parametrize(("expression", "expected"), CASES, ids=[c[0] for c in CASES])
+def test_value(backend: Backend, expression: str, expected: object) -> None:
+    value = backend.evaluate(backend.compile(expression), backend.activation({}))
+    assert value == expected and type(value) is type(expected)
+
+
+@pytest.mark.parametrize("expression", ["quantity('12 apples')", "quantity('1.5').asInteger()"])
+def test_errors(backend: Backend, expression: str) -> None:
+    with pytest.raises(CelEvalError):
+        backend.evaluate(backend.compile(expression), backend.activation({}))
