@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from webhook.bundle.rules import Rule
@@ -14,6 +14,11 @@ if TYPE_CHECKING:
 
 DATA_KINDS = ("ConfigMap", "PersistentVolumeClaim", "Secret")
 """Kinds of tenant data whose placement the bundle scopes (``tenants[].dataScope``)."""
+
+T = TypeVar("T")
+
+MEMO_ENTRIES = 4096
+"""Entries per memo table of a bundle; past it values are computed each time, not stored."""
 
 LEDGER_OWNERS = ("git", "karmada", "federated-hpa", "member-hpa", "platform")
 """Who may own a field in an ownership ledger. ``federated-hpa`` acts through the karmada writer
@@ -141,6 +146,22 @@ class Bundle:
     _rules_by_kind: Mapping[tuple[str, str], tuple[Rule, ...]] = field(
         default_factory=dict, compare=False, repr=False
     )
+    _memo: dict[str, dict[Hashable, Any]] = field(
+        default_factory=dict, init=False, compare=False, repr=False
+    )
+
+    def memo(self, table: str, key: Hashable, compute: Callable[[], T]) -> T:
+        """``compute()`` once per key for this bundle: for pure functions of the bundle and a key
+        that recurs across requests (who a user is, which rules a kind of request meets). Not
+        copied by ``replace``; a race between threads computes a value twice, harmlessly."""
+        table_values = self._memo.setdefault(table, {})
+        try:
+            return table_values[key]  # type: ignore[no-any-return]
+        except KeyError:
+            value = compute()
+            if len(table_values) < MEMO_ENTRIES:
+                table_values[key] = value
+            return value
 
     def rules_for(self, group: str, kind: str) -> tuple[Rule, ...]:
         """The rules whose match names this kind (or any kind), in bundle order."""

@@ -36,17 +36,29 @@ class Match:
     object_selector: Mapping[str, Any] | None = None
 
     def matches(self, request: AdmissionRequest, in_tenant_namespace: bool) -> bool:
-        group, kind = request.kind.group, request.kind.kind
+        return self.applies(
+            request.kind.group,
+            request.kind.kind,
+            request.operation,
+            request.sub_resource,
+            in_tenant_namespace,
+        ) and self.selects(request)
+
+    def applies(
+        self, group: str, kind: str, operation: str, sub_resource: str, in_tenant_namespace: bool
+    ) -> bool:
+        """Everything but the object selector: the same for every request of this shape."""
         return (
-            request.operation in self.operations
-            and request.sub_resource in self.sub_resources
+            operation in self.operations
+            and sub_resource in self.sub_resources
             and (self.scope == "any" or in_tenant_namespace)
             and bool({(group, kind), ("*", kind), (group, "*"), ("*", "*")} & self.kinds)
-            and (self.object_selector is None or self._selects(request))
         )
 
-    def _selects(self, request: AdmissionRequest) -> bool:
-        assert self.object_selector is not None
+    def selects(self, request: AdmissionRequest) -> bool:
+        """The object selector holds (always, without one)."""
+        if self.object_selector is None:
+            return True
         metadata = (request.current or {}).get("metadata")
         labels = metadata.get("labels") if isinstance(metadata, Mapping) else None
         return label_selector_matches(

@@ -53,15 +53,19 @@ class Review:
 
 
 def annotations_of(obj: Mapping[str, Any] | None) -> Mapping[str, Any]:
-    metadata = (obj or {}).get("metadata")
-    value = metadata.get("annotations") if isinstance(metadata, Mapping) else None
-    return value if isinstance(value, Mapping) else {}
+    return _metadata_map(obj, "annotations")
 
 
 def labels_of(obj: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    return _metadata_map(obj, "labels")
+
+
+def _metadata_map(obj: Mapping[str, Any] | None, name: str) -> Mapping[str, Any]:
     metadata = (obj or {}).get("metadata")
-    value = metadata.get("labels") if isinstance(metadata, Mapping) else None
-    return value if isinstance(value, Mapping) else {}
+    if type(metadata) is not dict and not isinstance(metadata, Mapping):  # dict: the fast test
+        return {}
+    value = metadata.get(name)
+    return value if type(value) is dict or isinstance(value, Mapping) else {}
 
 
 def with_karmada_fields(ledger: Mapping[str, str]) -> dict[str, str]:

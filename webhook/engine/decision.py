@@ -63,6 +63,8 @@ class Decision:
         audit: Iterable[tuple[str, str]] = (),
     ) -> Decision:
         ordered = tuple(sorted(set(violations)))
+        if not ordered and not notes and not audit:
+            return cls(allowed=True)  # the common answer, without building empty lists
         warnings = [f"{v.rule}: {v.message}" for v in ordered if v.action == "warn"]
         audits = [*audit, *((f"{v.rule}", v.message) for v in ordered if v.action == "audit")]
         return cls(

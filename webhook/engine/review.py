@@ -29,7 +29,11 @@ def review(request: AdmissionRequest, bundle: Bundle, *, cluster: str | None = N
 
     ``cluster`` names the member cluster the object is bound for, when it is one member's copy
     (``fedgate plan``); CEL rules see it as the ``cluster`` variable (empty at admission)."""
-    identity = identify(request.user, bundle)
+    identity = bundle.memo(
+        "identity",
+        (request.user.username, request.user.groups),
+        lambda: identify(request.user, bundle),
+    )
     if identity.writer in EXEMPT_WRITERS:
         return Decision(allowed=True)
     tenant = bundle.tenant_of_namespace(request.namespace) if request.namespace else None
@@ -47,9 +51,7 @@ def _violations(context: Review) -> Iterator[Violation]:
     runtime = bundle.cel_runtime
     activations = celrules.Activations(context, runtime) if runtime is not None else None
     matched = [
-        r
-        for r in bundle.rules_for(request.kind.group, request.kind.kind)
-        if r.match.matches(request, in_tenant_namespace)
+        r for r in _applicable(bundle, request, in_tenant_namespace) if r.match.selects(request)
     ]
     passed: set[str] = set()
     fast = [r.id for r in matched if celrules.CelRuntime.eligible(r)]
@@ -72,6 +74,26 @@ def _violations(context: Review) -> Iterator[Violation]:
                 )
         except Exception as exc:  # a rule that breaks fails closed, it never crashes review
             yield _internal_error(context, rule, exc)
+
+
+def _applicable(bundle: Bundle, request: AdmissionRequest, in_tenant: bool) -> tuple[Rule, ...]:
+    """The rules a request of this kind, operation, subresource and scope meets, before object
+    selectors: the same for every such request, so worked out once per bundle."""
+    group, kind, operation, sub = (
+        request.kind.group,
+        request.kind.kind,
+        request.operation,
+        request.sub_resource,
+    )
+    return bundle.memo(
+        "applicable-rules",
+        (group, kind, operation, sub, in_tenant),
+        lambda: tuple(
+            r
+            for r in bundle.rules_for(group, kind)
+            if r.match.applies(group, kind, operation, sub, in_tenant)
+        ),
+    )
 
 
 def _internal_error(context: Review, rule: Rule, exc: Exception) -> Violation:

@@ -11,7 +11,7 @@ import pytest
 from tests.conftest import POLICIES
 from webhook.bundle.load import load_bundle
 from webhook.bundle.model import Bundle
-from webhook.engine.celrules import object_fields
+from webhook.engine.celrules import PathTree, narrowed, read_paths
 from webhook.engine.review import review
 from webhook.engine.synthesize import sync_request
 from webhook.errors import BundleError
@@ -111,21 +111,80 @@ def test_object_selector_skips_other_objects(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("expressions", "fields"),
+    ("expressions", "variable", "paths"),
     [
         pytest.param(
             ["object.spec.replicas > 1", "object.kind == 'X'"],
-            frozenset({"spec", "kind"}),
+            "object",
+            {"spec": {"replicas": None}, "kind": None},
             id="fields",
         ),
-        pytest.param(["has(object.metadata.labels)"], frozenset({"metadata"}), id="has"),
-        pytest.param(["object == oldObject"], None, id="whole-object"),
-        pytest.param(["[1].all(object, object > 0)"], None, id="shadowed-name"),
-        pytest.param(["oldObject.spec == null"], frozenset(), id="not-object"),
+        pytest.param(
+            ["has(object.metadata.labels)"], "object", {"metadata": {"labels": None}}, id="has"
+        ),
+        pytest.param(
+            ["object.spec.template.spec.containers.all(c, c.image != '')"],
+            "object",
+            {"spec": {"template": {"spec": {"containers": None}}}},
+            id="macro-is-not-a-field",
+        ),
+        pytest.param(
+            ["object.metadata.name.startsWith('a')", "object.metadata.labels['x'] == 'y'"],
+            "object",
+            {"metadata": {"name": None, "labels": None}},
+            id="method-and-index-keep-what-is-below",
+        ),
+        pytest.param(
+            ["object.spec.replicas > 0", "size(object.spec) > 0"],
+            "object",
+            {"spec": None},
+            id="a-shorter-path-keeps-all-below",
+        ),
+        pytest.param(
+            ["object . spec\n  . replicas > 1"], "object", {"spec": {"replicas": None}}, id="spaces"
+        ),
+        pytest.param(["object == oldObject"], "object", None, id="whole-object"),
+        pytest.param(["object.?spec.orValue({})"], "object", None, id="optional-field"),
+        pytest.param(["[1].all(object, object > 0)"], "object", None, id="shadowed-name"),
+        pytest.param(
+            ["'the tenant ' + tenant.name + \" and it's object\" + r'\\' + object.kind"],
+            "tenant",
+            {"name": None},
+            id="words-in-strings-are-not-names",
+        ),
+        pytest.param(["oldObject.spec == null"], "object", "absent", id="not-named"),
+        pytest.param(["oldObject.spec == null"], "oldObject", {"spec": None}, id="old-object"),
+        pytest.param(["request.object.kind == 'x'"], "object", "absent", id="a-field-named-object"),
+        pytest.param(
+            ["request.object.kind == 'x'"],
+            "request",
+            {"object": {"kind": None}},
+            id="request",
+        ),
+        pytest.param(
+            ["tenant.registries.exists(r, r == '')", "has(tenant.maxReplicasPerApp)"],
+            "tenant",
+            {"registries": None, "maxReplicasPerApp": None},
+            id="tenant",
+        ),
     ],
 )
-def test_object_fields(expressions: list[str], fields: frozenset[str] | None) -> None:
-    assert object_fields(expressions) == fields
+def test_read_paths(expressions: list[str], variable: str, paths: PathTree | str | None) -> None:
+    assert read_paths(expressions).get(variable, "absent") == paths
+
+
+@pytest.mark.parametrize(
+    ("value", "paths", "seen"),
+    [
+        ({"a": {"b": 1, "c": 2}, "d": 3}, {"a": {"b": None}}, {"a": {"b": 1}}),
+        ({"a": [{"b": 1}], "d": 3}, {"a": {"b": None}}, {"a": [{"b": 1}]}),
+        ({"a": 1}, {"x": None}, {}),
+        ({"a": 1}, None, {"a": 1}),
+        (None, {"a": None}, None),
+    ],
+)
+def test_narrowed(value: object, paths: PathTree | None, seen: object) -> None:
+    assert narrowed(value, paths) == seen
 
 
 def test_rules_see_only_the_fields_they_read(tmp_path: Path) -> None:
@@ -135,7 +194,7 @@ def test_rules_see_only_the_fields_they_read(tmp_path: Path) -> None:
         f"action: deny\n{MATCH}",
     )
     assert bundle.cel_runtime is not None
-    assert bundle.cel_runtime.object_fields is not None
-    assert "status" in bundle.cel_runtime.object_fields  # read, so handed to the engine
+    paths = bundle.cel_runtime.read_paths["object"]
+    assert paths is not None and "status" in paths  # read, so handed to the engine
     with_status = {**DEPLOYMENT, "status": {"replicas": 1}}
     assert not review(sync_request(with_status, None, bundle), bundle).allowed

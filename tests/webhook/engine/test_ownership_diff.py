@@ -64,6 +64,11 @@ def test_every_path_jsonpatch_changes_is_reported(old: dict[str, Any], new: dict
         pytest.param({"a": {"b/c": 1}}, {"a": {}}, ["/a/b~1c"], id="escaped-remove"),
         pytest.param({"l": [1, 2]}, {"l": [1, 2, 3]}, ["/l/2"], id="append"),
         pytest.param({"l": [1]}, {"l": {"0": 1}}, ["/l"], id="type-change"),
+        pytest.param({"l": [1, 2, 3]}, {"l": [1]}, ["/l/1", "/l/2"], id="shrink"),
+        pytest.param({"a": {"x": 1}, "b": 2}, {"b": 2, "c": {}}, ["/a", "/c"], id="add-and-remove"),
+        pytest.param(
+            {"spec": {"a": [{"b": 1}]}}, {"spec": {"a": [{"b": 2}]}}, ["/spec/a/0/b"], id="deep"
+        ),
     ],
 )
 def test_diff_table(old: Any, new: Any, expected: list[str]) -> None:
