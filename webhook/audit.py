@@ -24,9 +24,11 @@ PLACING_KINDS = ("PropagationPolicy", "ClusterPropagationPolicy")
 
 def target_clusters(admission: AdmissionRequest, bundle: Bundle) -> list[str] | None:
     """The candidate clusters of a propagation policy; None for kinds that do not place."""
+    if admission.kind.kind not in PLACING_KINDS:
+        return None
     obj = admission.current
     spec = obj.get("spec") if obj is not None else None
-    if admission.kind.kind not in PLACING_KINDS or not isinstance(spec, Mapping):
+    if not isinstance(spec, Mapping):
         return None
     return list(candidates(spec, bundle))
 
@@ -47,8 +49,8 @@ def audit_record(
         "clusters": target_clusters(admission, bundle),
         "dryRun": admission.dry_run,
         "allowed": decision.allowed,
-        "rules": sorted({v.rule for v in decision.violations}),
-        "denied_by": sorted({v.rule for v in decision.denials}),
+        "rules": sorted({v.rule for v in decision.violations}) if decision.violations else [],
+        "denied_by": sorted({v.rule for v in decision.denials}) if not decision.allowed else [],
         "latency_ms": round(seconds * 1000, 3),
     }
 

@@ -34,6 +34,7 @@ UNOWNED = (
     "/metadata/deletionGracePeriodSeconds",
 )
 """What no writer owns by design: the API server maintains these."""
+_UNOWNED_BELOW = tuple(f"{p}/" for p in UNOWNED)
 
 DELETERS = ("git", "platform")
 
@@ -108,8 +109,9 @@ def owners_touched(
     found = owner_of(pointer, ledger)
     if found is not None:
         yield found
+    below = pointer + "/"
     for owned, owner in ledger.items():
-        if owned.startswith(pointer + "/") and _resolve(old, owned) != _resolve(new, owned):
+        if owned.startswith(below) and _resolve(old, owned) != _resolve(new, owned):
             yield owner, owned
 
 
@@ -145,7 +147,7 @@ def check_field_owner(review: Review, rule: Rule) -> Iterator[Violation]:
     handover = _handover(review, ledger)
     seen: set[tuple[str, str]] = set()
     for pointer in changed_pointers(old, new):
-        if any(_under(pointer, p) for p in UNOWNED):
+        if pointer in UNOWNED or pointer.startswith(_UNOWNED_BELOW):
             continue
         if _under(pointer, "/status") != status_write:
             continue  # status is written through its subresource; the rest is ignored there
