@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -165,18 +165,55 @@ def recover_uid(document: Any) -> str | None:
 def _check_depth(admission: AdmissionRequest, limit: int) -> None:
     """Refuse objects nested deeper than ``limit`` (orjson itself stops at 1024 levels).
 
-    Level by level over containers only, by exact type (orjson builds dicts and lists): a
-    Deployment costs a few microseconds."""
-    for name, obj in (("object", admission.object), ("oldObject", admission.old_object)):
-        level: list[Any] = [obj] if type(obj) in (dict, list) else []
-        depth = 0
-        while level:
-            depth += 1
-            if depth > limit:
-                raise RequestError(f"request.{name} nests deeper than {limit} levels")
-            below: list[Any] = []
-            for value in level:
-                for child in value.values() if type(value) is dict else value:
-                    if type(child) is dict or type(child) is list:
-                        below.append(child)
-            level = below
+    Level by level over containers only, by exact type (orjson builds dicts and lists). The old
+    object of an UPDATE is walked only where it differs from the new one: an equal subtree at
+    the same path nests exactly as deep, and was just measured."""
+    level: list[Any] = [admission.object]
+    depth = 0
+    while level:
+        below: list[Any] = []
+        for value in level:
+            children: Iterable[Any]
+            if type(value) is dict:
+                children = value.values()
+            elif type(value) is list:
+                children = value
+            else:
+                continue
+            for child in children:
+                if type(child) is dict or type(child) is list:
+                    below.append(child)
+        depth += 1
+        if depth > limit:
+            raise RequestError(f"request.object nests deeper than {limit} levels")
+        level = below
+    _check_old_depth(admission.old_object, admission.object, limit)
+
+
+def _check_old_depth(old: Any, new: Any, limit: int) -> None:
+    level: list[tuple[Any, Any]] = [(old, new)]
+    depth = 0
+    while level:
+        below: list[tuple[Any, Any]] = []
+        for value, twin in level:
+            kind = type(value)
+            if (kind is not dict and kind is not list) or (twin is not None and value == twin):
+                continue
+            if kind is dict:
+                twins = twin if type(twin) is dict else {}
+                below.extend(
+                    (child, twins.get(key))
+                    for key, child in value.items()
+                    if type(child) is dict or type(child) is list
+                )
+            else:
+                others = twin if type(twin) is list else []
+                below.extend(
+                    (child, others[index] if index < len(others) else None)
+                    for index, child in enumerate(value)
+                    if type(child) is dict or type(child) is list
+                )
+        depth += 1
+        if depth > limit:
+            raise RequestError(f"request.oldObject nests deeper than {limit} levels")
+        level = below

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypeVar
 
 from webhook.bundle.model import Bundle, Tenant
 from webhook.bundle.rules import Rule
@@ -21,6 +21,8 @@ from webhook.ledger import (
     decode,
 )
 
+T = TypeVar("T")
+
 
 @dataclass(frozen=True)
 class Review:
@@ -29,6 +31,14 @@ class Review:
     identity: Identity
     tenant: Tenant | None
     cluster: str | None = None
+    _memo: dict[str, Any] = field(default_factory=dict, init=False, compare=False, repr=False)
+
+    def memo(self, name: str, compute: Callable[[], T]) -> T:
+        """``compute()`` once for this request: for what several rules work out from it (the
+        clusters a placement can select)."""
+        if name not in self._memo:
+            self._memo[name] = compute()
+        return self._memo[name]  # type: ignore[no-any-return]
 
     def violation(
         self, rule: Rule, message: str, *, pointer: str = "", owner: str = "", status: str = "fail"

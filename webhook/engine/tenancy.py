@@ -54,6 +54,11 @@ def candidates(spec: Mapping[str, Any], bundle: Bundle) -> tuple[str, ...]:
     return tuple(sorted(selected))
 
 
+def _candidates(review: Review) -> tuple[str, ...]:
+    """candidates() of the request's placement, worked out once per review (three rules ask)."""
+    return review.memo("candidates", lambda: candidates(_spec(review), review.bundle))
+
+
 def check_namespace_writer(review: Review, rule: Rule) -> Iterator[Violation]:
     tenant, identity = review.tenant, review.identity
     if tenant is None or identity.writer in NAMESPACE_WRITERS or identity.tenant == tenant.name:
@@ -79,7 +84,7 @@ def check_placement_scope(review: Review, rule: Rule) -> Iterator[Violation]:
             )
     if tenant is None:
         return
-    outside = [c for c in candidates(spec, bundle) if c not in tenant.clusters]
+    outside = [c for c in _candidates(review) if c not in tenant.clusters]
     if outside:
         everywhere = (
             " (no cluster affinity means every cluster)" if affinities(spec) is None else ""
@@ -144,7 +149,7 @@ def check_data_scope(review: Review, rule: Rule) -> Iterator[Violation]:
     spec, tenant = _spec(review), review.tenant
     if tenant is None:
         return
-    clusters = candidates(spec, review.bundle)
+    clusters = _candidates(review)
     for index, selector in _selectors(spec):
         kind = _data_kind(selector)
         if kind is None:
@@ -167,7 +172,7 @@ def check_propagate_deps(review: Review, rule: Rule) -> Iterator[Violation]:
     scope = set(tenant.clusters)
     for kind in DATA_KINDS:
         scope &= tenant.data_clusters(kind)
-    outside = [c for c in candidates(spec, review.bundle) if c not in scope]
+    outside = [c for c in _candidates(review) if c not in scope]
     if outside:
         failover = (
             " (application failover requires it)"
