@@ -90,41 +90,119 @@ def read_paths(expressions: Sequence[str]) -> dict[str, PathTree | None]:
     ``.?``), so all of it is needed. A variable no expression names is absent.
 
     A path is a plain ``.field`` chain after the variable's name; a last segment followed by
-    ``(`` is a method or macro (``containers.all(c, ...)``), not a field, and everything below
-    the chain's end is kept (so ``containers.all(c, c.image ...)`` keeps each container
-    whole). String literals are skipped; a name that is not the variable (a comprehension
-    variable shadowing it) can only add paths, never hide one.
+    ``(`` is a method or macro, not a field, and everything below the chain's end is kept.
+    The macros that only test or map items (``all``, ``exists``, ``exists_one``, ``map``) are
+    followed into their bodies: ``containers.all(c, c.image != '')`` reads ``image`` of each
+    item (``[]`` in the tree), where ``filter``, which hands the items on, keeps them whole.
+    String literals are skipped; a name that is not the variable (a comprehension variable
+    shadowing it) can only add paths, never hide one.
     """
     trees: dict[str, PathTree | None] = {}
     for expression in expressions:
-        for match in _CHAIN.finditer(_STRING.sub("''", expression)):
+        text = _STRING.sub("''", expression)
+        for match in _CHAIN.finditer(text):
             name, chain, call = match.groups()
             segments = _SEGMENT.findall(chain)
-            if call and segments:
-                segments.pop()
+            macro = segments.pop() if call and segments else None
             tree = trees.setdefault(name, {})
             if not segments:
                 trees[name] = None
             elif tree is not None:
-                _insert(tree, segments)
+                items = _item_paths(text, match.end(), macro) if macro in _ITERATING else None
+                if items is None:
+                    _insert(tree, segments)
+                else:
+                    _insert(tree, [*segments, ITEMS], whole=False)
+                    for item in items:
+                        _insert(tree, [*segments, ITEMS, *item])
     return trees
 
 
-def _insert(tree: PathTree, segments: list[str]) -> None:
+ITEMS = "[]"
+"""In a PathTree: the paths read of each item of a list (a map iterated keeps all its keys)."""
+
+_ITERATING = ("all", "exists", "exists_one", "map")
+_IDENTIFIER = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*\Z")
+
+
+def _item_paths(text: str, start: int, macro: str | None) -> list[list[str]] | None:
+    """The paths the body of the macro whose arguments begin at ``start`` reads of its
+    iteration variable; None when it uses an item whole, or the call is not the one-variable
+    form this follows."""
+    arguments = _arguments(text, start)
+    if arguments is None or len(arguments) not in (2, 3):
+        return None
+    variable = _IDENTIFIER.match(arguments[0])
+    if variable is None or (
+        len(arguments) == 3 and (macro != "map" or _IDENTIFIER.match(arguments[1]))
+    ):
+        return None  # two-variable comprehensions: not followed
+    uses = re.compile(rf"(?<![\w.]){variable[1]}\b((?:\s*\.\s*[A-Za-z_][A-Za-z0-9_]*)*)(\s*\()?")
+    paths: list[list[str]] = []
+    for body in arguments[1:]:
+        for use in uses.finditer(body):
+            segments = _SEGMENT.findall(use[1])
+            if use[2] and segments:
+                segments.pop()
+            if not segments:
+                return None
+            paths.append(segments)
+    return paths
+
+
+def _arguments(text: str, start: int) -> list[str] | None:
+    """The top-level, comma-separated arguments from ``start`` to the closing parenthesis
+    (string literals already blanked); None when it does not close."""
+    depth, begin, found = 0, start, []
+    for index in range(start, len(text)):
+        char = text[index]
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            if depth == 0:
+                found.append(text[begin:index])
+                return found
+            depth -= 1
+        elif char == "," and depth == 0:
+            found.append(text[begin:index])
+            begin = index + 1
+    return None
+
+
+def _insert(tree: PathTree, segments: list[str], *, whole: bool = True) -> None:
+    """Add a path: what is below it is needed whole, or (``whole=False``) only as far as other
+    paths say (an empty node keeps a list's length)."""
     node = tree
     for segment in segments[:-1]:
         below = node.setdefault(segment, {})
         if below is None:
             return  # already whole from here
         node = below
-    node[segments[-1]] = None
+    if whole:
+        node[segments[-1]] = None
+    else:
+        node.setdefault(segments[-1], {})
 
 
 def narrowed(value: Any, tree: PathTree | None) -> Any:
-    """``value`` with only the paths in ``tree`` (a value that is not a map is kept whole)."""
-    if tree is None or type(value) is not dict:
+    """``value`` with only the paths in ``tree``: a map keeps the keys the tree names, a list
+    iterated by a macro keeps every item narrowed to the item paths (a map iterated keeps every
+    key, its keys being the items); anything else is kept whole."""
+    if tree is None:
         return value
-    return {key: narrowed(value[key], below) for key, below in tree.items() if key in value}
+    kind = type(value)
+    if kind is dict:
+        if ITEMS in tree:
+            return value
+        kept = {}
+        for key, below in tree.items():  # a loop, not a comprehension: this runs per request
+            if key in value:
+                kept[key] = value[key] if below is None else narrowed(value[key], below)
+        return kept
+    if kind is list and ITEMS in tree:
+        items = tree[ITEMS]
+        return value if items is None else [narrowed(item, items) for item in value]
+    return value
 
 
 class CelRuntime:
@@ -139,7 +217,8 @@ class CelRuntime:
     pod-template labels are most of it while no shipped rule reads them.
 
     The validations of the CEL rules a request matches (those without matchConditions or
-    params) are compiled once into one conjunction per set of rules: CEL's ``&&`` is true only
+    params) are compiled once into one conjunction per set of rules, evaluated on an activation
+    narrowed to what those validations read (``validation_paths``): CEL's ``&&`` is true only
     when every operand is true (an error or a false makes it error or false), so one
     evaluation that returns true proves every validation passes. Anything else falls back to
     evaluating each validation, which finds and words the failures. Compiled on first use of
@@ -161,6 +240,9 @@ class CelRuntime:
                 )
             ]
         )
+        self.validation_paths = read_paths(
+            [v.expression for r in rules if self.eligible(r) for v in r.validations]
+        )
         clusters = clusters_variable(world)
         self.clusters = narrowed(clusters, self.read_paths.get("clusters"))
         self.cluster = {n: narrowed(c, self.read_paths.get("cluster")) for n, c in clusters.items()}
@@ -171,9 +253,16 @@ class CelRuntime:
         self._programs: dict[tuple[str, ...], Any] = {}
         self._lock = threading.Lock()
 
-    def variables(self, review: Review, params: Mapping[str, Any]) -> dict[str, Any]:
-        """The variables some expression names, narrowed to the paths they read."""
-        reads = self.read_paths
+    def variables(
+        self,
+        review: Review,
+        params: Mapping[str, Any],
+        reads: Mapping[str, PathTree | None] | None = None,
+    ) -> dict[str, Any]:
+        """The variables some expression names, narrowed to the paths they read (``reads``:
+        those of every expression, unless given; tenants and clusters are narrowed once, to
+        what every expression reads)."""
+        reads = self.read_paths if reads is None else reads
         request = review.request
         values: dict[str, Any] = {}
         if "object" in reads:
@@ -272,6 +361,17 @@ class Activations:
             runtime = self._runtime
             self._cache[key] = runtime.backend.activation(runtime.variables(self._review, params))
         return self._cache[key]
+
+    def validations(self) -> Any:
+        """The activation of the all-pass conjunction: only what the validations of the
+        eligible rules read (a messageExpression's ``filter`` needs whole items; a validation's
+        ``all`` only the fields it tests)."""
+        if -1 not in self._cache:
+            runtime = self._runtime
+            self._cache[-1] = runtime.backend.activation(
+                runtime.variables(self._review, {}, runtime.validation_paths)
+            )
+        return self._cache[-1]
 
 
 def evaluate(

@@ -10,6 +10,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 import jsonpointer
+import orjson
 
 from webhook.bundle.rules import Rule
 from webhook.engine.context import Review, annotations_of
@@ -50,10 +51,11 @@ def changed_pointers(old: Any, new: Any) -> list[str]:
 
     Hand-written rather than jsonpatch.make_patch: that computes an optimal patch (moves,
     copies) and costs 0.4 ms of the webhook's budget per Deployment; only the paths matter here.
-    Equal subtrees are skipped with Python's own deep ``==``, as jsonpatch does, so inside an
-    otherwise equal mapping ``1`` and ``true`` compare equal (a schema never allows both); a
-    value whose type changes is changed. Objects are JSON (dicts and lists); any other mapping
-    is compared as one value, so a change in it names its path (more, never fewer, pointers).
+    Equal subtrees are skipped after two C-speed comparisons: Python's deep ``==``, which holds
+    ``false == 0`` and ``1 == 1.0``, then their JSON, which does not, so a value whose JSON type
+    changes is changed wherever it sits (JSON with the same members in another order is walked,
+    and names no pointer). Objects are JSON (dicts and lists); any other mapping is compared as
+    one value, so a change in it names its path (more, never fewer, pointers).
     """
     changed: list[str] = []
     # (before, after, the parent's pointer, the key below it): a pointer is only spelled out
@@ -66,8 +68,8 @@ def changed_pointers(old: Any, new: Any) -> list[str]:
             continue
         kind = type(before)
         if kind is type(after) and (kind is dict or kind is list):
-            if before == after:  # C-speed deep comparison: most of an UPDATE is unchanged
-                continue
+            if before == after and orjson.dumps(before) == orjson.dumps(after):
+                continue  # C-speed deep comparisons: most of an UPDATE is unchanged
             path = parent if key is None else f"{parent}/{escape(str(key))}"
             if kind is dict:
                 for name, value in before.items():

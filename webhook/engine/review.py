@@ -59,7 +59,7 @@ def _violations(context: Review) -> Iterator[Violation]:
         len(fast) > 1
         and activations is not None
         and runtime is not None
-        and runtime.all_pass(tuple(fast), activations.get({}))
+        and runtime.all_pass(tuple(fast), activations.validations())
     ):
         passed.update(fast)  # every validation of these rules holds: one evaluation proved it
     for rule in matched:

@@ -125,8 +125,54 @@ def test_object_selector_skips_other_objects(tmp_path: Path) -> None:
         pytest.param(
             ["object.spec.template.spec.containers.all(c, c.image != '')"],
             "object",
-            {"spec": {"template": {"spec": {"containers": None}}}},
-            id="macro-is-not-a-field",
+            {"spec": {"template": {"spec": {"containers": {"[]": {"image": None}}}}}},
+            id="macro-reads-fields-of-items",
+        ),
+        pytest.param(
+            [
+                "object.spec.c.exists(x, has(x.a.b) && x.a.b.startsWith('q'))",
+                "object.spec.c.map(y, y.d).all(v, v > 1)",
+                "object.spec.c.all(z, true)",
+            ],
+            "object",
+            {"spec": {"c": {"[]": {"a": {"b": None}, "d": None}}}},
+            id="macros-merge",
+        ),
+        pytest.param(
+            ["object.spec.c.exists_one(x, x == 'a')"],
+            "object",
+            {"spec": {"c": None}},
+            id="an-item-used-whole",
+        ),
+        pytest.param(
+            ["object.spec.c.all(x, x.a > 0)", "size(object.spec.c) > 1"],
+            "object",
+            {"spec": {"c": None}},
+            id="the-list-used-whole",
+        ),
+        pytest.param(
+            ["object.spec.c.filter(x, x.a > 0)[0].b == 1"],
+            "object",
+            {"spec": {"c": None}},
+            id="filter-hands-items-on",
+        ),
+        pytest.param(
+            ["object.spec.c.all(i, x, x.a > 0)"],
+            "object",
+            {"spec": {"c": None}},
+            id="two-variable-form",
+        ),
+        pytest.param(
+            ["object.spec.c.map(x, x.a > 0, x.b)"],
+            "object",
+            {"spec": {"c": {"[]": {"a": None, "b": None}}}},
+            id="map-with-a-filter",
+        ),
+        pytest.param(
+            ["object.spec.c.all(x, x.e.all(y, y.f != x.g))"],
+            "object",
+            {"spec": {"c": {"[]": {"e": None, "g": None}}}},
+            id="nested-macro-keeps-what-it-ranges-over",
         ),
         pytest.param(
             ["object.metadata.name.startsWith('a')", "object.metadata.labels['x'] == 'y'"],
@@ -177,6 +223,12 @@ def test_read_paths(expressions: list[str], variable: str, paths: PathTree | str
     ("value", "paths", "seen"),
     [
         ({"a": {"b": 1, "c": 2}, "d": 3}, {"a": {"b": None}}, {"a": {"b": 1}}),
+        (
+            {"l": [{"a": 1, "b": 2}, {"b": 3}, 4]},
+            {"l": {"[]": {"a": None}}},
+            {"l": [{"a": 1}, {}, 4]},
+        ),
+        ({"m": {"k1": {"a": 1}, "k2": 2}}, {"m": {"[]": {}}}, {"m": {"k1": {"a": 1}, "k2": 2}}),
         ({"a": [{"b": 1}], "d": 3}, {"a": {"b": None}}, {"a": [{"b": 1}]}),
         ({"a": 1}, {"x": None}, {}),
         ({"a": 1}, None, {"a": 1}),

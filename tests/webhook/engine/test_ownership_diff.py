@@ -60,7 +60,10 @@ def test_every_path_jsonpatch_changes_is_reported(old: dict[str, Any], new: dict
         pytest.param(
             {"a": 1, "b": 1}, {"a": True, "b": 2}, ["/a", "/b"], id="bool-is-not-int-where-compared"
         ),
-        pytest.param({"a": 1}, {"a": True}, [], id="equal-mappings-by-python-equality"),
+        pytest.param({"a": 1}, {"a": True}, ["/a"], id="true-is-not-1"),
+        pytest.param({"l": [False, None]}, {"l": [0, None]}, ["/l/0"], id="false-is-not-0"),
+        pytest.param({"a": 1}, {"a": 1.0}, ["/a"], id="1-is-not-1.0"),
+        pytest.param({"a": {"x": 1, "y": 2}}, {"a": {"y": 2, "x": 1}}, [], id="member-order"),
         pytest.param({"a": {"b/c": 1}}, {"a": {}}, ["/a/b~1c"], id="escaped-remove"),
         pytest.param({"l": [1, 2]}, {"l": [1, 2, 3]}, ["/l/2"], id="append"),
         pytest.param({"l": [1]}, {"l": {"0": 1}}, ["/l"], id="type-change"),
