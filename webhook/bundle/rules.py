@@ -35,15 +35,6 @@ class Match:
     scope: Scope = "tenant"
     object_selector: Mapping[str, Any] | None = None
 
-    def matches(self, request: AdmissionRequest, in_tenant_namespace: bool) -> bool:
-        return self.applies(
-            request.kind.group,
-            request.kind.kind,
-            request.operation,
-            request.sub_resource,
-            in_tenant_namespace,
-        ) and self.selects(request)
-
     def applies(
         self, group: str, kind: str, operation: str, sub_resource: str, in_tenant_namespace: bool
     ) -> bool:

@@ -11,7 +11,7 @@ import pytest
 from tests.conftest import POLICIES
 from webhook.bundle.load import load_bundle
 from webhook.bundle.model import Bundle
-from webhook.engine.celrules import PathTree, narrowed, read_paths
+from webhook.engine.cel.paths import PathTree, narrowed, read_paths
 from webhook.engine.review import review
 from webhook.engine.synthesize import sync_request
 from webhook.errors import BundleError
