@@ -47,7 +47,7 @@ def create_app(bundle: Bundle | None = None, settings: Settings | None = None) -
     metrics = Metrics()
     if bundle is None:
         started = time.perf_counter()
-        bundle = load_bundle(settings.policies, settings.cel_backend)
+        bundle = load_bundle(settings.policies, settings.cel_backend, proofs=settings.cel_proofs)
         metrics.bundle_load_seconds.set(time.perf_counter() - started)
     app = Flask("fedgate")
     app.config["MAX_CONTENT_LENGTH"] = settings.max_body_bytes

@@ -97,7 +97,8 @@ class WebhookServer(BaseApplication):  # type: ignore[misc]
 
     def _validated_source(self) -> BundleSource:
         source = read_source(self.settings.policies)
-        bundle_from_source(source, self.settings.cel_backend)  # raises BundleError, all findings
+        # raises BundleError, all findings
+        bundle_from_source(source, self.settings.cel_backend, proofs=self.settings.cel_proofs)
         return source
 
     def reload_bundle(self) -> None:
@@ -138,7 +139,9 @@ class WebhookServer(BaseApplication):  # type: ignore[misc]
     def load(self) -> Any:
         """In each worker: compile the master's last good bundle once, build the app."""
         started = time.perf_counter()
-        bundle = bundle_from_source(self.source, self.settings.cel_backend)
+        bundle = bundle_from_source(
+            self.source, self.settings.cel_backend, proofs=self.settings.cel_proofs
+        )
         app = create_app(bundle=bundle, settings=self.settings)
         app.extensions["fedgate"].metrics.bundle_load_seconds.set(time.perf_counter() - started)
         return app

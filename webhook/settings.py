@@ -28,6 +28,10 @@ class Settings:
     cel_backend: str = DEFAULT_BACKEND
     """``cel-expr`` or ``cel-python`` (FEDGATE_CEL_BACKEND)."""
 
+    cel_proofs: bool = True
+    """Prove rules in Python where their CEL is in the subset it translates, before the engine
+    (FEDGATE_CEL_PROOFS=0: off, every expression goes to the engine; decisions are the same)."""
+
     max_body_bytes: int = 7 * 1024 * 1024
     """Largest request body, bytes (FEDGATE_MAX_BODY_BYTES). An AdmissionReview carries object
     and oldObject, each at most the API server's 3 MiB; past it: 413, which failurePolicy Fail
@@ -53,8 +57,14 @@ def settings_from_env(environ: Mapping[str, str] | None = None) -> Settings:
         cel_backend=backend,
         max_body_bytes=_positive(env, "FEDGATE_MAX_BODY_BYTES", defaults.max_body_bytes),
         max_depth=_positive(env, "FEDGATE_MAX_DEPTH", defaults.max_depth),
-        audit_log=env.get("FEDGATE_AUDIT_LOG", "1") not in ("0", "false", "no"),
+        cel_proofs=_flag(env, "FEDGATE_CEL_PROOFS", defaults.cel_proofs),
+        audit_log=_flag(env, "FEDGATE_AUDIT_LOG", defaults.audit_log),
     )
+
+
+def _flag(env: Mapping[str, str], name: str, default: bool) -> bool:
+    raw = env.get(name)
+    return default if raw is None else raw not in ("0", "false", "no")
 
 
 def _positive(env: Mapping[str, str], name: str, default: int) -> int:

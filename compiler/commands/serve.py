@@ -22,7 +22,8 @@ starts; SIGHUP reloads it, and a broken bundle keeps the previous one serving (l
 counted in fedgate_bundle_load_errors_total). The API server only calls webhooks over HTTPS:
 give --certfile and --keyfile (plain HTTP is for a TLS-terminating proxy in front).
 
-Settings also come from FEDGATE_POLICIES, FEDGATE_CEL_BACKEND, FEDGATE_MAX_BODY_BYTES,
+Settings also come from FEDGATE_POLICIES, FEDGATE_CEL_BACKEND, FEDGATE_CEL_PROOFS (0: every
+CEL expression goes to the engine, none is proven in Python first), FEDGATE_MAX_BODY_BYTES,
 FEDGATE_MAX_DEPTH and FEDGATE_AUDIT_LOG; flags win.
 
 examples:

@@ -100,15 +100,21 @@ def read_source(directory: Path) -> BundleSource:
     return BundleSource(str(directory), files, folders, tuple(unreadable))
 
 
-def load_bundle(directory: Path, backend: str | Backend = DEFAULT_BACKEND) -> Bundle:
+def load_bundle(
+    directory: Path, backend: str | Backend = DEFAULT_BACKEND, *, proofs: bool = True
+) -> Bundle:
     """Read, validate and compile the bundle in ``directory``; see ``bundle_from_source``."""
-    return bundle_from_source(read_source(directory), backend)
+    return bundle_from_source(read_source(directory), backend, proofs=proofs)
 
 
-def bundle_from_source(source: BundleSource, backend: str | Backend = DEFAULT_BACKEND) -> Bundle:
+def bundle_from_source(
+    source: BundleSource, backend: str | Backend = DEFAULT_BACKEND, *, proofs: bool = True
+) -> Bundle:
     """Validate and compile a bundle: the world (clusters, tenants, writers) and every rule
     under ``rules/``, CEL compiled once with ``backend``. Raises BundleError listing every
-    problem of every file; a broken bundle never loads."""
+    problem of every file; a broken bundle never loads. ``proofs``: prove rules in Python where
+    they are in the subset of CEL it translates (``engine.cel.proof``); off, the engine
+    evaluates every expression."""
     documents: dict[str, Document] = {}
     findings: list[Finding] = list(source.unreadable)
     for name in (*BUNDLE_FILES, *OPTIONAL_FILES):
@@ -137,7 +143,7 @@ def bundle_from_source(source: BundleSource, backend: str | Backend = DEFAULT_BA
         rules=rules,
         compiled=compiled,
         backend=engine,
-        cel_runtime=CelRuntime(engine, rules, world),
+        cel_runtime=CelRuntime(engine, rules, world, proofs=proofs),
     ).indexed()
 
 

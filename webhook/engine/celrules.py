@@ -18,7 +18,9 @@ from typing import Any
 from webhook.bundle.model import Bundle, Tenant
 from webhook.bundle.rules import Rule
 from webhook.engine.cel import Backend, CelCompileError, CelEvalError
+from webhook.engine.cel.backend import VARIABLES
 from webhook.engine.cel.paths import PathTree, narrowed, read_paths
+from webhook.engine.cel.proof import Proof, compile_proof
 from webhook.engine.context import Review
 from webhook.engine.decision import Violation
 from webhook.engine.request import AdmissionRequest
@@ -60,7 +62,12 @@ def compile_rule(rule: Rule, backend: Backend) -> tuple[CompiledRule | None, lis
 
 class CelRuntime:
     """What a bundle compiles once for CEL: which parts of the object the rules read, and the
-    fast path for the common case, where every rule passes.
+    fast paths for the common case, where every rule passes.
+
+    First, proofs (``cel.proof``): a rule whose every matchCondition and validation is in the
+    subset ``compile_proof`` translates is proven to pass in Python, on the variables as they
+    arrived, without the engine; when a proof does not come out true, the engine decides as if
+    there were none. ``proofs=False`` turns them off (every expression goes to the engine).
 
     The ``tenant`` and ``clusters`` variables depend only on the bundle: they are built here,
     once, not per request. Only the variables some expression names, and of those only the
@@ -76,9 +83,18 @@ class CelRuntime:
     a set, under a lock (neither engine promises a thread-safe compile), kept for the bundle.
     """
 
-    def __init__(self, backend: Backend, rules: Sequence[Rule], world: Bundle) -> None:
+    def __init__(
+        self, backend: Backend, rules: Sequence[Rule], world: Bundle, *, proofs: bool = True
+    ) -> None:
         self.backend = backend
         self._by_id = {r.id: r for r in rules}
+        self.proofs = _proofs(rules) if proofs else {}
+        self.proof_reads: frozenset[str] = frozenset(
+            name
+            for conditions, validations in self.proofs.values()
+            for proof in (*conditions, *validations)
+            for name in proof.variables
+        )
         self.read_paths = read_paths(
             [
                 text
@@ -115,7 +131,7 @@ class CelRuntime:
         what every expression reads)."""
         reads = self.read_paths if reads is None else reads
         request = review.request
-        values: dict[str, Any] = {}
+        values: dict[str, Any] = self._shared(review, reads)
         if "object" in reads:
             values["object"] = narrowed(request.object, reads["object"])
         if "oldObject" in reads:
@@ -124,6 +140,27 @@ class CelRuntime:
             values["request"] = narrowed(request_variable(request), reads["request"])
         if "params" in reads:
             values["params"] = narrowed(dict(params), reads["params"])
+        return values
+
+    def plain_variables(self, review: Review, params: Mapping[str, Any]) -> dict[str, Any]:
+        """The variables the proofs read, as they arrived: a proof reads only what it names,
+        so nothing needs narrowing (the bundle's tenants and clusters are the same values)."""
+        reads = self.proof_reads
+        request = review.request
+        values: dict[str, Any] = self._shared(review, reads)
+        if "object" in reads:
+            values["object"] = request.object
+        if "oldObject" in reads:
+            values["oldObject"] = request.old_object
+        if "request" in reads:
+            values["request"] = request_variable(request)
+        if "params" in reads:
+            values["params"] = dict(params)
+        return values
+
+    def _shared(self, review: Review, reads: Mapping[str, Any] | frozenset[str]) -> dict[str, Any]:
+        """The variables that come from the bundle, built once when it loads."""
+        values: dict[str, Any] = {}
         if "tenant" in reads:
             values["tenant"] = self.tenants.get(review.tenant.name, {}) if review.tenant else {}
         if "clusters" in reads:
@@ -133,6 +170,17 @@ class CelRuntime:
         if "namespaceObject" in reads:
             values["namespaceObject"] = None
         return values
+
+    def proven(self, rule: Rule, variables: dict[str, Any]) -> bool:
+        """Every matchCondition and validation of ``rule`` proven true in Python: it applies
+        and passes. False when it has no proof or one does not come out true."""
+        proofs = self.proofs.get(rule.id)
+        if proofs is None:
+            return False
+        conditions, validations = proofs
+        return all(p.holds(variables) for p in conditions) and all(
+            p.holds(variables) for p in validations
+        )
 
     @staticmethod
     def eligible(rule: Rule) -> bool:
@@ -158,6 +206,22 @@ class CelRuntime:
             return self.backend.evaluate(self.program(rule_ids), activation) is True
         except (CelEvalError, CelCompileError):
             return False
+
+
+def _proofs(rules: Sequence[Rule]) -> dict[str, tuple[tuple[Proof, ...], tuple[Proof, ...]]]:
+    """(conditions, validations) proofs of the CEL rules that are wholly in the subset."""
+    found: dict[str, tuple[tuple[Proof, ...], tuple[Proof, ...]]] = {}
+    for rule in rules:
+        if rule.builtin is not None:
+            continue
+        conditions = [compile_proof(c, VARIABLES) for c in rule.match_conditions]
+        validations = [compile_proof(v.expression, VARIABLES) for v in rule.validations]
+        if all(p is not None for p in conditions) and all(p is not None for p in validations):
+            found[rule.id] = (
+                tuple(p for p in conditions if p is not None),
+                tuple(p for p in validations if p is not None),
+            )
+    return found
 
 
 def tenant_variable(tenant: Tenant | None) -> dict[str, Any]:
@@ -200,12 +264,25 @@ def request_variable(request: AdmissionRequest) -> dict[str, Any]:
 
 class Activations:
     """One request's activations, built on first use and shared by every rule with the same
-    params (most rules have none, so one conversion serves them all)."""
+    params (most rules have none, so one conversion serves them all); and the plain variables
+    the proofs read, likewise."""
 
     def __init__(self, review: Review, runtime: CelRuntime) -> None:
         self._review, self._runtime = review, runtime
         self._cache: dict[int, Any] = {}
+        self._plain: dict[int, dict[str, Any]] = {}
         self._validations: Any = None
+
+    def proven(self, rule: Rule) -> bool:
+        """``rule`` proven to apply and pass without the engine (``CelRuntime.proven``)."""
+        runtime = self._runtime
+        if rule.id not in runtime.proofs:
+            return False
+        key = id(rule.params) if rule.params else 0
+        variables = self._plain.get(key)
+        if variables is None:
+            variables = self._plain[key] = runtime.plain_variables(self._review, rule.params)
+        return runtime.proven(rule, variables)
 
     def get(self, params: Mapping[str, Any]) -> Any:
         key = id(params) if params else 0  # rules without params share one activation

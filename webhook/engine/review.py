@@ -53,8 +53,12 @@ def _violations(context: Review) -> Iterator[Violation]:
     matched = [
         r for r in _applicable(bundle, request, in_tenant_namespace) if r.match.selects(request)
     ]
-    passed: set[str] = set()
-    fast = [r.id for r in matched if celrules.CelRuntime.eligible(r)]
+    passed = {  # proven in Python, without converting the object for the engine
+        r.id
+        for r in matched
+        if r.builtin is None and activations is not None and activations.proven(r)
+    }
+    fast = [r.id for r in matched if r.id not in passed and celrules.CelRuntime.eligible(r)]
     if (
         len(fast) > 1
         and activations is not None

@@ -1,4 +1,5 @@
-"""Both CEL backends give identical decisions on every shipped rule and every suite case."""
+"""Both CEL backends give identical decisions on every shipped rule and every suite case, and so
+do proofs (``engine.cel.proof``) against the engine alone."""
 
 from __future__ import annotations
 
@@ -16,7 +17,13 @@ from webhook.suites import Case, run_case
 
 @pytest.fixture(scope="module")
 def portable() -> Bundle:
-    return load_bundle(POLICIES, "cel-python")
+    """cel-python evaluating every expression: no proof stands in for it."""
+    return load_bundle(POLICIES, "cel-python", proofs=False)
+
+
+@pytest.fixture(scope="module")
+def engine_only() -> Bundle:
+    return load_bundle(POLICIES, proofs=False)
 
 
 def _essence(decision: Decision) -> tuple[object, ...]:
@@ -35,6 +42,17 @@ def test_same_decision_on_both_backends(case: Case, bundle: Bundle, portable: Bu
     request = parse_review(case.review, require_uid=False)
     assert _essence(review(request, bundle)) == _essence(review(request, portable))
     assert run_case(case, portable).passed
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"{c.suite.split('/')[-2]}:{c.name}" for c in CASES])
+def test_proofs_change_no_decision(case: Case, bundle: Bundle, engine_only: Bundle) -> None:
+    request = parse_review(case.review, require_uid=False)
+    assert review(request, bundle) == review(request, engine_only)
+
+
+def test_proofs_are_on_by_default_and_off_when_asked(bundle: Bundle, engine_only: Bundle) -> None:
+    assert bundle.cel_runtime is not None and bundle.cel_runtime.proofs
+    assert engine_only.cel_runtime is not None and not engine_only.cel_runtime.proofs
 
 
 def test_the_default_backend_is_cel_expr(bundle: Bundle, portable: Bundle) -> None:

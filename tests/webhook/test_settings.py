@@ -1,0 +1,39 @@
+"""The webhook's settings come from FEDGATE_* variables, with clear errors for bad values."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from webhook.errors import UsageError
+from webhook.settings import Settings, settings_from_env
+
+
+@pytest.mark.parametrize(
+    ("environ", "expected"),
+    [
+        ({}, Settings()),
+        ({"FEDGATE_CEL_PROOFS": "0"}, Settings(cel_proofs=False)),
+        ({"FEDGATE_CEL_PROOFS": "1"}, Settings(cel_proofs=True)),
+        ({"FEDGATE_AUDIT_LOG": "false"}, Settings(audit_log=False)),
+        ({"FEDGATE_CEL_BACKEND": "cel-python"}, Settings(cel_backend="cel-python")),
+        ({"FEDGATE_MAX_DEPTH": "20"}, Settings(max_depth=20)),
+        ({"FEDGATE_POLICIES": "/srv/bundle"}, Settings(policies=Path("/srv/bundle"))),
+    ],
+)
+def test_from_env(environ: dict[str, str], expected: Settings) -> None:
+    assert settings_from_env(environ) == expected
+
+
+@pytest.mark.parametrize(
+    ("environ", "names"),
+    [
+        ({"FEDGATE_CEL_BACKEND": "cel-go"}, "FEDGATE_CEL_BACKEND"),
+        ({"FEDGATE_MAX_DEPTH": "0"}, "FEDGATE_MAX_DEPTH"),
+        ({"FEDGATE_MAX_BODY_BYTES": "lots"}, "FEDGATE_MAX_BODY_BYTES"),
+    ],
+)
+def test_bad_values_name_the_variable(environ: dict[str, str], names: str) -> None:
+    with pytest.raises(UsageError, match=names):
+        settings_from_env(environ)
