@@ -84,7 +84,9 @@ def compile_proof(expression: str, variables: Iterable[str]) -> Proof | None:
         source = "\n".join(translator.function(tree))
         namespace: dict[str, Any] = dict(_RUNTIME)
         exec(compile(source, "<cel proof>", "exec"), namespace)  # built from tokens: see above
-    except (Unsupported, LarkError, ValueError, RecursionError, SyntaxError, MemoryError):
+    except (Unsupported, LarkError, RecursionError, SyntaxError, MemoryError):
+        return None
+    except Exception:  # a translation that fails is no proof: the engine stays authoritative
         return None
     return Proof(expression, frozenset(translator.reads), source, namespace["proof"])
 
@@ -143,6 +145,10 @@ def _ordered(a: Any, b: Any) -> tuple[Any, Any]:
     if kind is int:
         _int64(a), _int64(b)
     return a, b
+
+
+def _unequal(a: Any, b: Any) -> bool:
+    return not _equal(a, b)
 
 
 def _less(a: Any, b: Any) -> bool:
@@ -217,9 +223,13 @@ def _items(value: Any) -> Any:
 
 
 _RUNTIME: dict[str, Any] = {
-    "__builtins__": {"type": type, "dict": dict, "list": list, "str": str, "float": float},
+    "__builtins__": {
+        "type": type,
+        **{kind.__name__: kind for kind in (dict, list, str, int, float, bool)},
+    },
     "_u": _undecided,
     "_equal": _equal,
+    "_unequal": _unequal,
     "_less": _less,
     "_at_most": _at_most,
     "_in": _in,
@@ -241,22 +251,35 @@ _STRING_METHODS = {
 }
 
 
+Code = tuple[str, str | None]
+"""Generated Python for one CEL node, and its CEL type when it is certain: ``bool``, ``int``
+(always within int64), ``double``, ``string``, ``null``, ``list:<element type>`` (a list
+literal; ``list:`` when its elements differ); None when only the data will tell (a field, a
+comprehension variable over data)."""
+
+_PYTHON_TYPES = {"bool": "bool", "int": "int", "double": "float", "string": "str"}
+_INT_RANGE = f"{INT64_MIN} <= {{0}} <= {INT64_MAX}"
+
+
 class _Translator:
     """CEL parse tree -> one Python function. Every operand is evaluated once, into a fresh
-    temporary (``_tN``), and type-tested inline where CEL's overloads require a type; the
-    common case (a string, a map, a double) is tested in place and anything else goes to the
-    exact helper above. A comprehension becomes a local function with a ``for`` loop."""
+    temporary (``_tN``), and type-tested where CEL's overloads require a type and the type is
+    not already certain from what produced it (a comparison gives a bool, ``size`` an int...).
+
+    Field selection is a plain subscript: on JSON values, ``x['f']`` raises unless ``x`` is a
+    map with the key (a list, a string, a number, a bool and null all refuse a string
+    subscript), which is CEL's rule. A comprehension becomes a local function with a loop."""
 
     def __init__(self, variables: frozenset[str]) -> None:
         self.variables = variables
         self.reads: set[str] = set()
-        self.bound: list[str] = []  # comprehension variables in scope
+        self.bound: list[tuple[str, str | None]] = []  # comprehension variables, their types
         self.blocks: list[list[str]] = [[]]  # the local functions of each enclosing function
         self._names = itertools.count()
 
     def function(self, tree: Any) -> list[str]:
         """The source of ``proof(scope)``, which returns the value of ``tree``."""
-        body = self.node(tree)
+        body, _ = self.node(tree)
         return [
             "def proof(scope):",
             *(f"    v_{name} = scope[{name!r}]" for name in sorted(self.reads)),
@@ -267,136 +290,152 @@ class _Translator:
     def temporary(self) -> str:
         return f"_t{next(self._names)}"
 
-    def node(self, tree: Any) -> str:
+    def node(self, tree: Any) -> Code:
         tree = _unwrap(tree)
         if not isinstance(tree, Tree):
             raise Unsupported(repr(tree))
         handler = getattr(self, f"_{tree.data}", None)
         if handler is None:
             raise Unsupported(str(tree.data))
-        code: str = handler(tree.children)
+        code: Code = handler(tree.children)
         return code
 
-    def boolean(self, tree: Any) -> tuple[str, str]:
-        """(the test that the operand is true, its temporary): true, false, or Undecided."""
-        value = self.temporary()
-        return f"({value} := {self.node(tree)}) is True", value
+    def typed(self, tree: Any, kind: str) -> str:
+        """The operand as a value of CEL type ``kind``, or Undecided."""
+        return self.coerce(self.node(tree), kind)
 
-    def checked_bool(self, tree: Any) -> str:
+    def coerce(self, generated: Code, kind: str) -> str:
+        code, known = generated
+        if known == kind:
+            return code
         value = self.temporary()
-        return f"({value} if ({value} := {self.node(tree)}) is True or {value} is False else _u())"
+        if kind == "bool":
+            return f"({value} if ({value} := {code}) is True or {value} is False else _u())"
+        test = f"type({value} := {code}) is {_PYTHON_TYPES[kind]}"
+        if kind == "int":
+            test += " and " + _INT_RANGE.format(value)
+        return f"({value} if {test} else _u())"
 
-    def pair(self, left_tree: Any, right_tree: Any) -> tuple[str, str, str, str]:
-        """Both operands evaluated, left first: (the test that their types are the same, the
-        type's temporary, left's temporary, right's temporary)."""
-        left, right, kind = self.temporary(), self.temporary(), self.temporary()
-        same = (
-            f"({kind} := type({left} := {self.node(left_tree)})) "
-            f"is type({right} := {self.node(right_tree)})"
-        )
-        return same, kind, left, right
+    def condition(self, tree: Any) -> tuple[str, str | None]:
+        """(a Python test that the operand is true, the temporary that holds it when it must
+        still be told from false: None when it is certainly a bool)."""
+        code, known = self.node(tree)
+        if known == "bool":
+            return code, None
+        value = self.temporary()
+        return f"({value} := {code}) is True", value
+
+    @staticmethod
+    def unless_false(value: str | None, result: str) -> str:
+        """``result`` when the operand in ``value`` was false (it was not true); Undecided when
+        it was not a bool at all."""
+        return result if value is None else f"({result} if {value} is False else _u())"
 
     # ---- operators, loosest first
 
-    def _expr(self, children: list[Any]) -> str:
-        condition, value = self.boolean(children[0])
-        then, otherwise = self.node(children[1]), self.node(children[2])
-        return f"({then} if {condition} else {otherwise} if {value} is False else _u())"
+    def _expr(self, children: list[Any]) -> Code:
+        test, value = self.condition(children[0])
+        (then, then_kind), (other, other_kind) = self.node(children[1]), self.node(children[2])
+        code = f"({then} if {test} else {self.unless_false(value, other)})"
+        return code, then_kind if then_kind == other_kind else None
 
-    def _conditionalor(self, children: list[Any]) -> str:
-        left, value = self.boolean(children[0])
-        right = self.checked_bool(children[1])
-        return f"(True if {left} else {right} if {value} is False else _u())"
+    def _conditionalor(self, children: list[Any]) -> Code:
+        test, value = self.condition(children[0])
+        right = self.typed(children[1], "bool")
+        return f"(True if {test} else {self.unless_false(value, right)})", "bool"
 
-    def _conditionaland(self, children: list[Any]) -> str:
-        left, value = self.boolean(children[0])
-        right = self.checked_bool(children[1])
-        return f"({right} if {left} else False if {value} is False else _u())"
+    def _conditionaland(self, children: list[Any]) -> Code:
+        test, value = self.condition(children[0])
+        right = self.typed(children[1], "bool")
+        return f"({right} if {test} else {self.unless_false(value, 'False')})", "bool"
 
-    def _relation(self, children: list[Any]) -> str:
+    def _relation(self, children: list[Any]) -> Code:
         operator, right_tree = children
         left_tree, kind = operator.children[0], operator.data
         if kind == "relation_in":
-            return self._in(left_tree, right_tree)
+            return self._in(left_tree, right_tree), "bool"
         if kind in ("relation_gt", "relation_ge"):  # a > b is b < a; CEL evaluates both anyway
             left_tree, right_tree = right_tree, left_tree
-        same, type_, left, right = self.pair(left_tree, right_tree)
-        if kind in ("relation_eq", "relation_ne"):
-            test = f"({left} == {right} if {same} and {type_} is str else _equal({left}, {right}))"
-            return test if kind == "relation_eq" else f"(not {test})"
-        helper, python = {
-            "relation_lt": ("_less", "<"),
-            "relation_gt": ("_less", "<"),
-            "relation_le": ("_at_most", "<="),
-            "relation_ge": ("_at_most", "<="),
-        }.get(kind, ("", ""))
-        if not helper:
+        python = {
+            "relation_eq": "==",
+            "relation_ne": "!=",
+            "relation_lt": "<",
+            "relation_gt": "<",
+            "relation_le": "<=",
+            "relation_ge": "<=",
+        }.get(kind)
+        if python is None:
             raise Unsupported(str(kind))
-        return (
-            f"({left} {python} {right} if {same} and ({type_} is float or {type_} is str) "
-            f"else {helper}({left}, {right}))"
-        )
+        helper = {"==": "_equal", "!=": "_unequal", "<": "_less", "<=": "_at_most"}[python]
+        left, right = self.node(left_tree), self.node(right_tree)
+        allowed = ("string", "int", "double") + (("bool",) if python in ("==", "!=") else ())
+        if left[1] == right[1] and left[1] in allowed:
+            return f"({left[0]} {python} {right[0]})", "bool"
+        if right[1] in allowed and left[1] is None:  # one side certain: test the other's type
+            return f"({self.coerce(left, right[1])} {python} {right[0]})", "bool"
+        if left[1] in allowed and right[1] is None:
+            return f"({left[0]} {python} {self.coerce(right, left[1])})", "bool"
+        return f"{helper}({left[0]}, {right[0]})", "bool"
 
     def _in(self, element_tree: Any, container_tree: Any) -> str:
-        element, container = self.temporary(), self.temporary()
+        (element, element_kind), (container, _) = (
+            self.node(element_tree),
+            self.node(container_tree),
+        )
+        if element_kind != "string":
+            return f"_in({element}, {container})"
+        value = self.temporary()
         return (
-            f"({element} in {container} if type({element} := {self.node(element_tree)}) is str "
-            f"and type({container} := {self.node(container_tree)}) is dict "
-            f"else _in({self.node(element_tree)}, {self.node(container_tree)}))"
-        )  # the operands are pure: evaluating them again on the rare path changes nothing
+            f"({element} in {value} if type({value} := {container}) is dict "
+            f"else _in({element}, {value}))"
+        )
 
-    def _unary(self, children: list[Any]) -> str:
+    def _unary(self, children: list[Any]) -> Code:
         operator, operand = children
         if operator.data == "unary_not":
-            test, value = self.boolean(operand)
-            return f"(False if {test} else True if {value} is False else _u())"
+            test, value = self.condition(operand)
+            if value is None:
+                return f"(not {test})", "bool"
+            return f"(False if {test} else {self.unless_false(value, 'True')})", "bool"
         if operator.data == "unary_neg":
-            return f"_negate({self.node(operand)})"
+            code, kind = self.node(operand)
+            return f"_negate({code})", kind if kind in ("int", "double") else None
         raise Unsupported(str(operator.data))
 
     # ---- members and calls
 
-    def _member_dot(self, children: list[Any]) -> str:
-        target, name = self.node(children[0]), repr(str(children[1]))
-        value = self.temporary()
-        return (
-            f"({value}[{name}] if type({value} := {target}) is dict and {name} in {value} "
-            "else _u())"
-        )
+    def _member_dot(self, children: list[Any]) -> Code:
+        target, _ = self.node(children[0])
+        return f"{target}[{str(children[1])!r}]", None
 
-    def _member_index(self, children: list[Any]) -> str:
-        value, key = self.temporary(), self.temporary()
-        target, index = self.node(children[0]), self.node(children[1])
-        return (
-            f"({value}[{key}] if (type({value} := {target}) is dict) "
-            f"& (type({key} := {index}) is str) and {key} in {value} "
-            f"else _index({value}, {key}))"
-        )  # & (not and): both are evaluated, so the rare path has both
+    def _member_index(self, children: list[Any]) -> Code:
+        (target, _), (index, index_kind) = self.node(children[0]), self.node(children[1])
+        if index_kind == "string":  # a map's key; a list or a string refuses it
+            value = self.temporary()
+            return f"({value}[{index}] if type({value} := {target}) is dict else _u())", None
+        return f"_index({target}, {index})", None
 
-    def _member_dot_arg(self, children: list[Any]) -> str:
+    def _member_dot_arg(self, children: list[Any]) -> Code:
         target_tree, method = children[0], str(children[1])
         arguments = children[2].children if len(children) > 2 and children[2] is not None else []
         if method in ("all", "exists"):
-            return self._comprehension(method, target_tree, arguments)
-        target = self.node(target_tree)
-        calls = [self.node(a) for a in arguments]
-        if method == "size" and not calls:
-            return f"_size({target})"
-        if (method in _STRING_METHODS or method == "contains") and len(calls) == 1:
-            text, other = self.temporary(), self.temporary()
-            call = (
-                f"{other} in {text}"
-                if method == "contains"
-                else f"{text}.{_STRING_METHODS[method]}({other})"
-            )
-            return (
-                f"({call} if type({text} := {target}) is str "
-                f"and type({other} := {calls[0]}) is str else _u())"
-            )
-        if method in library.MEMBER_FUNCTIONS and len(calls) == 1:
-            return f"_m_{method}(_double({target}), _double({calls[0]}))"
-        if method in library.UNARY_MEMBER_FUNCTIONS and not calls:
-            return f"_m_{method}(_double({target}))"
+            return self._comprehension(method, target_tree, arguments), "bool"
+        if method == "size" and not arguments:
+            return f"_size({self.node(target_tree)[0]})", "int"
+        if (method in _STRING_METHODS or method == "contains") and len(arguments) == 1:
+            text, other = self.typed(target_tree, "string"), self.typed(arguments[0], "string")
+            if method == "contains":
+                return f"({other} in {text})", "bool"
+            kind = "bool" if method in ("startsWith", "endsWith") else "int"
+            return f"{text}.{_STRING_METHODS[method]}({other})", kind
+        if method in library.MEMBER_FUNCTIONS and len(arguments) == 1:
+            left, right = self.typed(target_tree, "double"), self.typed(arguments[0], "double")
+            kind = "bool" if library.MEMBER_FUNCTIONS[method][1] == "bool" else "int"
+            return f"_m_{method}({left}, {right})", kind
+        if method in library.UNARY_MEMBER_FUNCTIONS and not arguments:
+            result = library.UNARY_MEMBER_FUNCTIONS[method][1]
+            certain = {"bool": "bool", "double": "double"}.get(result)  # asInteger may overflow
+            return f"_m_{method}({self.typed(target_tree, 'double')})", certain
         raise Unsupported(f"method {method}")
 
     def _comprehension(self, macro: str, target_tree: Any, arguments: list[Any]) -> str:
@@ -409,15 +448,19 @@ class _Translator:
         if not (isinstance(variable, Tree) and variable.data == "ident"):
             raise Unsupported(f"{macro} over a non-identifier")
         name = str(variable.children[0])
-        target = self.node(target_tree)
-        self.bound.append(name)
+        target, target_kind = self.node(target_tree)
+        element = (
+            target_kind[len("list:") :] if target_kind and target_kind.startswith("list:") else None
+        )
+        self.bound.append((name, element))
         self.blocks.append([])
         try:
-            predicate = self.node(arguments[1])
+            predicate = self.typed(arguments[1], "bool")
         finally:
             self.bound.pop()
             nested = self.blocks.pop()
-        function, stop = f"_c{next(self._names)}", "False" if macro == "all" else "True"
+        function = f"_c{next(self._names)}"
+        stop = f"if not {predicate}:" if macro == "all" else f"if {predicate}:"
         self.blocks[-1].extend(
             [
                 f"def {function}(items):",
@@ -425,59 +468,67 @@ class _Translator:
                 "    if type(items) is not list and type(items) is not dict:",
                 "        _u()",
                 f"    for v_{name} in items:",
-                f"        if (result := {predicate}) is {stop}:",
-                f"            return {stop}",
-                "        if result is not True and result is not False:",
-                "            _u()",
-                f"    return not {stop}",
+                f"        {stop}",
+                f"            return {macro == 'exists'}",
+                f"    return {macro == 'all'}",
             ]
         )
         return f"{function}({target})"
 
-    def _ident_arg(self, children: list[Any]) -> str:
+    def _ident_arg(self, children: list[Any]) -> Code:
         function = str(children[0])
         arguments = children[1].children if len(children) > 1 and children[1] is not None else []
         if function == "has":
-            return self._has(arguments)
+            return self._has(arguments), "bool"
         if len(arguments) != 1:
             raise Unsupported(f"function {function} with {len(arguments)} arguments")
-        argument, value = self.node(arguments[0]), self.temporary()
         if function == "string":
-            return f"({value} if type({value} := {argument}) is str else _string({value}))"
-        if function in ("quantity", "isQuantity"):
-            call = "_quantity" if function == "quantity" else "_is_quantity"
-            return f"({call}({value}) if type({value} := {argument}) is str else _u())"
+            code, kind = self.node(arguments[0])
+            if kind == "string":
+                return code, "string"
+            value = self.temporary()
+            return f"({value} if type({value} := {code}) is str else _string({value}))", "string"
+        if function == "quantity":
+            return f"_quantity({self.typed(arguments[0], 'string')})", "double"
+        if function == "isQuantity":
+            return f"_is_quantity({self.typed(arguments[0], 'string')})", "bool"
         if function == "size":
-            return f"_size({argument})"
+            return f"_size({self.node(arguments[0])[0]})", "int"
         raise Unsupported(f"function {function}")
 
     def _has(self, arguments: list[Any]) -> str:
         selection = _unwrap(arguments[0]) if len(arguments) == 1 else None
         if not (isinstance(selection, Tree) and selection.data == "member_dot"):
             raise Unsupported("has() of something other than a field selection")
-        target, name = self.node(selection.children[0]), repr(str(selection.children[1]))
-        value = self.temporary()
+        target, _ = self.node(selection.children[0])
+        name, value = repr(str(selection.children[1])), self.temporary()
         return f"({name} in {value} if type({value} := {target}) is dict else _u())"
 
     # ---- primaries
 
-    def _ident(self, children: list[Any]) -> str:
+    def _ident(self, children: list[Any]) -> Code:
         name = str(children[0])
-        if name not in self.bound:
-            if name not in self.variables:
-                raise Unsupported(f"unknown identifier {name}")
-            self.reads.add(name)
-        return f"v_{name}"
+        for bound, kind in reversed(self.bound):  # the innermost comprehension's, if any
+            if bound == name:
+                return f"v_{name}", kind
+        if name not in self.variables:
+            raise Unsupported(f"unknown identifier {name}")
+        self.reads.add(name)
+        return f"v_{name}", None
 
-    def _paren_expr(self, children: list[Any]) -> str:
+    def _paren_expr(self, children: list[Any]) -> Code:
         return self.node(children[0])
 
-    def _list_lit(self, children: list[Any]) -> str:
+    def _list_lit(self, children: list[Any]) -> Code:
         items = [self.node(c) for c in children[0].children] if children and children[0] else []
-        return f"[{', '.join(items)}]"
+        kinds = {kind for _, kind in items}
+        element = kinds.pop() if len(kinds) == 1 else None
+        return f"[{', '.join(code for code, _ in items)}]", f"list:{element or ''}"
 
-    def _literal(self, children: list[Any]) -> str:
-        return repr(_literal(children[0]))
+    def _literal(self, children: list[Any]) -> Code:
+        value = _literal(children[0])
+        kind = {bool: "bool", int: "int", float: "double", str: "string"}.get(type(value), "null")
+        return repr(value), kind
 
 
 def _literal(token: Token) -> Any:
