@@ -90,10 +90,7 @@ class CelRuntime:
         self._by_id = {r.id: r for r in rules}
         self.proofs = _proofs(rules) if proofs else {}
         self.proof_reads: frozenset[str] = frozenset(
-            name
-            for conditions, validations in self.proofs.values()
-            for proof in (*conditions, *validations)
-            for name in proof.variables
+            name for proof in self.proofs.values() for name in proof.variables
         )
         self.read_paths = read_paths(
             [
@@ -174,13 +171,8 @@ class CelRuntime:
     def proven(self, rule: Rule, variables: dict[str, Any]) -> bool:
         """Every matchCondition and validation of ``rule`` proven true in Python: it applies
         and passes. False when it has no proof or one does not come out true."""
-        proofs = self.proofs.get(rule.id)
-        if proofs is None:
-            return False
-        conditions, validations = proofs
-        return all(p.holds(variables) for p in conditions) and all(
-            p.holds(variables) for p in validations
-        )
+        proof = self.proofs.get(rule.id)
+        return proof is not None and proof.holds(variables)
 
     @staticmethod
     def eligible(rule: Rule) -> bool:
@@ -208,19 +200,15 @@ class CelRuntime:
             return False
 
 
-def _proofs(rules: Sequence[Rule]) -> dict[str, tuple[tuple[Proof, ...], tuple[Proof, ...]]]:
-    """(conditions, validations) proofs of the CEL rules that are wholly in the subset."""
-    found: dict[str, tuple[tuple[Proof, ...], tuple[Proof, ...]]] = {}
+def _proofs(rules: Sequence[Rule]) -> dict[str, Proof]:
+    """One proof per CEL rule wholly in the subset: its conditions and validations all true."""
+    found: dict[str, Proof] = {}
     for rule in rules:
-        if rule.builtin is not None:
-            continue
-        conditions = [compile_proof(c, VARIABLES) for c in rule.match_conditions]
-        validations = [compile_proof(v.expression, VARIABLES) for v in rule.validations]
-        if all(p is not None for p in conditions) and all(p is not None for p in validations):
-            found[rule.id] = (
-                tuple(p for p in conditions if p is not None),
-                tuple(p for p in validations if p is not None),
-            )
+        if rule.builtin is None:
+            expressions = [*rule.match_conditions, *(v.expression for v in rule.validations)]
+            proof = compile_proof(expressions, VARIABLES)
+            if proof is not None:
+                found[rule.id] = proof
     return found
 
 

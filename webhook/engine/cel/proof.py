@@ -36,7 +36,7 @@ go through ``repr``, so no text of the expression is ever executed as Python.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -58,13 +58,14 @@ class Unsupported(Exception):
 
 @dataclass(frozen=True)
 class Proof:
-    """A translated expression: ``holds(variables)`` is True only when CEL says ``true``."""
+    """Translated expressions: ``holds(variables)`` is True only when CEL says ``true`` of
+    every one of them."""
 
-    expression: str
+    expressions: tuple[str, ...]
     variables: frozenset[str]
-    """The top-level variables the expression reads (``object``, ``tenant``, ...)."""
+    """The top-level variables the expressions read (``object``, ``tenant``, ...)."""
     source: str
-    """The Python the expression became (for tests and for reading)."""
+    """The Python they became (for tests and for reading)."""
     _run: Callable[[dict[str, Any]], Any]
 
     def holds(self, variables: dict[str, Any]) -> bool:
@@ -74,21 +75,25 @@ class Proof:
             return False
 
 
-def compile_proof(expression: str, variables: Iterable[str]) -> Proof | None:
-    """The proof of ``expression`` over the declared ``variables``; None outside the subset."""
+def compile_proof(expressions: str | Sequence[str], variables: Iterable[str]) -> Proof | None:
+    """One proof that every expression is true, over the declared ``variables`` (one function
+    for a rule's conditions and validations: one call per rule); None when any expression is
+    outside the subset."""
     from celpy.celparser import CELParser  # noqa: PLC0415 - the parser is only needed here
 
+    texts = (expressions,) if isinstance(expressions, str) else tuple(expressions)
     try:
-        tree = CELParser().parse(expression)
+        parser = CELParser()
+        trees = [parser.parse(text) for text in texts]
         translator = _Translator(frozenset(variables))
-        source = "\n".join(translator.function(tree))
+        source = "\n".join(translator.function(trees))
         namespace: dict[str, Any] = dict(_RUNTIME)
         exec(compile(source, "<cel proof>", "exec"), namespace)  # built from tokens: see above
     except (Unsupported, LarkError, RecursionError, SyntaxError, MemoryError):
         return None
     except Exception:  # a translation that fails is no proof: the engine stays authoritative
         return None
-    return Proof(expression, frozenset(translator.reads), source, namespace["proof"])
+    return Proof(texts, frozenset(translator.reads), source, namespace["proof"])
 
 
 _WRAPPERS = frozenset(
@@ -277,9 +282,12 @@ class _Translator:
         self.blocks: list[list[str]] = [[]]  # the local functions of each enclosing function
         self._names = itertools.count()
 
-    def function(self, tree: Any) -> list[str]:
-        """The source of ``proof(scope)``, which returns the value of ``tree``."""
-        body, _ = self.node(tree)
+    def function(self, trees: Sequence[Any]) -> list[str]:
+        """The source of ``proof(scope)``: True when every tree is true, False when one is
+        false, Undecided otherwise (left to right, as the engine would find a failure)."""
+        if not trees:
+            raise Unsupported("nothing to prove")
+        body = " and ".join(self.typed(tree, "bool") for tree in trees)
         return [
             "def proof(scope):",
             *(f"    v_{name} = scope[{name!r}]" for name in sorted(self.reads)),

@@ -152,6 +152,16 @@ def test_outside_the_subset_there_is_no_proof(expression: str) -> None:
     assert compile_proof(expression, ALL) is None
 
 
+def test_one_proof_for_several_expressions_holds_when_all_do() -> None:
+    variables = {"object": OBJECT}
+    both = compile_proof(["object.one == 1", "has(object.labels)"], ALL)
+    one_false = compile_proof(["object.one == 1", "object.kind == 'x'"], ALL)
+    assert both is not None and both.holds(variables)
+    assert one_false is not None and not one_false.holds(variables)
+    assert compile_proof(["object.one == 1", "object.one + 1 == 2"], ALL) is None
+    assert compile_proof([], ALL) is None
+
+
 def test_a_proof_names_what_it_reads() -> None:
     proof = compile_proof("object.items.all(i, tenant.registries.exists(r, i.startsWith(r)))", ALL)
     assert proof is not None
@@ -352,11 +362,9 @@ def test_shipped_rules_proofs_agree_with_the_engine(
     assert runtime is not None and runtime.proofs, "the shipped rules have proofs"
     tenant = runtime.tenants.get(tenant_name, {}) if tenant_name else {}
     variables = {"object": obj, "tenant": tenant}
-    for rule_id, (_, validations) in runtime.proofs.items():
-        for proof in validations:
-            says = engine_says(engine, proof.expression, variables)
-            holds = proof.holds(dict(variables))
-            if holds:
-                assert says is True, (rule_id, proof.expression)
-            elif says is True:  # complete on what the rules read, but for ints beyond int64
-                assert obj["spec"].get("replicas") == 2**63, (rule_id, proof.expression)
+    for rule_id, proof in runtime.proofs.items():
+        says = [engine_says(engine, expression, variables) for expression in proof.expressions]
+        if proof.holds(dict(variables)):
+            assert all(said is True for said in says), (rule_id, says)
+        elif all(said is True for said in says):  # complete but for ints beyond int64
+            assert obj["spec"].get("replicas") == 2**63, (rule_id, says)
