@@ -7,6 +7,7 @@ samples there and ``/metrics`` on any worker reports the sum over all of them.
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.multiprocess import MultiProcessCollector
@@ -50,6 +51,7 @@ class Metrics:
             registry=self.registry,
             multiprocess_mode="max",
         )
+        self._request_counters: dict[tuple[str, str, str], Any] = {}
         self.bundle_load_errors = Counter(
             "fedgate_bundle_load_errors",
             "Bundle reloads refused because the bundle is broken",
@@ -58,7 +60,11 @@ class Metrics:
 
     def observe(self, request: AdmissionRequest, decision: Decision, seconds: float) -> None:
         result = "allowed" if decision.allowed else "denied"
-        self.requests.labels(request.kind.kind, request.operation, result).inc()
+        key = (request.kind.kind, request.operation, result)
+        counter = self._request_counters.get(key)
+        if counter is None:  # labels() validates and locks on every call: once per key
+            counter = self._request_counters[key] = self.requests.labels(*key)
+        counter.inc()
         for violation in decision.violations:
             self.violations.labels(violation.rule, violation.action).inc()
         self.latency.observe(seconds)
