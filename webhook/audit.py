@@ -9,7 +9,6 @@ PIPE_BUF (4 KiB) on the container's log pipe, and which is on its way before the
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 from typing import Any
 
 import orjson
@@ -17,18 +16,18 @@ import orjson
 from webhook.bundle.model import Bundle
 from webhook.engine.decision import Decision
 from webhook.engine.request import AdmissionRequest
-from webhook.engine.tenancy import candidates
-
-PLACING_KINDS = ("PropagationPolicy", "ClusterPropagationPolicy")
+from webhook.engine.tenancy import PLACING_KINDS, candidates
+from webhook.values import is_mapping
 
 
 def target_clusters(admission: AdmissionRequest, bundle: Bundle) -> list[str] | None:
-    """The candidate clusters of a propagation policy; None for kinds that do not place."""
+    """The candidate clusters of a propagation policy; None for kinds that do not place.
+    Worked out here only when the review did not (the control plane's own writes skip it)."""
     if admission.kind.kind not in PLACING_KINDS:
         return None
     obj = admission.current
     spec = obj.get("spec") if obj is not None else None
-    if not isinstance(spec, Mapping):
+    if not is_mapping(spec):
         return None
     return list(candidates(spec, bundle))
 
@@ -46,7 +45,11 @@ def audit_record(
         "subResource": admission.sub_resource or None,
         "namespace": admission.namespace or None,
         "name": admission.name or None,
-        "clusters": target_clusters(admission, bundle),
+        "clusters": (
+            list(decision.targets)
+            if decision.targets is not None
+            else target_clusters(admission, bundle)
+        ),
         "dryRun": admission.dry_run,
         "allowed": decision.allowed,
         "rules": sorted({v.rule for v in decision.violations}) if decision.violations else [],

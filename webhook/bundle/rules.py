@@ -14,6 +14,7 @@ from typing import Any, Literal
 from webhook.engine.affinity import label_selector_matches
 from webhook.engine.decision import Action
 from webhook.engine.request import AdmissionRequest
+from webhook.values import is_mapping
 
 FailurePolicy = Literal["Fail", "Ignore"]
 Scope = Literal["tenant", "any"]
@@ -51,10 +52,8 @@ class Match:
         if self.object_selector is None:
             return True
         metadata = (request.current or {}).get("metadata")
-        labels = metadata.get("labels") if isinstance(metadata, Mapping) else None
-        return label_selector_matches(
-            self.object_selector, labels if isinstance(labels, Mapping) else {}
-        )
+        labels = metadata.get("labels") if is_mapping(metadata) else None
+        return label_selector_matches(self.object_selector, labels if is_mapping(labels) else {})
 
 
 @dataclass(frozen=True)

@@ -53,6 +53,9 @@ class Decision:
     violations: tuple[Violation, ...] = ()
     warnings: tuple[str, ...] = ()
     audit: tuple[tuple[str, str], ...] = field(default=())
+    targets: tuple[str, ...] | None = None
+    """The member clusters the object's placement can select, where the review worked them out
+    (propagation policies): what the decision is about, for the audit line; not a verdict."""
 
     @classmethod
     def of(
@@ -61,10 +64,11 @@ class Decision:
         *,
         notes: Iterable[str] = (),
         audit: Iterable[tuple[str, str]] = (),
+        targets: tuple[str, ...] | None = None,
     ) -> Decision:
         ordered = tuple(sorted(set(violations)))
-        if not ordered and not notes and not audit:
-            return cls(allowed=True)  # the common answer, without building empty lists
+        if not ordered and not notes and not audit:  # the common answer, without empty lists
+            return cls(allowed=True, targets=targets)
         warnings = [f"{v.rule}: {v.message}" for v in ordered if v.action == "warn"]
         audits = [*audit, *((f"{v.rule}", v.message) for v in ordered if v.action == "audit")]
         return cls(
@@ -72,6 +76,7 @@ class Decision:
             violations=ordered,
             warnings=tuple([*notes, *warnings]),
             audit=tuple(sorted(set(audits))),
+            targets=targets,
         )
 
     @property

@@ -12,6 +12,7 @@ from webhook.bundle.rules import Rule
 from webhook.engine.context import Review, labels_of, ledger_of
 from webhook.engine.decision import Violation
 from webhook.ledger import TARGET_ANNOTATION, escape, owner_of
+from webhook.values import is_mapping
 
 RETAIN_LABEL = "resourcetemplate.karmada.io/retain-replicas"
 CONTAINERS = "/spec/template/spec/containers"
@@ -41,23 +42,23 @@ def check_replicas_label(review: Review, rule: Rule) -> Iterator[Violation]:
 def written_pointers(overriders: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
     """(pointer written in the selected object, where in the overriders) for each overrider."""
     for i, op in enumerate(overriders.get("plaintext") or ()):
-        if isinstance(op, Mapping) and isinstance(op.get("path"), str):
+        if is_mapping(op) and isinstance(op.get("path"), str):
             yield op["path"], f"plaintext/{i}"
     for i, image in enumerate(overriders.get("imageOverrider") or ()):
-        predicate = image.get("predicate") if isinstance(image, Mapping) else None
-        path = predicate.get("path") if isinstance(predicate, Mapping) else None
+        predicate = image.get("predicate") if is_mapping(image) else None
+        path = predicate.get("path") if is_mapping(predicate) else None
         yield (path if isinstance(path, str) else CONTAINERS), f"imageOverrider/{i}"
     for name in ("commandOverrider", "argsOverrider"):
         for i, _ in enumerate(overriders.get(name) or ()):
             yield CONTAINERS, f"{name}/{i}"
     for name, field in (("labelsOverrider", "labels"), ("annotationsOverrider", "annotations")):
         for i, op in enumerate(overriders.get(name) or ()):
-            value = op.get("value") if isinstance(op, Mapping) else None
-            keys = value if isinstance(value, Mapping) else {}
+            value = op.get("value") if is_mapping(op) else None
+            keys = value if is_mapping(value) else {}
             for key in keys:
                 yield f"/metadata/{field}/{escape(str(key))}", f"{name}/{i}"
     for i, op in enumerate(overriders.get("fieldOverrider") or ()):
-        if isinstance(op, Mapping) and isinstance(op.get("fieldPath"), str):
+        if is_mapping(op) and isinstance(op.get("fieldPath"), str):
             yield op["fieldPath"], f"fieldOverrider/{i}"
 
 
@@ -72,11 +73,11 @@ def check_override_owned_field(review: Review, rule: Rule) -> Iterator[Violation
     obj = review.request.object
     target = ledger_of(obj, TARGET_ANNOTATION)
     spec = (obj or {}).get("spec")
-    if target is None or not isinstance(spec, Mapping):
+    if target is None or not is_mapping(spec):
         return
     for r_index, override_rule in enumerate(spec.get("overrideRules") or ()):
-        overriders = override_rule.get("overriders") if isinstance(override_rule, Mapping) else None
-        if not isinstance(overriders, Mapping):
+        overriders = override_rule.get("overriders") if is_mapping(override_rule) else None
+        if not is_mapping(overriders):
             continue
         for pointer, where in written_pointers(overriders):
             for owner in sorted(_owners_written(pointer, target) - {"git"}):

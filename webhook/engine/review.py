@@ -17,6 +17,7 @@ from webhook.engine.context import Review
 from webhook.engine.decision import Decision, Violation
 from webhook.engine.identity import identify
 from webhook.engine.request import AdmissionRequest
+from webhook.engine.tenancy import placement_targets
 
 EXEMPT_WRITERS = ("system",)
 """The control plane's own controllers (namespace deletion, garbage collection): never blocked,
@@ -39,9 +40,10 @@ def review(request: AdmissionRequest, bundle: Bundle, *, cluster: str | None = N
     tenant = bundle.tenant_of_namespace(request.namespace) if request.namespace else None
     context = Review(request, bundle, identity, tenant, cluster)
     violations = list(_violations(context))
+    targets = placement_targets(context)
     if identity.writer == BREAK_GLASS:
-        return _break_glass(context, violations)
-    return Decision.of(violations)
+        return _break_glass(context, violations, targets)
+    return Decision.of(violations, targets=targets)
 
 
 def _violations(context: Review) -> Iterator[Violation]:
@@ -110,7 +112,9 @@ def _internal_error(context: Review, rule: Rule, exc: Exception) -> Violation:
     return replace(violation, action="deny")
 
 
-def _break_glass(context: Review, violations: list[Violation]) -> Decision:
+def _break_glass(
+    context: Review, violations: list[Violation], targets: tuple[str, ...] | None
+) -> Decision:
     """Allowed, every objection kept as a warning, and the bypass recorded for the audit log."""
     softened = [
         replace(v, action="warn", status="warn" if v.status == "fail" else v.status)
@@ -119,4 +123,6 @@ def _break_glass(context: Review, violations: list[Violation]) -> Decision:
     who = context.identity.describe()
     rules = sorted({v.rule for v in violations})
     bypass = f"{who} bypassed {', '.join(rules)}" if rules else f"{who} wrote with emergency access"
-    return Decision.of(softened, notes=[f"break-glass: {bypass}"], audit=[("break-glass", bypass)])
+    return Decision.of(
+        softened, notes=[f"break-glass: {bypass}"], audit=[("break-glass", bypass)], targets=targets
+    )

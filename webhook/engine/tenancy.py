@@ -15,32 +15,34 @@ from webhook.bundle.rules import Rule
 from webhook.engine.affinity import candidate_clusters, unknown_cluster_names
 from webhook.engine.context import Review, ledger_of
 from webhook.engine.decision import Violation
+from webhook.values import is_mapping
 
 NAMESPACE_WRITERS = ("git", "platform", "karmada", "break-glass")
 CLUSTER_POLICY_WRITERS = ("platform", "karmada", "break-glass")
+PLACING_KINDS = ("PropagationPolicy", "ClusterPropagationPolicy")
 
 
 def _spec(review: Review) -> Mapping[str, Any]:
     spec = (review.request.object or {}).get("spec")
-    return spec if isinstance(spec, Mapping) else {}
+    return spec if is_mapping(spec) else {}
 
 
 def affinities(spec: Mapping[str, Any]) -> list[Mapping[str, Any]] | None:
     """Every ClusterAffinity a placement may use (fallback terms and overflow included);
     None when there is none, which means every cluster."""
     placement = spec.get("placement")
-    if not isinstance(placement, Mapping):
+    if not is_mapping(placement):
         return None
     terms = placement.get("clusterAffinities")
     if isinstance(terms, list) and terms:
         found = []
         for term in terms:
-            if isinstance(term, Mapping):
+            if is_mapping(term):
                 found.append(term)
-                found += [o for o in term.get("overflowAffinities") or () if isinstance(o, Mapping)]
+                found += [o for o in term.get("overflowAffinities") or () if is_mapping(o)]
         return found
     affinity = placement.get("clusterAffinity")
-    return [affinity] if isinstance(affinity, Mapping) else None
+    return [affinity] if is_mapping(affinity) else None
 
 
 def candidates(spec: Mapping[str, Any], bundle: Bundle) -> tuple[str, ...]:
@@ -57,6 +59,19 @@ def candidates(spec: Mapping[str, Any], bundle: Bundle) -> tuple[str, ...]:
 def _candidates(review: Review) -> tuple[str, ...]:
     """candidates() of the request's placement, worked out once per review (three rules ask)."""
     return review.memo("candidates", lambda: candidates(_spec(review), review.bundle))
+
+
+def placement_targets(review: Review) -> tuple[str, ...] | None:
+    """The clusters a propagation policy's placement can select (the old policy's on DELETE):
+    for the audit line; None for kinds that do not place or a policy without a spec. Shares
+    the review's own candidates, worked out once."""
+    request = review.request
+    if request.kind.kind not in PLACING_KINDS:
+        return None
+    if request.object is not None:
+        return _candidates(review) if is_mapping(request.object.get("spec")) else None
+    spec = (request.old_object or {}).get("spec")
+    return candidates(spec, review.bundle) if is_mapping(spec) else None
 
 
 def check_namespace_writer(review: Review, rule: Rule) -> Iterator[Violation]:
@@ -99,7 +114,7 @@ def check_placement_scope(review: Review, rule: Rule) -> Iterator[Violation]:
 
 def _affinity_pointer(spec: Mapping[str, Any], index: int) -> str:
     placement = spec.get("placement") or {}
-    if isinstance(placement, Mapping) and placement.get("clusterAffinities"):
+    if is_mapping(placement) and placement.get("clusterAffinities"):
         return f"/spec/placement/clusterAffinities/{index}"
     return "/spec/placement/clusterAffinity"
 
@@ -108,16 +123,14 @@ def _selectors(spec: Mapping[str, Any]) -> list[tuple[int, Mapping[str, Any]]]:
     selectors = spec.get("resourceSelectors")
     if not isinstance(selectors, list):
         return []
-    return [(i, s) for i, s in enumerate(selectors) if isinstance(s, Mapping)]
+    return [(i, s) for i, s in enumerate(selectors) if is_mapping(s)]
 
 
 def _explicit(selector: Mapping[str, Any]) -> bool:
     if selector.get("name"):
         return True
     labels = selector.get("labelSelector")
-    return isinstance(labels, Mapping) and bool(
-        labels.get("matchLabels") or labels.get("matchExpressions")
-    )
+    return is_mapping(labels) and bool(labels.get("matchLabels") or labels.get("matchExpressions"))
 
 
 def check_explicit_selectors(review: Review, rule: Rule) -> Iterator[Violation]:
@@ -176,7 +189,7 @@ def check_propagate_deps(review: Review, rule: Rule) -> Iterator[Violation]:
     if outside:
         failover = (
             " (application failover requires it)"
-            if isinstance(spec.get("failover"), Mapping) and spec["failover"].get("application")
+            if is_mapping(spec.get("failover")) and spec["failover"].get("application")
             else ""
         )
         yield review.violation(
@@ -215,12 +228,12 @@ def check_override_registry(review: Review, rule: Rule) -> Iterator[Violation]:
         return
     allowed = ", ".join(tenant.registries) or "(none)"
     for r_index, override_rule in enumerate(spec.get("overrideRules") or ()):
-        overriders = override_rule.get("overriders") if isinstance(override_rule, Mapping) else None
-        if not isinstance(overriders, Mapping):
+        overriders = override_rule.get("overriders") if is_mapping(override_rule) else None
+        if not is_mapping(overriders):
             continue
         base = f"/spec/overrideRules/{r_index}/overriders"
         for i, image in enumerate(overriders.get("imageOverrider") or ()):
-            problem = _image_override_problem(image, tenant) if isinstance(image, Mapping) else None
+            problem = _image_override_problem(image, tenant) if is_mapping(image) else None
             if problem:
                 yield review.violation(
                     rule,
@@ -228,7 +241,7 @@ def check_override_registry(review: Review, rule: Rule) -> Iterator[Violation]:
                     pointer=f"{base}/imageOverrider/{i}",
                 )
         for i, patch in enumerate(overriders.get("plaintext") or ()):
-            if not isinstance(patch, Mapping) or not str(patch.get("path", "")).endswith("/image"):
+            if not is_mapping(patch) or not str(patch.get("path", "")).endswith("/image"):
                 continue
             value = patch.get("value")
             if patch.get("operator") != "remove" and not (
