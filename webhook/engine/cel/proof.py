@@ -214,19 +214,6 @@ def _text(value: Any) -> str:
     return str(value)
 
 
-def _double(value: Any) -> float:
-    if type(value) is not float:
-        raise Undecided("not a double")
-    return float(value)
-
-
-def _items(value: Any) -> Any:
-    """What a comprehension ranges over: a list's elements, a map's keys."""
-    if type(value) is list or type(value) is dict:
-        return value
-    raise Undecided("a comprehension over a scalar")
-
-
 _RUNTIME: dict[str, Any] = {
     "__builtins__": {
         "type": type,
@@ -242,7 +229,6 @@ _RUNTIME: dict[str, Any] = {
     "_negate": _negate,
     "_size": _size,
     "_string": _string,
-    "_double": _double,
     "_quantity": library.quantity,  # raises LibraryError: holds() reads any error as unproven
     "_is_quantity": library.is_quantity,
     **{f"_m_{name}": impl for name, (impl, _) in library.MEMBER_FUNCTIONS.items()},
