@@ -145,7 +145,7 @@ def _validate(state: State) -> Response:
     elapsed = time.perf_counter() - started
     state.metrics.observe(admission, decision, elapsed)
     if state.audit is not None:
-        state.audit.write(audit_record(admission, decision, elapsed, state.bundle))
+        state.audit.write(audit_record(admission, decision, elapsed))
     return _json(review_response(admission.uid, decision))
 
 

@@ -13,29 +13,13 @@ from typing import Any
 
 import orjson
 
-from webhook.bundle.model import Bundle
 from webhook.engine.decision import Decision
 from webhook.engine.request import AdmissionRequest
-from webhook.engine.tenancy import PLACING_KINDS, candidates
-from webhook.values import is_mapping
 
 
-def target_clusters(admission: AdmissionRequest, bundle: Bundle) -> list[str] | None:
-    """The candidate clusters of a propagation policy; None for kinds that do not place.
-    Worked out here only when the review did not (the control plane's own writes skip it)."""
-    if admission.kind.kind not in PLACING_KINDS:
-        return None
-    obj = admission.current
-    spec = obj.get("spec") if obj is not None else None
-    if not is_mapping(spec):
-        return None
-    return list(candidates(spec, bundle))
-
-
-def audit_record(
-    admission: AdmissionRequest, decision: Decision, seconds: float, bundle: Bundle
-) -> dict[str, Any]:
-    """Who, what, where, the verdict and why, and how long it took."""
+def audit_record(admission: AdmissionRequest, decision: Decision, seconds: float) -> dict[str, Any]:
+    """Who, what, where (the clusters the review found a propagation policy targets), the
+    verdict and why, and how long it took."""
     return {
         "uid": admission.uid,
         "user": admission.user.username,
@@ -45,11 +29,7 @@ def audit_record(
         "subResource": admission.sub_resource or None,
         "namespace": admission.namespace or None,
         "name": admission.name or None,
-        "clusters": (
-            list(decision.targets)
-            if decision.targets is not None
-            else target_clusters(admission, bundle)
-        ),
+        "clusters": list(decision.targets) if decision.targets is not None else None,
         "dryRun": admission.dry_run,
         "allowed": decision.allowed,
         "rules": sorted({v.rule for v in decision.violations}) if decision.violations else [],

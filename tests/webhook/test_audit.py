@@ -9,10 +9,11 @@ from typing import Any
 import orjson
 import pytest
 
-from webhook.audit import audit_record, target_clusters
+from webhook.audit import audit_record
 from webhook.bundle.model import Bundle
-from webhook.engine.request import parse_review
+from webhook.engine.request import UserInfo, parse_review
 from webhook.engine.review import review
+from webhook.engine.tenancy import candidates
 
 REQUESTS = Path(__file__).resolve().parents[2] / "examples" / "requests"
 
@@ -33,8 +34,9 @@ def test_the_review_works_out_the_clusters_the_audit_line_names(bundle: Bundle, 
     request = _request(name)
     decision = review(request, bundle)
     assert decision.targets is not None
-    record = audit_record(request, decision, 0.001, bundle)
-    assert record["clusters"] == list(decision.targets) == target_clusters(request, bundle)
+    record = audit_record(request, decision, 0.001)
+    placement = list(candidates(request.object["spec"], bundle))
+    assert record["clusters"] == list(decision.targets) == placement
 
 
 def test_a_deleted_policy_is_audited_with_its_old_placement(bundle: Bundle) -> None:
@@ -42,11 +44,24 @@ def test_a_deleted_policy_is_audited_with_its_old_placement(bundle: Bundle) -> N
     deleted = replace(created, operation="DELETE", object=None, old_object=created.object)
     decision = review(deleted, bundle)
     assert decision.targets == review(created, bundle).targets
-    assert audit_record(deleted, decision, 0.001, bundle)["clusters"] == list(decision.targets)
+    assert audit_record(deleted, decision, 0.001)["clusters"] == list(decision.targets)
 
 
 def test_kinds_that_do_not_place_have_no_clusters(bundle: Bundle) -> None:
     request = _request("deployment-replicas-by-federatedhpa-allowed.json")
     decision = review(request, bundle)
     assert decision.targets is None
-    assert audit_record(request, decision, 0.001, bundle)["clusters"] is None
+    assert audit_record(request, decision, 0.001)["clusters"] is None
+
+
+def test_the_control_planes_own_writes_are_audited_with_their_clusters(bundle: Bundle) -> None:
+    created = _request("propagationpolicy-create-allowed.json")
+    collector = replace(
+        created,
+        operation="DELETE",
+        object=None,
+        old_object=created.object,
+        user=UserInfo("system:serviceaccount:kube-system:generic-garbage-collector"),
+    )
+    decision = review(collector, bundle)
+    assert decision.allowed and decision.targets == review(created, bundle).targets

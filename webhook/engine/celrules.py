@@ -168,12 +168,6 @@ class CelRuntime:
             values["namespaceObject"] = None
         return values
 
-    def proven(self, rule: Rule, variables: dict[str, Any]) -> bool:
-        """Every matchCondition and validation of ``rule`` proven true in Python: it applies
-        and passes. False when it has no proof or one does not come out true."""
-        proof = self.proofs.get(rule.id)
-        return proof is not None and proof.holds(variables)
-
     @staticmethod
     def eligible(rule: Rule) -> bool:
         return rule.builtin is None and not rule.match_conditions and not rule.params
@@ -262,15 +256,17 @@ class Activations:
         self._validations: Any = None
 
     def proven(self, rule: Rule) -> bool:
-        """``rule`` proven to apply and pass without the engine (``CelRuntime.proven``)."""
+        """Every matchCondition and validation of ``rule`` proven true in Python: it applies
+        and passes. False when it has no proof or the proof does not come out true."""
         runtime = self._runtime
-        if rule.id not in runtime.proofs:
+        proof = runtime.proofs.get(rule.id)
+        if proof is None:
             return False
         key = id(rule.params) if rule.params else 0
         variables = self._plain.get(key)
         if variables is None:
             variables = self._plain[key] = runtime.plain_variables(self._review, rule.params)
-        return runtime.proven(rule, variables)
+        return proof.holds(variables)
 
     def get(self, params: Mapping[str, Any]) -> Any:
         key = id(params) if params else 0  # rules without params share one activation

@@ -62,16 +62,16 @@ def _candidates(review: Review) -> tuple[str, ...]:
 
 
 def placement_targets(review: Review) -> tuple[str, ...] | None:
-    """The clusters a propagation policy's placement can select (the old policy's on DELETE):
+    """The clusters a propagation policy's placement can select (the old policy's on DELETE),
     for the audit line; None for kinds that do not place or a policy without a spec. Shares
     the review's own candidates, worked out once."""
     request = review.request
     if request.kind.kind not in PLACING_KINDS:
         return None
-    if request.object is not None:
-        return _candidates(review) if is_mapping(request.object.get("spec")) else None
-    spec = (request.old_object or {}).get("spec")
-    return candidates(spec, review.bundle) if is_mapping(spec) else None
+    spec = (request.current or {}).get("spec")
+    if not is_mapping(spec):
+        return None
+    return _candidates(review) if request.object is not None else candidates(spec, review.bundle)
 
 
 def check_namespace_writer(review: Review, rule: Rule) -> Iterator[Violation]:

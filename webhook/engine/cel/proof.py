@@ -41,7 +41,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from lark import Token, Tree
-from lark.exceptions import LarkError
 
 from webhook.engine.cel import library
 
@@ -89,10 +88,8 @@ def compile_proof(expressions: str | Sequence[str], variables: Iterable[str]) ->
         source = "\n".join(translator.function(trees))
         namespace: dict[str, Any] = dict(_RUNTIME)
         exec(compile(source, "<cel proof>", "exec"), namespace)  # built from tokens: see above
-    except (Unsupported, LarkError, RecursionError, SyntaxError, MemoryError):
-        return None
-    except Exception:  # a translation that fails is no proof: the engine stays authoritative
-        return None
+    except Exception:  # outside the subset (Unsupported), unparsable, too deep for Python, or a
+        return None  # translation that fails: no proof, and the engine stays authoritative
     return Proof(texts, frozenset(translator.reads), source, namespace["proof"])
 
 
