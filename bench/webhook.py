@@ -83,8 +83,10 @@ def running(command: list[str], port: int, context: ssl.SSLContext, log: Path) -
         process.wait(timeout=30)
 
 
-def wrk(port: int, script: Path, connections: int, seconds: int) -> tuple[float, float, float]:
-    """requests/s, p50 ms, p99 ms."""
+def wrk(
+    port: int, script: Path, connections: int, seconds: int
+) -> tuple[float, float, float, float]:
+    """requests/s, p50 ms, p90 ms, p99 ms."""
     output = subprocess.run(
         [
             "wrk",
@@ -104,7 +106,7 @@ def wrk(port: int, script: Path, connections: int, seconds: int) -> tuple[float,
     if "Non-2xx" in output:
         raise SystemExit(f"wrk saw errors:\n{output}")
     rate = float(re.search(r"Requests/sec:\s+([\d.]+)", output)[1])  # type: ignore[index]
-    return rate, _ms(output, "50"), _ms(output, "99")
+    return rate, _ms(output, "50"), _ms(output, "90"), _ms(output, "99")
 
 
 def _ms(output: str, percentile: str) -> float:
@@ -123,6 +125,11 @@ def main() -> None:
         type=int,
         default=3,
         help="alternating floor/fedgate rounds; medians are reported",
+    )
+    parser.add_argument(
+        "--each-round",
+        action="store_true",
+        help="also print every round's numbers (requests/s, p50, p90, p99) on stderr",
     )
     args = parser.parse_args()
     if shutil.which("wrk") is None:
@@ -175,7 +182,9 @@ def main() -> None:
         script = work / f"{file}.lua"
         script.write_text(LUA.format(body=ROOT / "examples" / "requests" / file))
         for connections in (int(c) for c in args.connections.split(",")):
-            runs: dict[str, list[tuple[float, float, float]]] = {name: [] for name in servers}
+            runs: dict[str, list[tuple[float, float, float, float]]] = {
+                name: [] for name in servers
+            }
             ratios: list[tuple[float, float]] = []
             for _ in range(args.rounds):  # alternate, so both see the same machine
                 for name, command in servers.items():
@@ -183,8 +192,20 @@ def main() -> None:
                         wrk(port, script, connections, 2)  # warm-up: imports, TLS sessions
                         runs[name].append(wrk(port, script, connections, args.duration))
                 floor_run, fedgate_run = runs["floor"][-1], runs["fedgate"][-1]
-                ratios.append((fedgate_run[0] / floor_run[0], fedgate_run[2] / floor_run[2]))
-            (fr, f50, f99), (gr, g50, g99) = (
+                ratios.append((fedgate_run[0] / floor_run[0], fedgate_run[3] / floor_run[3]))
+                if args.each_round:
+                    print(
+                        f"  round {len(ratios)}: {label}, {connections} connections: "
+                        + "; ".join(
+                            f"{name} {run[0]:.0f} req/s p50 {run[1]:.2f} p90 {run[2]:.2f} "
+                            f"p99 {run[3]:.2f} ms"
+                            for name, run in (("floor", floor_run), ("fedgate", fedgate_run))
+                        )
+                        + f"; {ratios[-1][0]:.2f}x / {ratios[-1][1]:.2f}x",
+                        file=sys.stderr,
+                        flush=True,
+                    )
+            (fr, f50, _, f99), (gr, g50, _, g99) = (
                 tuple(statistics.median(x) for x in zip(*runs[name], strict=True))
                 for name in ("floor", "fedgate")
             )

@@ -6,7 +6,7 @@ Built-in rules: ``ownership.field-owner`` (UPDATE of a field owned by someone el
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import jsonpointer
@@ -15,6 +15,7 @@ import orjson
 from webhook.bundle.rules import Rule
 from webhook.engine.context import Review, annotations_of
 from webhook.engine.decision import Violation
+from webhook.engine.untouched import Region, regions, untouched
 from webhook.ledger import (
     ANNOTATION,
     ANNOTATION_POINTER,
@@ -146,7 +147,39 @@ def check_field_owner(review: Review, rule: Rule) -> Iterator[Violation]:
             )
         return
     status_write = request.sub_resource == "status"
-    handover = _handover(review, ledger)
+    if not status_write and isinstance(text, str):  # a ledger: always its text
+        found = _regions(review, text, ledger)
+        if found is not None and untouched(found, old, new):
+            return  # nothing the writer may not write has changed: no owner objects
+    for shown, owner in foreign_changes(
+        old,
+        new,
+        ledger,
+        lambda owner: may_write(review, owner),
+        status_write=status_write,
+        handover=_handover(review, ledger),
+    ):
+        yield review.violation(
+            rule,
+            f"{shown} is owned by {_owner_label(review, owner)}; "
+            f"{review.identity.describe()} may not change it",
+            pointer=shown,
+            owner=owner,
+        )
+
+
+def foreign_changes(
+    old: Mapping[str, Any],
+    new: Mapping[str, Any],
+    ledger: Mapping[str, str],
+    may_write: Callable[[str], bool],
+    *,
+    status_write: bool,
+    handover: Mapping[str, str] | None,
+) -> Iterator[tuple[str, str]]:
+    """(pointer, owner) for every owned field the write from ``old`` to ``new`` changes that
+    the writer (``may_write(owner)``) may not write, each owner's field once; ``handover``: the
+    new ledger when its owner hands fields over in this very write."""
     seen: set[tuple[str, str]] = set()
     for pointer in changed_pointers(old, new):
         if pointer in UNOWNED or pointer.startswith(_UNOWNED_BELOW):
@@ -154,21 +187,25 @@ def check_field_owner(review: Review, rule: Rule) -> Iterator[Violation]:
         if _under(pointer, "/status") != status_write:
             continue  # status is written through its subresource; the rest is ignored there
         if handover is not None and all(
-            may_write(review, o) for o, _ in owners_touched(pointer, handover, old, new)
+            may_write(o) for o, _ in owners_touched(pointer, handover, old, new)
         ):
             continue  # the ledger's owner hands the field over in this very write
         for owner, owned in owners_touched(pointer, ledger, old, new):
-            if (owner, owned) in seen or may_write(review, owner):
+            if (owner, owned) in seen or may_write(owner):
                 continue
             seen.add((owner, owned))
-            shown = pointer if owned == "" or _under(pointer, owned) else owned
-            yield review.violation(
-                rule,
-                f"{shown} is owned by {_owner_label(review, owner)}; "
-                f"{review.identity.describe()} may not change it",
-                pointer=shown,
-                owner=owner,
-            )
+            yield (pointer if owned == "" or _under(pointer, owned) else owned), owner
+
+
+def _regions(review: Review, text: str, ledger: Mapping[str, str]) -> tuple[Region, ...] | None:
+    """What this writer may not write in this ledger, outside the status subresource: the same
+    for every write of the same object by the same user, so worked out once per bundle."""
+    identity = review.identity
+    return review.bundle.memo(
+        "untouched-regions",
+        (text, identity.writer, identity.username),
+        lambda: regions(ledger, lambda owner: may_write(review, owner), (*UNOWNED, "/status")),
+    )
 
 
 def _handover(review: Review, ledger: Mapping[str, str]) -> Mapping[str, str] | None:
