@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import sys
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,6 +28,7 @@ from webhook.errors import RequestError
 from webhook.metrics import Metrics
 from webhook.response import denial, review_response
 from webhook.settings import Settings
+from webhook.values import is_mapping
 
 LOG = logging.getLogger("fedgate.webhook")
 JSON = "application/json"
@@ -121,12 +122,12 @@ def _validate(state: State) -> Response:
     except orjson.JSONDecodeError as exc:
         state.metrics.bad_requests.labels("not-json").inc()
         return _status(400, f"the body is not JSON: {exc}")
-    uid = recover_uid(document)
     try:
         admission = parse_review(document)
         _check_depth(admission, state.settings.max_depth)
     except RequestError as exc:
         state.metrics.bad_requests.labels("malformed").inc()
+        uid = recover_uid(document)
         if uid is None:
             return _status(400, f"not an admission.k8s.io/v1 AdmissionReview: {exc}")
         return _json(denial(uid, f"fedgate could not review this request: {exc}"))
@@ -152,13 +153,13 @@ def _validate(state: State) -> Response:
 def recover_uid(document: Any) -> str | None:
     """``request.uid`` of an ``admission.k8s.io/v1`` AdmissionReview, when there is one."""
     if (
-        not isinstance(document, Mapping)
+        not is_mapping(document)
         or document.get("apiVersion") != "admission.k8s.io/v1"
         or document.get("kind") != "AdmissionReview"
     ):
         return None
     inner = document.get("request")
-    uid = inner.get("uid") if isinstance(inner, Mapping) else None
+    uid = inner.get("uid") if is_mapping(inner) else None
     return uid if isinstance(uid, str) and uid else None
 
 

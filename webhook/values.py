@@ -1,9 +1,12 @@
-"""Tests on JSON values that the hot paths share."""
+"""Tests on JSON values, and the value classes, that the hot paths share."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, TypeGuard
+from dataclasses import dataclass, field
+from typing import Any, TypeGuard, TypeVar, dataclass_transform
+
+T = TypeVar("T")
 
 
 def is_mapping(value: Any) -> TypeGuard[Mapping[str, Any]]:
@@ -11,3 +14,16 @@ def is_mapping(value: Any) -> TypeGuard[Mapping[str, Any]]:
     dicts, and the ABC check alone costs five times this whole call (321 against 59 ns here),
     which a review of a PropagationPolicy paid 18 times."""
     return type(value) is dict or isinstance(value, Mapping)
+
+
+@dataclass_transform(frozen_default=True, field_specifiers=(field,))
+def statically_frozen(cls: type[T]) -> type[T]:
+    """A frozen dataclass to the type checker; at run time a slotted dataclass with a hash.
+
+    For the values built on every admission request (the AdmissionRequest, its kind and user,
+    the Review context, the Decision). A frozen dataclass sets each field through
+    ``object.__setattr__``: 2.6 us against 0.6 us for an AdmissionRequest's twelve fields on
+    this machine, about 3 % of a request's instructions over these five classes. mypy, which CI
+    runs, still refuses every assignment to a field (``tests/webhook/test_values.py`` checks
+    that it does); the hash is the frozen one, over the fields."""
+    return dataclass(slots=True, unsafe_hash=True)(cls)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import lru_cache
 from types import MappingProxyType
 from typing import Any, TypeVar
@@ -20,11 +20,12 @@ from webhook.ledger import (
     LedgerError,
     decode,
 )
+from webhook.values import statically_frozen
 
 T = TypeVar("T")
 
 
-@dataclass(frozen=True)
+@statically_frozen
 class Review:
     request: AdmissionRequest
     bundle: Bundle

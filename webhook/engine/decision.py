@@ -10,6 +10,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from webhook.values import statically_frozen
+
 Action = Literal["deny", "warn", "audit"]
 Status = Literal["pass", "fail", "warn", "error", "skip"]
 """``fail``: the rule says no; ``error``: it could not be evaluated (fails closed under
@@ -45,7 +47,7 @@ class Violation:
         return self.action == "deny"
 
 
-@dataclass(frozen=True)
+@statically_frozen
 class Decision:
     """The engine's answer: allowed unless a deny violation stands; warnings; audit notes."""
 

@@ -8,16 +8,17 @@ servers add them); fields that are present must have the right type.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from webhook.errors import RequestError
+from webhook.values import statically_frozen
 
 REVIEW_API_VERSION = "admission.k8s.io/v1"
 OPERATIONS = ("CREATE", "UPDATE", "DELETE", "CONNECT")
 
 
-@dataclass(frozen=True)
+@statically_frozen
 class GroupVersionKind:
     group: str
     version: str
@@ -28,14 +29,14 @@ class GroupVersionKind:
         return f"{self.group}/{self.version}" if self.group else self.version
 
 
-@dataclass(frozen=True)
+@statically_frozen
 class UserInfo:
     username: str
     groups: tuple[str, ...] = ()
     uid: str = ""
 
 
-@dataclass(frozen=True)
+@statically_frozen
 class AdmissionRequest:
     """What the API server asks about one write (``AdmissionReview.request``)."""
 
