@@ -192,28 +192,27 @@ def _check_depth(admission: AdmissionRequest, limit: int) -> None:
 
 
 def _check_old_depth(old: Any, new: Any, limit: int) -> None:
+    if old is None or old == new:
+        return
     level: list[tuple[Any, Any]] = [(old, new)]
     depth = 0
     while level:
         below: list[tuple[Any, Any]] = []
-        for value, twin in level:
-            kind = type(value)
-            if (kind is not dict and kind is not list) or (twin is not None and value == twin):
-                continue
-            if kind is dict:
+        for value, twin in level:  # containers that differ from their twin (or have none)
+            if type(value) is dict:
                 twins = twin if type(twin) is dict else {}
-                below.extend(
-                    (child, twins.get(key))
-                    for key, child in value.items()
-                    if type(child) is dict or type(child) is list
-                )
+                for key, child in value.items():
+                    if type(child) is dict or type(child) is list:
+                        other = twins.get(key)
+                        if other is None or child != other:
+                            below.append((child, other))
             else:
-                others = twin if type(twin) is list else []
-                below.extend(
-                    (child, others[index] if index < len(others) else None)
-                    for index, child in enumerate(value)
-                    if type(child) is dict or type(child) is list
-                )
+                others = twin if type(twin) is list else ()
+                for index, child in enumerate(value):
+                    if type(child) is dict or type(child) is list:
+                        other = others[index] if index < len(others) else None
+                        if other is None or child != other:
+                            below.append((child, other))
         depth += 1
         if depth > limit:
             raise RequestError(f"request.oldObject nests deeper than {limit} levels")
