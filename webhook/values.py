@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeGuard, TypeVar, dataclass_transform
 
+import orjson
+
 T = TypeVar("T")
 
 
@@ -14,6 +16,18 @@ def is_mapping(value: Any) -> TypeGuard[Mapping[str, Any]]:
     dicts, and the ABC check alone costs five times this whole call (321 against 59 ns here),
     which a review of a PropagationPolicy paid 18 times."""
     return type(value) is dict or isinstance(value, Mapping)
+
+
+def same_json(before: Any, after: Any) -> bool:
+    """Equal as JSON: Python's ``==`` holds ``true == 1`` and ``1 == 1.0``; JSON does not. Two
+    C-speed comparisons for containers: the deep ``==``, then their JSON (the same members in
+    another order count as different here: callers look closer, never less)."""
+    if before is after:
+        return True
+    kind = type(before)
+    if kind is not type(after) or before != after:
+        return False
+    return (kind is not dict and kind is not list) or orjson.dumps(before) == orjson.dumps(after)
 
 
 @dataclass_transform(frozen_default=True, field_specifiers=(field,))

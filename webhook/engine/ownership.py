@@ -10,7 +10,6 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import jsonpointer
-import orjson
 
 from webhook.bundle.rules import Rule
 from webhook.engine.context import Review, annotations_of
@@ -24,6 +23,7 @@ from webhook.ledger import (
     escape,
     owner_of,
 )
+from webhook.values import same_json
 
 UNOWNED = (
     "/metadata/resourceVersion",
@@ -65,12 +65,10 @@ def changed_pointers(old: Any, new: Any) -> list[str]:
     stack: list[tuple[Any, Any, str, Any]] = [(old, new, "", None)]
     while stack:
         before, after, parent, key = stack.pop()
-        if before is after:
-            continue
+        if same_json(before, after):
+            continue  # C-speed deep comparisons: most of an UPDATE is unchanged
         kind = type(before)
         if kind is type(after) and (kind is dict or kind is list):
-            if before == after and orjson.dumps(before) == orjson.dumps(after):
-                continue  # C-speed deep comparisons: most of an UPDATE is unchanged
             path = parent if key is None else f"{parent}/{escape(str(key))}"
             if kind is dict:
                 for name, value in before.items():
@@ -86,7 +84,7 @@ def changed_pointers(old: Any, new: Any) -> list[str]:
                 stack.extend((before[i], after[i], path, i) for i in range(common))
                 longer = before if len(before) > common else after
                 changed.extend(f"{path}/{i}" for i in range(common, len(longer)))
-        elif kind is not type(after) or before != after:
+        else:
             changed.append(parent if key is None else f"{parent}/{escape(str(key))}")
     return sorted(changed)
 

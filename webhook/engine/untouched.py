@@ -23,7 +23,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
+from jsonpointer import JsonPointer, JsonPointerException
+
+from webhook.ledger import owner_of
+from webhook.values import same_json
 
 
 @dataclass(frozen=True)
@@ -37,7 +40,6 @@ class Mask:
 
 _INDEX = re.compile(r"0|[1-9][0-9]*")
 """A list index as RFC 6901 and jsonpointer read it (no sign, no leading zero)."""
-_ESCAPE = re.compile(r"~(?![01])")
 
 
 Step = tuple[str, int | None]
@@ -59,20 +61,25 @@ def regions(
     """The regions of ``ledger`` for a writer (``may_write(owner)``); ``ignored``: pointers no
     owner objects to (taken out of every region above them). None when the ledger names a
     pointer the fast path would read differently from the full rule."""
-    if any(_ESCAPE.search(p) or "-" in _tokens(p) for p in ledger):
+    try:  # parsed as the full rule's jsonpointer parses them (escapes, "" for the root)
+        parsed = {p: tuple(JsonPointer(p).parts) for p in ledger}
+    except JsonPointerException:
+        return None
+    if any("-" in tokens for tokens in parsed.values()):
         return None
     found = []
     for pointer, owner in ledger.items():
         if may_write(owner):
             continue
-        parent = _nearest_ancestor(pointer, ledger)
-        if parent is not None and not may_write(ledger[parent]):
+        parent = owner_of(pointer.rsplit("/", 1)[0], ledger) if pointer else None
+        if parent is not None and not may_write(parent[0]):
             continue  # inside the parent's region
-        tokens = _tokens(pointer)
+        tokens = parsed[pointer]
         steps = tuple((t, int(t) if _INDEX.fullmatch(t) else None) for t in tokens)
         taken_out = [p for p, o in ledger.items() if may_write(o) and _strictly_below(p, pointer)]
         taken_out += [p for p in ignored if _strictly_below(p, pointer)]
-        mask = _mask([_tokens(p)[len(tokens) :] for p in taken_out]) if taken_out else None
+        below = [tuple(JsonPointer(p).parts)[len(tokens) :] for p in taken_out]
+        mask = _mask(below) if below else None
         found.append(Region(steps, mask))
     return tuple(found)
 
@@ -88,14 +95,14 @@ def untouched(found: tuple[Region, ...], old: Any, new: Any) -> bool:
                 if before is not after:
                     return False
             elif region.mask is None:
-                if not _same_json(before, after):
+                if not same_json(before, after):
                     return False
             else:
                 values_before: list[Any] = []
                 values_after: list[Any] = []
                 if not _gather(before, after, region.mask, values_before, values_after):
                     return False
-                if not _same_json(values_before, values_after):
+                if not same_json(values_before, values_after):
                     return False
     except TypeError:  # not JSON (orjson refuses it): the full rule decides
         return False
@@ -156,16 +163,6 @@ def _gather(
     return True
 
 
-def _same_json(before: Any, after: Any) -> bool:
-    """Equal as JSON: Python's ``==`` holds ``true == 1`` and ``1 == 1.0``; JSON does not."""
-    if before is after:
-        return True
-    kind = type(before)
-    if kind is not type(after) or before != after:
-        return False
-    return (kind is not dict and kind is not list) or orjson.dumps(before) == orjson.dumps(after)
-
-
 def _mask(paths: list[tuple[str, ...]]) -> Mask:
     """One Mask for many (non-empty) paths; a path that takes out a whole subtree wins over one
     below it."""
@@ -180,21 +177,5 @@ def _mask(paths: list[tuple[str, ...]]) -> Mask:
     )
 
 
-def _tokens(pointer: str) -> tuple[str, ...]:
-    if not pointer:
-        return ()
-    return tuple(t.replace("~1", "/").replace("~0", "~") for t in pointer.split("/")[1:])
-
-
 def _strictly_below(pointer: str, ancestor: str) -> bool:
     return pointer.startswith(ancestor + "/")
-
-
-def _nearest_ancestor(pointer: str, ledger: Mapping[str, str]) -> str | None:
-    """The longest other ledger pointer that contains ``pointer`` (by path segments)."""
-    segments = pointer.split("/")
-    for length in range(len(segments) - 1, 0, -1):
-        prefix = "/".join(segments[:length])
-        if prefix in ledger:
-            return prefix
-    return None
