@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import field
+from types import MappingProxyType
 from typing import Any
 
 from webhook.errors import RequestError
@@ -102,6 +103,76 @@ def parse_review(review: Any, *, require_uid: bool = True) -> AdmissionRequest:
 
 
 def parse_request(request: Mapping[str, Any], *, require_uid: bool = True) -> AdmissionRequest:
+    """``AdmissionReview.request`` as an AdmissionRequest; raises RequestError."""
+    if type(request) is dict:
+        well_formed = _well_formed(request, require_uid)
+        if well_formed is not None:
+            return well_formed
+    return _parse_field_by_field(request, require_uid)
+
+
+_NOTHING: Mapping[str, Any] = MappingProxyType({})
+
+
+def _well_formed(request: dict[str, Any], require_uid: bool) -> AdmissionRequest | None:
+    """The request as the API server sends it, in one pass of exact type tests; None for
+    anything else (a null, a wrong type, a missing required field), which the field-by-field
+    parse then accepts or refuses with its reason. Both give equal results wherever this one
+    answers (a hypothesis property holds them to it). Every request the API server sends
+    takes this path: parse_review of the benchmark's Deployment UPDATE runs 24k instructions
+    instead of 42k (callgrind), eleven calls to ``_string`` fewer."""
+    get = request.get
+    kind, user, resource = get("kind"), get("userInfo", _NOTHING), get("resource", _NOTHING)
+    if type(kind) is not dict or type(user) not in _MAPS or type(resource) not in _MAPS:
+        return None
+    uid, operation, dry_run = get("uid", ""), get("operation"), get("dryRun", False)
+    namespace, name, sub_resource = get("namespace", ""), get("name", ""), get("subResource", "")
+    new, old = get("object"), get("oldObject")
+    group, version, kind_name = kind.get("group", ""), kind.get("version", ""), kind.get("kind")
+    username, user_uid = user.get("username", ""), user.get("uid", "")
+    groups, resource_name = user.get("groups") or (), resource.get("resource", "")
+    if not (
+        type(uid) is str
+        and (uid or not require_uid)
+        and type(operation) is str
+        and operation in OPERATIONS
+        and type(kind_name) is str
+        and kind_name
+        and type(group) is str
+        and type(version) is str
+        and type(namespace) is str
+        and type(name) is str
+        and type(sub_resource) is str
+        and type(username) is str
+        and type(user_uid) is str
+        and type(resource_name) is str
+        and type(dry_run) is bool
+        and (new is None or type(new) is dict)
+        and (old is None or type(old) is dict)
+        and (groups == () or type(groups) is list)
+        and all(type(g) is str for g in groups)
+    ):
+        return None
+    return AdmissionRequest(
+        uid,
+        GroupVersionKind(group, version, kind_name),
+        resource_name,
+        operation,
+        UserInfo(username, tuple(groups), user_uid),
+        namespace,
+        name,
+        sub_resource,
+        new,
+        old,
+        dry_run,
+        request,
+    )
+
+
+_MAPS = (dict, MappingProxyType)
+
+
+def _parse_field_by_field(request: Mapping[str, Any], require_uid: bool) -> AdmissionRequest:
     uid = _string(request, "uid", "request", required=require_uid)
     kind = _mapping(request.get("kind"), "request.kind")
     operation = _string(request, "operation", "request", required=True)

@@ -8,11 +8,16 @@ from typing import Any
 
 import pytest
 import yaml
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from webhook.bundle.model import Bundle
-from webhook.engine.request import parse_request, parse_review
+from webhook.engine.request import (
+    _parse_field_by_field,
+    _well_formed,
+    parse_request,
+    parse_review,
+)
 from webhook.engine.review import review
 from webhook.errors import RequestError
 
@@ -168,3 +173,75 @@ def test_review_never_crashes_on_odd_objects(bundle: Bundle, fields: dict[str, A
     assert all(v.status in ("fail", "warn", "error") for v in decision.violations)
     crashed = [v for v in decision.violations if "the rule failed on this object" in v.message]
     assert not crashed, crashed  # odd objects are judged, not crashed on
+
+
+ODD_VALUES = st.sampled_from([None, "", 0, 1, True, False, [], {}, ["x"], {"a": 1}, 1.5, ("g",)])
+WELL_FORMED = {
+    "uid": "705ab4f5",
+    "operation": "UPDATE",
+    "kind": {"group": "apps", "version": "v1", "kind": "Deployment"},
+    "resource": {"group": "apps", "version": "v1", "resource": "deployments"},
+    "userInfo": {"username": "alice", "uid": "1", "groups": ["team-a", "system:authenticated"]},
+    "namespace": "team-a",
+    "name": "web",
+    "subResource": "status",
+    "object": {"spec": {"replicas": 2}},
+    "oldObject": {"spec": {"replicas": 1}},
+    "dryRun": False,
+}
+PLACES = [
+    *[(key,) for key in WELL_FORMED],
+    *[(outer, key) for outer in ("kind", "resource", "userInfo") for key in WELL_FORMED[outer]],
+    ("userInfo", "groups", 0),
+]
+
+
+@st.composite
+def odd_requests(draw: st.DrawFn) -> dict[str, Any]:
+    """A well-formed request with up to three places dropped or given an odd value."""
+    request = json.loads(json.dumps(WELL_FORMED))
+    for place in draw(st.lists(st.sampled_from(PLACES), max_size=3, unique=True)):
+        *path, last = place
+        container = request
+        for step in path:
+            container = container.get(step) if isinstance(container, dict) else None
+        if isinstance(container, dict) and last in container:
+            if draw(st.booleans()):
+                del container[last]
+            else:
+                container[last] = draw(ODD_VALUES)
+        elif isinstance(container, list) and isinstance(last, int) and last < len(container):
+            container[last] = draw(ODD_VALUES)
+    return request
+
+
+@settings(max_examples=1500)
+@given(odd_requests(), st.booleans())
+def test_the_one_pass_parse_answers_as_the_field_by_field_one(
+    request: dict[str, Any], require_uid: bool
+) -> None:
+    """Wherever the one-pass parse answers, the field-by-field parse gives an equal request
+    (every field, of the same types); wherever that one refuses, the one-pass parse left it."""
+    quick = _well_formed(request, require_uid)
+    try:
+        careful = _parse_field_by_field(request, require_uid)
+    except RequestError:
+        assert quick is None
+        return
+    if quick is not None:
+        assert quick == careful
+        assert [type(getattr(quick, f)) for f in quick.__slots__] == [
+            type(getattr(careful, f)) for f in careful.__slots__
+        ]
+        assert quick.raw is careful.raw is request
+
+
+def test_the_one_pass_parse_takes_the_example_requests(reference: Path) -> None:
+    """It is the path real requests take: every v1 review in the reference parses in one pass."""
+    taken = 0
+    for path in _v1_reviews(reference):
+        request = _load(path)["request"]
+        if request.get("operation") in ("CREATE", "UPDATE", "DELETE"):
+            assert _well_formed(request, require_uid=True) is not None, path.name
+            taken += 1
+    assert taken >= 5
