@@ -10,6 +10,7 @@ connections spread over the workers.
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import time
@@ -144,4 +145,17 @@ class WebhookServer(BaseApplication):  # type: ignore[misc]
         )
         app = create_app(bundle=bundle, settings=self.settings)
         app.extensions["fedgate"].metrics.bundle_load_seconds.set(time.perf_counter() - started)
+        settle_heap()
         return app
+
+
+def settle_heap() -> None:
+    """Move everything the worker holds so far out of the cyclic garbage collector's sight.
+
+    The compiled bundle (CEL programs, proofs, schemas) lives as long as the worker, yet every
+    full collection walked it: under load each worker stopped for 35-80 ms about twice in 8 s
+    (gc.callbacks, all threads waiting on the GIL meanwhile). Frozen after a last collection,
+    the same full collections take 0.2-0.3 ms. Nothing is leaked: what was garbage is collected
+    first, and a reload replaces the worker process."""
+    gc.collect()
+    gc.freeze()
