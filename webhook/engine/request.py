@@ -111,7 +111,8 @@ def parse_request(request: Mapping[str, Any], *, require_uid: bool = True) -> Ad
     return _parse_field_by_field(request, require_uid)
 
 
-_NOTHING: Mapping[str, Any] = MappingProxyType({})
+_NOTHING: Mapping[str, Any] = MappingProxyType({})  # userInfo or resource absent
+_MAPS = (dict, MappingProxyType)
 
 
 def _well_formed(request: dict[str, Any], require_uid: bool) -> AdmissionRequest | None:
@@ -167,9 +168,6 @@ def _well_formed(request: dict[str, Any], require_uid: bool) -> AdmissionRequest
         dry_run,
         request,
     )
-
-
-_MAPS = (dict, MappingProxyType)
 
 
 def _parse_field_by_field(request: Mapping[str, Any], require_uid: bool) -> AdmissionRequest:
