@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import field
-from types import MappingProxyType
 from typing import Any
 
 from webhook.errors import RequestError
@@ -111,27 +110,23 @@ def parse_request(request: Mapping[str, Any], *, require_uid: bool = True) -> Ad
     return _parse_field_by_field(request, require_uid)
 
 
-_NOTHING: Mapping[str, Any] = MappingProxyType({})  # userInfo or resource absent
-_MAPS = (dict, MappingProxyType)
-
-
 def _well_formed(request: dict[str, Any], require_uid: bool) -> AdmissionRequest | None:
     """The request as the API server sends it, in one pass of exact type tests; None for
     anything else (a null, a wrong type, a missing required field), which the field-by-field
     parse then accepts or refuses with its reason. Both give equal results wherever this one
     answers (a hypothesis property holds them to it). Every request the API server sends
-    takes this path: parse_review of the benchmark's Deployment UPDATE runs 24k instructions
+    takes this path: parse_review of the benchmark's Deployment UPDATE runs 27k instructions
     instead of 42k (callgrind), eleven calls to ``_string`` fewer."""
     get = request.get
-    kind, user, resource = get("kind"), get("userInfo", _NOTHING), get("resource", _NOTHING)
-    if type(kind) is not dict or type(user) not in _MAPS or type(resource) not in _MAPS:
+    kind, user, resource = get("kind"), get("userInfo") or {}, get("resource") or {}
+    if type(kind) is not dict or type(user) is not dict or type(resource) is not dict:
         return None
     uid, operation, dry_run = get("uid", ""), get("operation"), get("dryRun", False)
     namespace, name, sub_resource = get("namespace", ""), get("name", ""), get("subResource", "")
     new, old = get("object"), get("oldObject")
     group, version, kind_name = kind.get("group", ""), kind.get("version", ""), kind.get("kind")
     username, user_uid = user.get("username", ""), user.get("uid", "")
-    groups, resource_name = user.get("groups") or (), resource.get("resource", "")
+    groups, resource_name = user.get("groups") or [], resource.get("resource", "")
     if not (
         type(uid) is str
         and (uid or not require_uid)
@@ -150,7 +145,7 @@ def _well_formed(request: dict[str, Any], require_uid: bool) -> AdmissionRequest
         and type(dry_run) is bool
         and (new is None or type(new) is dict)
         and (old is None or type(old) is dict)
-        and (groups == () or type(groups) is list)
+        and type(groups) is list
         and all(type(g) is str for g in groups)
     ):
         return None

@@ -43,8 +43,7 @@ _INDEX = re.compile(r"0|[1-9][0-9]*")
 
 
 Step = tuple[str, int | None]
-"""One pointer token, with the list index it names when it names one (RFC 6901: no sign, no
-leading zero)."""
+"""One pointer token, with the list index it names when it names one (``_INDEX``)."""
 
 
 @dataclass(frozen=True)
