@@ -97,7 +97,9 @@ def test_rules_judge_each_clusters_copy(bundle: Bundle) -> None:
     result = plan([render_app(app, bundle, ("cluster-a", "cluster-b"))], bundle)
     [demo] = result.apps
     assert "cluster-a" not in demo.violations
-    assert [v.rule for v in demo.violations["cluster-b"]] == ["registry-allowed"]
+    assert [v.violation.rule for v in demo.violations["cluster-b"]] == ["registry-allowed"]
+    [found] = demo.violations["cluster-b"]
+    assert (found.override, found.override_rule) == ("OverridePolicy platform-demo/demo-http", 0)
 
 
 def test_cli_json_and_diff(tmp_path: Path) -> None:

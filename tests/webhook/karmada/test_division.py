@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from compiler.division import divide, fnv1a32, larger_names_first, webster
+from webhook.karmada.division import divide, fnv1a32, larger_names_first, webster
 
 WIKIPEDIA = {"PartyA": 100000, "PartyB": 80000, "PartyC": 30000, "PartyD": 20000}
 
