@@ -364,7 +364,7 @@ def _finding_json(finding: Finding) -> dict[str, Any]:
     return {
         "file": finding.file,
         "line": finding.line,
-        "field": finding.path,
+        "path": finding.path,
         "message": finding.message,
     }
 

@@ -14,7 +14,10 @@ patches JSON or YAML held in a string field (a ConfigMap's data) and stores the 
 ``to_yaml`` follows go-yaml v2's encoder and libyaml's emitter for the documents a ConfigMap
 holds (maps, lists, strings, numbers, booleans, null); its output always parses back to the
 same value (a property test holds it to that), and for ordinary documents it is byte for byte
-what Karmada writes (the ported Karmada test and golden cases check that).
+what Karmada writes (the ported Karmada test and the cases in test_encoding.py). Known
+differences, all in text no ConfigMap should hold: strings with line breaks other than ``\n``
+are double-quoted (go-yaml would fold them), keys over 128 characters are not written as
+``?`` complex keys.
 """
 
 from __future__ import annotations
@@ -126,6 +129,11 @@ _Loader.add_implicit_resolver(
     "tag:yaml.org,2002:bool",
     re.compile(r"^(?:y|Y|n|N)$"),
     list("yYnN"),
+)
+_Loader.add_implicit_resolver(  # go-yaml's yamlStyleFloat: no dot needed (1e3), underscores ok
+    "tag:yaml.org,2002:float",
+    re.compile(r"^[-+]?(?:\.[0-9_]+|[0-9][0-9_]*(?:\.[0-9_]*)?)(?:[eE][-+]?[0-9]+)?$"),
+    list("-+0123456789."),
 )
 _TRUE = frozenset({"y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"})
 
@@ -289,7 +297,18 @@ def _block_allowed(text: str) -> bool:
     return not re.search(r"[ \t]\n|\n[ \t]*\n[ \t]", text) and not text.endswith((" ", "\t"))
 
 
+def _key(text: str) -> str:
+    """A mapping key: libyaml writes a block-scalar key double-quoted (a simple key is one
+    line)."""
+    return _double_quoted(text) if any(c in _BREAKS for c in text) else _string(text, 0)
+
+
+_BREAKS = frozenset("\n\r\x85\u2028\u2029")
+
+
 def _string(text: str, indent: int) -> str:
+    if any(c in _BREAKS for c in text) and "\n" not in text:
+        return _double_quoted(text)  # other line breaks: quoted, so they read back as written
     if "\n" in text:
         if _block_allowed(text):
             return _literal(text, indent)
@@ -328,13 +347,23 @@ def _shortest(value: float) -> tuple[str, int]:
     return digits.rstrip("0") or "0", exponent
 
 
+def _letter(char: str) -> bool:
+    """Go's ``unicode.IsLetter``."""
+    return unicodedata.category(char).startswith("L")
+
+
+def _digit(char: str) -> bool:
+    """Go's ``unicode.IsDigit`` (decimal digits only; ``²`` is not one)."""
+    return unicodedata.category(char) == "Nd"
+
+
 def _natural_less(a: str, b: str) -> bool:
     """go-yaml v2's ``keyList.Less`` for two string keys: letters before digits, digit runs
     compared as numbers."""
     for i in range(min(len(a), len(b))):
         if a[i] == b[i]:
             continue
-        a_letter, b_letter = a[i].isalpha(), b[i].isalpha()
+        a_letter, b_letter = _letter(a[i]), _letter(b[i])
         if a_letter and b_letter:
             return a[i] < b[i]
         if a_letter or b_letter:
@@ -342,18 +371,18 @@ def _natural_less(a: str, b: str) -> bool:
         a_number = b_number = 0
         if a[i] == "0" or b[i] == "0":
             j = i - 1
-            while j >= 0 and a[j].isdigit():
+            while j >= 0 and _digit(a[j]):
                 if a[j] != "0":
                     a_number = b_number = 1
                     break
                 j -= 1
         a_end = i
-        while a_end < len(a) and a[a_end].isdigit():
-            a_number = a_number * 10 + int(a[a_end])
+        while a_end < len(a) and _digit(a[a_end]):
+            a_number = a_number * 10 + ord(a[a_end]) - ord("0")
             a_end += 1
         b_end = i
-        while b_end < len(b) and b[b_end].isdigit():
-            b_number = b_number * 10 + int(b[b_end])
+        while b_end < len(b) and _digit(b[b_end]):
+            b_number = b_number * 10 + ord(b[b_end]) - ord("0")
             b_end += 1
         if a_number != b_number:
             return a_number < b_number
@@ -402,7 +431,7 @@ def _lines(value: Any, indent: int) -> list[str]:
     if isinstance(value, Mapping):
         for key in _sorted_keys([str(k) for k in value]):
             item = value[key]
-            head = f"{pad}{_string(key, indent)}:"
+            head = f"{pad}{_key(key)}:"
             out += _member(head, item, indent, in_sequence=False)
     else:
         for item in value:

@@ -5,8 +5,8 @@ with ``github.com/evanphx/json-patch/v5`` (v5.9.11, vendored at karmada v1.18.0,
 ``patch.go``) with its default options. Its quirks decide what a member receives, so they are
 kept here:
 
-- a path is split on ``/`` after its first character, whatever that character is: ``spec/x``
-  means the key ``x`` of the root, ``""`` means the whole document;
+- a path is split on ``/`` and its first token dropped, whatever it is: ``spec/x`` means the
+  key ``x`` of the root, ``""`` the whole document, and a path without ``/`` nothing;
 - an empty token (``/a//b``) names the container itself when walking;
 - array indexes are Go's ``strconv.Atoi`` (``+1`` and ``01`` are 1; no spaces, no ``_``);
   negative indexes count from the end (``add`` at ``-1`` appends), ``-`` appends on ``add``;

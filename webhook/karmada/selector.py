@@ -199,7 +199,7 @@ def _fields_match(field_selector: Any, cluster: Cluster) -> bool:
     if not isinstance(expressions, list):
         return False
     fields = {k: v for k, v in (("provider", cluster.provider), ("region", cluster.region)) if v}
-    zones = [cluster.zone] if cluster.zone else []
+    zones = cluster.all_zones
     for expression in expressions:
         if not isinstance(expression, Mapping):
             return False
