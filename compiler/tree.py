@@ -12,7 +12,7 @@ fedgate wrote). A compile:
 An interruption before 3 leaves the previous tree as it was (stray temporaries are removed by the
 next run); after 3, the next run rolls the commit forward before anything else. Ctrl-C and
 SIGTERM are held back during step 4. Files fedgate did not write are never touched. Argo CD
-ignores the manifest: it reads only ``.yaml``, ``.yml`` and ``.json`` files.
+ignores the manifest: it reads only ``.yaml``, ``.yml``, ``.json`` and ``.jsonnet`` files.
 """
 
 from __future__ import annotations
