@@ -149,6 +149,7 @@ def _text(loader: yaml.SafeLoader, node: yaml.Node) -> str:
 
 _Loader.add_constructor("tag:yaml.org,2002:bool", _bool)
 _Loader.add_constructor("tag:yaml.org,2002:timestamp", _text)
+_Loader.add_constructor("tag:yaml.org,2002:value", _text)  # "=" is text to go-yaml
 
 
 def _json_key(key: Any) -> str:
@@ -292,7 +293,7 @@ def _literal(text: str, indent: int) -> str:
 
 def _block_allowed(text: str) -> bool:
     """Block styles need printable text without trailing spaces before a line break."""
-    if any(not _printable(c) for c in text):
+    if any(not _printable(c) or c in "\r\x85\u2028\u2029" for c in text):
         return False
     return not re.search(r"[ \t]\n|\n[ \t]*\n[ \t]", text) and not text.endswith((" ", "\t"))
 
@@ -460,4 +461,4 @@ def to_yaml(value: Any) -> str:
         return "{}\n"
     if isinstance(value, list):
         return "[]\n"
-    return _scalar(value, 0) + "\n"
+    return _scalar(value, 2) + "\n"
