@@ -12,6 +12,7 @@ finding with file, line and field, and the rest of the tree is still read.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -101,13 +102,16 @@ def parse_manifests(text: str, file: str) -> tuple[list[Manifest], list[Finding]
 
 
 def tree_files(root: Path) -> list[str]:
-    """Every manifest file under ``root`` (relative, sorted); ``root`` may be one file."""
+    """Every manifest file under ``root`` (relative, sorted); ``root`` may be one file. One
+    ``scandir`` per directory: a thousand apps' tree is listed in milliseconds."""
     if root.is_file():
         return [root.name]
-    found = []
-    for path in root.rglob("*"):
-        if path.suffix in (*MANIFEST_SUFFIXES, *UNREAD_SUFFIXES) and path.is_file():
-            found.append(path.relative_to(root).as_posix())
+    suffixes = (*MANIFEST_SUFFIXES, *UNREAD_SUFFIXES)
+    found: list[str] = []
+    for directory, _, names in os.walk(root):
+        base = os.path.relpath(directory, root).replace(os.sep, "/")
+        prefix = "" if base == "." else base + "/"
+        found.extend(prefix + name for name in names if name.endswith(suffixes))
     return sorted(found)
 
 
