@@ -4,7 +4,8 @@ Ported from karmada ``pkg/util/overridemanager/overridemanager.go`` at tag v1.18
 (``ApplyOverridePolicies``, ``getOverridersFromOverridePolicies``):
 
 1. every ClusterOverridePolicy first, then, for a namespaced object, every OverridePolicy of its
-   namespace;
+   namespace (matched against the object as the ClusterOverridePolicies left it: a label one
+   of them adds can select it);
 2. within each group, the policies whose resourceSelectors match the object (no selectors, or
    an empty list, matches every object), sorted by implicit priority (match-all < label
    selector < name) and then by name;
@@ -71,11 +72,8 @@ def ordered(
 ) -> list[Mapping[str, Any]]:
     """The policies of one group (all cluster, or all namespaced) that match ``obj``, in
     Karmada's order."""
-    matching = [
-        (implicit_priority(p, obj), _meta(p, "name"), p)
-        for p in policies
-        if implicit_priority(p, obj) > ImplicitPriority.MISMATCH
-    ]
+    ranked = ((implicit_priority(p, obj), _meta(p, "name"), p) for p in policies)
+    matching = [r for r in ranked if r[0] > ImplicitPriority.MISMATCH]
     return [p for _, _, p in sorted(matching, key=lambda m: (m[0], m[1]))]
 
 
@@ -119,35 +117,48 @@ def apply_overrides(
     *,
     owned: bool = False,
     trace: list[Step] | None = None,
+    cluster_ordered: Sequence[Mapping[str, Any]] | None = None,
 ) -> AppliedOverrides:
     """``ApplyOverridePolicies`` for ``cluster``; raises OverrideError naming the policy.
 
     ``namespaced_policies`` are the OverridePolicies of the object's namespace (ignored for a
-    cluster-scoped object). ``owned``: ``obj`` is the caller's own copy and may be changed.
+    cluster-scoped object), matched against the object as the ClusterOverridePolicies left it,
+    as Karmada matches them. ``owned``: ``obj`` is the caller's own copy and may be changed.
     ``trace`` collects a copy of the object after each applied rule (to find which override
-    produced a value)."""
+    produced a value). ``cluster_ordered``: ``ordered(cluster_policies, obj)`` when the caller
+    already has it (it is the same for every cluster of one template)."""
     result: Object = obj if owned and isinstance(obj, dict) else copy.deepcopy(dict(obj))
     applied: list[str] = []
     namespace = _meta(obj, "namespace")
-    groups = [ordered(cluster_policies, obj)]
+    first = ordered(cluster_policies, obj) if cluster_ordered is None else cluster_ordered
+    result = _apply_group(result, first, cluster, applied, trace)
     if namespace:
-        groups.append(
-            ordered([p for p in namespaced_policies if _meta(p, "namespace") == namespace], obj)
-        )
-    for group in groups:
-        for policy in group:
-            for index, rule in enumerate(rules(policy)):
-                if not _targets(rule, cluster):
-                    continue
-                overriders = rule.get("overriders")
-                try:
-                    result = apply_overriders(
-                        result, overriders if isinstance(overriders, Mapping) else {}
-                    )
-                except OverrideError as exc:
-                    raise OverrideError(f"{label(policy)} (rule {index}): {exc}") from None
-                if label(policy) not in applied:
-                    applied.append(label(policy))
-                if trace is not None:
-                    trace.append(Step(label(policy), index, copy.deepcopy(result)))
+        own = [p for p in namespaced_policies if _meta(p, "namespace") == namespace]
+        result = _apply_group(result, ordered(own, result), cluster, applied, trace)
     return AppliedOverrides(result, tuple(applied))
+
+
+def _apply_group(
+    result: Object,
+    group: Sequence[Mapping[str, Any]],
+    cluster: Cluster,
+    applied: list[str],
+    trace: list[Step] | None,
+) -> Object:
+    """Every rule of each policy of one group that targets ``cluster``, in order."""
+    for policy in group:
+        for index, rule in enumerate(rules(policy)):
+            if not _targets(rule, cluster):
+                continue
+            overriders = rule.get("overriders")
+            try:
+                result = apply_overriders(
+                    result, overriders if isinstance(overriders, Mapping) else {}
+                )
+            except OverrideError as exc:
+                raise OverrideError(f"{label(policy)} (rule {index}): {exc}") from None
+            if label(policy) not in applied:
+                applied.append(label(policy))
+            if trace is not None:
+                trace.append(Step(label(policy), index, copy.deepcopy(result)))
+    return result

@@ -77,8 +77,10 @@ def _namespace_plan(
     if name == "default" or str(labels.get(SKIP_NAMESPACE_LABEL, "")).lower() == "true":
         return TemplatePlan(obj, None, notes=("the namespace controller does not propagate it",))
     placement = dict.fromkeys(sorted(clusters), None)
+    cluster_ordered = overridemanager.ordered(policies.override_policies(obj)[0], obj)
     copies = {
-        c: _override(copy.deepcopy(dict(obj)), [], policies, clusters[c]) for c in sorted(clusters)
+        c: _override(copy.deepcopy(dict(obj)), [], cluster_ordered, clusters[c])
+        for c in sorted(clusters)
     }
     note = "the namespace controller propagates every namespace to every cluster"
     return TemplatePlan(obj, None, placement, None, copies, (note,))
@@ -87,14 +89,14 @@ def _namespace_plan(
 def _override(
     obj: dict[str, Any],
     namespaced: list[Mapping[str, Any]],
-    policies: Policies,
+    cluster_ordered: list[Mapping[str, Any]],
     cluster: Cluster,
 ) -> MemberCopy:
-    """The override manager on ``obj``, a copy of the template this function may change."""
-    cluster_policies, _ = policies.override_policies(obj)
+    """The override manager on ``obj``, a copy of the template this function may change;
+    ``cluster_ordered``: the ClusterOverridePolicies that match it, in Karmada's order."""
     try:
         applied = overridemanager.apply_overrides(
-            obj, cluster_policies, namespaced, cluster, owned=True
+            obj, cluster_ordered, namespaced, cluster, owned=True, cluster_ordered=cluster_ordered
         )
     except OverrideError as exc:
         return MemberCopy(None, (), str(exc))
@@ -176,7 +178,8 @@ def propagate(
         if obj.get("kind") == "Job" and divided and replicas is not None and replicas.count > 0
         else None
     )
-    _, namespaced = policies.override_policies(obj)
+    cluster_policies, namespaced = policies.override_policies(obj)
+    cluster_ordered = overridemanager.ordered(cluster_policies, obj)
     copies = {}
     for name, count in placement.clusters.items():
         try:
@@ -184,7 +187,7 @@ def propagate(
         except InterpretError as exc:
             copies[name] = MemberCopy(None, (), f"ReviseReplica failed: {exc}")
             continue
-        copies[name] = _override(member, namespaced, policies, clusters[name])
+        copies[name] = _override(member, namespaced, cluster_ordered, clusters[name])
     return TemplatePlan(
         obj,
         ref,

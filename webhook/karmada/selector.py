@@ -146,7 +146,7 @@ def labels_match(selector: Mapping[str, Any], labels: Mapping[str, Any]) -> bool
 
 def _metadata(obj: Mapping[str, Any]) -> Mapping[str, Any]:
     metadata = obj.get("metadata")
-    return metadata if isinstance(metadata, Mapping) else {}
+    return metadata if type(metadata) is dict else {}  # parsed manifests: plain dicts
 
 
 def selector_priority(obj: Mapping[str, Any], selector: Mapping[str, Any]) -> ImplicitPriority:
@@ -172,10 +172,11 @@ def selector_priority(obj: Mapping[str, Any], selector: Mapping[str, Any]) -> Im
 
 def selectors_priority(obj: Mapping[str, Any], selectors: Sequence[Any]) -> ImplicitPriority:
     """``ResourceMatchSelectorsPriority``: the best of the selectors (MISMATCH if none)."""
-    return max(
-        (selector_priority(obj, s) for s in selectors if isinstance(s, Mapping)),
-        default=ImplicitPriority.MISMATCH,
-    )
+    best = ImplicitPriority.MISMATCH
+    for selector in selectors:
+        if type(selector) is dict:  # parsed manifests: plain dicts
+            best = max(best, selector_priority(obj, selector))
+    return best
 
 
 def _zones_match(expression: Mapping[str, Any], zones: Sequence[str]) -> bool:

@@ -154,3 +154,37 @@ def test_a_divided_job_shares_its_completions(bundle: Bundle) -> None:
         "cluster-a": {"parallelism": 2, "completions": 4},
         "cluster-b": {"parallelism": 1, "completions": 2},
     }
+
+
+def test_override_policies_see_what_the_cluster_policies_did(bundle: Bundle) -> None:
+    """applyNamespacedOverrides runs on the object applyClusterOverrides changed: a label a
+    ClusterOverridePolicy adds can select it for an OverridePolicy."""
+    labelled = _cop("label", {"labelsOverrider": [{"operator": "add", "value": {"mirror": "yes"}}]})
+    op = {
+        "apiVersion": API,
+        "kind": "OverridePolicy",
+        "metadata": {"name": "by-label", "namespace": "payments"},
+        "spec": {
+            "resourceSelectors": [
+                {
+                    "apiVersion": "apps/v1",
+                    "kind": "Deployment",
+                    "labelSelector": {"matchLabels": {"mirror": "yes"}},
+                }
+            ],
+            "overrideRules": [
+                {
+                    "overriders": {
+                        "imageOverrider": [
+                            {"component": "Registry", "operator": "replace", "value": "m.io"}
+                        ]
+                    }
+                }
+            ],
+        },
+    }
+    plan = propagate(_deployment(replicas=1), Policies.of([_pp(), labelled, op]), bundle.clusters)
+    copy = plan.copies["cluster-a"]
+    assert copy.overrides == ("ClusterOverridePolicy label", "OverridePolicy payments/by-label")
+    assert copy.object is not None
+    assert copy.object["spec"]["template"]["spec"]["containers"][0]["image"] == "m.io/p/web:1"
