@@ -124,7 +124,12 @@ def main() -> None:
         sh(repo, "git", "add", "-A")
         sh(repo, "git", "commit", "-qm", "init")
         spec = next((repo / "apps").rglob("app-00007.yaml"))
-        spec.write_text(spec.read_text().replace("replicas: 1", "replicas: 2"))
+        text = spec.read_text()  # one more replica (or a higher HPA bound): a real change
+        counted = re.search(r"(\n  replicas: |maxReplicas: )(\d+)", text)
+        assert counted is not None
+        spec.write_text(
+            text[: counted.start(2)] + str(int(counted[2]) + 1) + text[counted.end(2) :]
+        )
         sh(repo, fedgate, "compile")
         changed = [
             str(spec.relative_to(repo)),

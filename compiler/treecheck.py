@@ -273,21 +273,29 @@ def _judge(  # noqa: PLR0917 - one private step of check_tree
         return fedgate_objects[path]
 
     templates = {m.identity: m for m in changes.templates}
-    for policy in changes.policies:
-        keys = template_keys(policy.object, meta_str(policy.object, "namespace"))
+    if changes.policies:
+        by_name: dict[tuple[str, str], list[tuple[tuple[str, str, str, str], str]]] = {}
         for app in compiled.apps:
             for api_version, kind, name, _ in app.owned:
                 identity = (api_version, kind, app.namespace, name)
-                if any(reaches(k, identity) for k in keys):
-                    path = object_path(app.namespace, app.name, kind)
-                    for manifest in fedgate_file(path):
+                path = object_path(app.namespace, app.name, kind)
+                by_name.setdefault((kind, name), []).append((identity, path))
+        for policy in changes.policies:
+            keys = template_keys(policy.object, meta_str(policy.object, "namespace"))
+            for key in keys:  # a named selector is one lookup; others look at every object
+                if key[3] is not None:
+                    found = by_name.get((key[1], key[3]), [])
+                else:
+                    found = [entry for entries in by_name.values() for entry in entries]
+                for identity, path in found:
+                    if reaches(key, identity):
+                        for manifest in fedgate_file(path):
+                            templates.setdefault(manifest.identity, manifest)
+            for manifests, _ in hand_written.values():
+                for manifest in manifests:
+                    reached = any(reaches(k, manifest.identity) for k in keys)
+                    if is_template(manifest.object) and reached:
                         templates.setdefault(manifest.identity, manifest)
-        for manifests, _ in hand_written.values():
-            for manifest in manifests:
-                if is_template(manifest.object) and any(
-                    reaches(k, manifest.identity) for k in keys
-                ):
-                    templates.setdefault(manifest.identity, manifest)
     if not templates:
         return ()
     objects = [m.object for manifests, _ in hand_written.values() for m in manifests]
