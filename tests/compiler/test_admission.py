@@ -3,17 +3,13 @@ Karmada builds it: one verdict with check and plan (issue 14)."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
-
-import pytest
 
 from compiler.admission import admit
 from compiler.render.pipeline import render_app
 from compiler.spec.load import parse_specs
 from tests.compiler.test_examples import run
-from tests.conftest import EXAMPLES, POLICIES
-from tests.shiftleft.test_precommit import git
+from tests.conftest import EXAMPLES
 from webhook.bundle.model import Bundle
 
 LATEST_FOR_CLUSTER_B = (
@@ -47,22 +43,10 @@ def test_a_template_violation_is_reported_once_not_per_cluster(bundle: Bundle) -
     assert "in cluster-" not in errors[0].message
 
 
-@pytest.fixture
-def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    shutil.copytree(EXAMPLES / "apps", tmp_path / "apps")
-    shutil.copytree(POLICIES, tmp_path / "policies")
-    git(tmp_path, "init", "-q")
-    monkeypatch.chdir(tmp_path)
-    assert run(["compile"])[0] == 0
-    git(tmp_path, "add", "-A")
-    git(tmp_path, "commit", "-qm", "init")
-    return tmp_path
-
-
-def test_compile_check_and_plan_agree_on_a_per_cluster_latest(repo: Path) -> None:
+def test_compile_check_and_plan_agree_on_a_per_cluster_latest(platform_repo: Path) -> None:
     """Issue 14: the :latest tag cluster-b gets from an override fails all three (exit 1),
     naming the cluster, the override and the spec field."""
-    (repo / "apps" / "demo-http.yaml").write_text(LATEST_FOR_CLUSTER_B)
+    (platform_repo / "apps" / "demo-http.yaml").write_text(LATEST_FOR_CLUSTER_B)
     code, _, err = run(["compile"])
     assert (
         code == 1 and "apps/demo-http.yaml:21: spec.overrides[0]: [image-tag] in cluster-b" in err

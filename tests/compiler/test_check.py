@@ -4,26 +4,17 @@ writes (CREATE, UPDATE with the committed version, DELETE for what is gone)."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 
 from tests.compiler.test_examples import run
-from tests.conftest import EXAMPLES, POLICIES
 from tests.shiftleft.test_precommit import git
 
 
 @pytest.fixture
-def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    shutil.copytree(EXAMPLES / "apps", tmp_path / "apps")
-    shutil.copytree(POLICIES, tmp_path / "policies")
-    git(tmp_path, "init", "-q")
-    monkeypatch.chdir(tmp_path)
-    assert run(["compile"])[0] == 0
-    git(tmp_path, "add", "-A")
-    git(tmp_path, "commit", "-qm", "init")
-    return tmp_path
+def repo(platform_repo: Path) -> Path:
+    return platform_repo
 
 
 def check(*args: str) -> tuple[int, dict]:  # type: ignore[type-arg]

@@ -82,11 +82,16 @@ def _find(document: Any, path: str) -> tuple[Any, str] | None:
     return container, decode_token(split[-1])
 
 
+def _whole(value: Any, operation: str) -> Any:
+    """``add`` or ``replace`` at ``""``: the value becomes the document (an object or array)."""
+    if not isinstance(value, dict | list):
+        raise PatchError(f"{operation} operation value must be object or array")
+    return copy.deepcopy(value)
+
+
 def _add(document: Any, path: str, value: Any) -> Any:
     if path == "":
-        if not isinstance(value, dict | list):
-            raise PatchError("add operation on the whole document needs an object or array")
-        return copy.deepcopy(value)
+        return _whole(value, "add")
     found = _find(document, path)
     if found is None:
         raise PatchError(f'add operation does not apply: doc is missing path: "{path}"')
@@ -129,9 +134,7 @@ def _remove(document: Any, path: str) -> Any:
 
 def _replace(document: Any, path: str, value: Any) -> Any:
     if path == "":
-        if not isinstance(value, dict | list):
-            raise PatchError("replace operation value must be object or array")
-        return copy.deepcopy(value)
+        return _whole(value, "replace")
     found = _find(document, path)
     if found is None:
         raise PatchError(f"replace operation does not apply: doc is missing path: {path}")

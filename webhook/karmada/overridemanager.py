@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from webhook.bundle.model import Cluster
+from webhook.karmada.detector import meta_str
 from webhook.karmada.overriders import Object, OverrideError, apply_overriders
 from webhook.karmada.selector import ImplicitPriority, cluster_matches, selectors_priority
 
@@ -46,17 +47,11 @@ def _spec(policy: Mapping[str, Any]) -> Mapping[str, Any]:
     return spec if isinstance(spec, Mapping) else {}
 
 
-def _meta(policy: Mapping[str, Any], key: str) -> str:
-    metadata = policy.get("metadata")
-    value = metadata.get(key, "") if isinstance(metadata, Mapping) else ""
-    return value if isinstance(value, str) else ""
-
-
 def label(policy: Mapping[str, Any]) -> str:
     """How plan names a policy: ``OverridePolicy ns/name`` or ``ClusterOverridePolicy name``."""
     if policy.get("kind") == CLUSTER_KIND:
-        return f"{CLUSTER_KIND} {_meta(policy, 'name')}"
-    return f"{NAMESPACED_KIND} {_meta(policy, 'namespace')}/{_meta(policy, 'name')}"
+        return f"{CLUSTER_KIND} {meta_str(policy, 'name')}"
+    return f"{NAMESPACED_KIND} {meta_str(policy, 'namespace')}/{meta_str(policy, 'name')}"
 
 
 def implicit_priority(policy: Mapping[str, Any], obj: Mapping[str, Any]) -> ImplicitPriority:
@@ -72,7 +67,7 @@ def ordered(
 ) -> list[Mapping[str, Any]]:
     """The policies of one group (all cluster, or all namespaced) that match ``obj``, in
     Karmada's order."""
-    ranked = ((implicit_priority(p, obj), _meta(p, "name"), p) for p in policies)
+    ranked = ((implicit_priority(p, obj), meta_str(p, "name"), p) for p in policies)
     matching = [r for r in ranked if r[0] > ImplicitPriority.MISMATCH]
     return [p for _, _, p in sorted(matching, key=lambda m: (m[0], m[1]))]
 
@@ -129,11 +124,11 @@ def apply_overrides(
     already has it (it is the same for every cluster of one template)."""
     result: Object = obj if owned and isinstance(obj, dict) else copy.deepcopy(dict(obj))
     applied: list[str] = []
-    namespace = _meta(obj, "namespace")
+    namespace = meta_str(obj, "namespace")
     first = ordered(cluster_policies, obj) if cluster_ordered is None else cluster_ordered
     result = _apply_group(result, first, cluster, applied, trace)
     if namespace:
-        own = [p for p in namespaced_policies if _meta(p, "namespace") == namespace]
+        own = [p for p in namespaced_policies if meta_str(p, "namespace") == namespace]
         result = _apply_group(result, ordered(own, result), cluster, applied, trace)
     return AppliedOverrides(result, tuple(applied))
 

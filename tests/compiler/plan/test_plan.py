@@ -23,7 +23,6 @@ from compiler.plan.core import Plan, plan
 from compiler.render.pipeline import render_app
 from compiler.spec.load import parse_specs
 from tests.conftest import EXAMPLES, POLICIES, ROOT
-from tests.shiftleft.test_precommit import git
 from webhook.bundle.model import Bundle
 
 GOLDEN = ROOT / "tests" / "golden" / "plan"
@@ -139,18 +138,6 @@ def test_cli_json_and_diff(tmp_path: Path) -> None:
     assert status["placement"] == {"cluster-a": 3, "cluster-b": 3}
     text = sh(fedgate, "plan", "--color", "always").stdout
     assert "\033[32m+  replicas: 3\033[0m" in text
-
-
-@pytest.fixture
-def platform_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    shutil.copytree(EXAMPLES / "apps", tmp_path / "apps")
-    shutil.copytree(POLICIES, tmp_path / "policies")
-    git(tmp_path, "init", "-q")
-    monkeypatch.chdir(tmp_path)
-    assert cli(["compile"])[0] == 0
-    git(tmp_path, "add", "-A")
-    git(tmp_path, "commit", "-qm", "init")
-    return tmp_path
 
 
 def cli(args: list[str]) -> tuple[int, dict[str, Any]]:
