@@ -50,10 +50,8 @@ class TreePlan:
 
 
 def is_template(obj: Mapping[str, Any]) -> bool:
-    """Not a Karmada policy and not one of Karmada's own API objects."""
-    return not Policies.is_policy(obj) and group_of(str(obj.get("apiVersion", ""))) not in (
-        SKIPPED_GROUPS - {"events.k8s.io"}
-    )
+    """Not a Karmada policy, not one of Karmada's own API objects, not an event."""
+    return group_of(str(obj.get("apiVersion", ""))) not in SKIPPED_GROUPS
 
 
 def policies_of(objects: Iterable[Mapping[str, Any]]) -> Policies:
