@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import gc
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -137,17 +138,24 @@ def _run_tree(args: argparse.Namespace, out: Output) -> int:
     bundle = load_policy_bundle(args)
     if not args.tree.exists():
         raise UsageError(f"--tree {args.tree}: no such file or directory")
-    result = plan_tree(read_tree(args.tree), bundle)
-    if out.format == "json":
-        out.json(
-            {
-                "templates": [template_json(t) for t in result.templates],
-                "errors": [_finding_json(f) for f in result.findings],
-            }
-        )
-    else:
-        for line in _templates_text(result.templates, result.findings):
-            out.line(line)
+    manifests = read_tree(args.tree)
+    # The manifests live until the end: out of the collector's way, full collections stop
+    # walking them (at 10,000 templates they made each template cost a third more)
+    gc.freeze()
+    try:
+        result = plan_tree(manifests, bundle)
+        if out.format == "json":
+            out.json(
+                {
+                    "templates": [template_json(t) for t in result.templates],
+                    "errors": [_finding_json(f) for f in result.findings],
+                }
+            )
+        else:
+            for line in _templates_text(result.templates, result.findings):
+                out.line(line)
+    finally:
+        gc.unfreeze()
     return 1 if result.denied else 0
 
 
