@@ -76,6 +76,8 @@ def rules(policy: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     """``overrideRules``, or the deprecated top-level targetCluster + overriders as one rule."""
     spec = _spec(policy)
     override_rules = spec.get("overrideRules")
+    if override_rules and not isinstance(override_rules, list):
+        raise OverrideError(f"{label(policy)}: spec.overrideRules must be a list")
     if override_rules:
         return [r if isinstance(r, Mapping) else {} for r in override_rules]
     return [{"targetCluster": spec.get("targetCluster"), "overriders": spec.get("overriders")}]

@@ -197,7 +197,10 @@ def command_args(obj: Object, field: str, item: Mapping[str, Any]) -> Object:
         raise OverrideError(f"failed to retrieves path({'/'.join(path)}) from rawObj")
     if not current:
         return obj
-    values = [str(v) for v in item.get("value") or []]
+    raw = item.get("value") or []
+    if not isinstance(raw, list) or not all(isinstance(v, str) for v in raw):
+        raise OverrideError(f"{field}Overrider value must be a list of strings")
+    values = list(raw)
     operator = item.get("operator")
     operations = []
     for index, container in enumerate(current):
@@ -246,7 +249,7 @@ def metadata_map(obj: Object, field: str, item: Mapping[str, Any]) -> Object:
     """One ``labelsOverrider`` / ``annotationsOverrider`` entry on the object's own metadata."""
     operator = item.get("operator")
     values = item.get("value") or {}
-    if not isinstance(values, dict):
+    if not isinstance(values, dict) or not all(isinstance(v, str) for v in values.values()):
         raise OverrideError(f"{field}Overrider value must be a map of strings")
     result = obj
     operations = []
@@ -308,6 +311,8 @@ def field(obj: Object, item: Mapping[str, Any]) -> Object:
     if not isinstance(text, str):
         raise OverrideError(f"Get object's value by overrider's path({path}) is not string")
     yaml_ops, json_ops = item.get("yaml") or [], item.get("json") or []
+    if not isinstance(yaml_ops, list) or not isinstance(json_ops, list):
+        raise OverrideError("fieldOverrider yaml and json must be lists of operations")
     try:
         if yaml_ops:
             new = encoding.to_yaml(apply_patch(encoding.yaml_to_json(text), _sub_ops(yaml_ops)))
@@ -339,8 +344,10 @@ def _sub_ops(operations: Sequence[Any]) -> list[Operation]:
 # -------------------------------------------------------------------------------- plaintext
 
 
-def plaintext(obj: Object, items: Sequence[Any]) -> Object:
+def plaintext(obj: Object, items: Any) -> Object:
     """Every ``plaintext`` entry, as one JSON patch on the whole object."""
+    if not isinstance(items, list):
+        raise OverrideError("plaintext must be a list of operations")
     operations = [
         {"op": i.get("operator"), "path": i.get("path"), "value": i.get("value")}
         for i in items
@@ -353,6 +360,8 @@ def _each(
     items: Any, apply: Callable[[Object, Mapping[str, Any]], Object]
 ) -> Callable[[Object], Object]:
     def run(obj: Object) -> Object:
+        if items is not None and not isinstance(items, list):
+            raise OverrideError("an overrider must be a list of entries")
         for item in items or []:
             if not isinstance(item, Mapping):
                 raise OverrideError("an overrider entry is not an object")

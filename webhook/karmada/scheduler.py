@@ -79,7 +79,8 @@ def candidates(
                 break
     else:
         chosen = _selected(placement.get("clusterAffinity"), clusters)
-    for constraint in placement.get("spreadConstraints") or []:
+    constraints = placement.get("spreadConstraints")
+    for constraint in constraints if isinstance(constraints, list) else []:
         field = _mapping(constraint).get("spreadByField")
         if field in SPREAD_FIELDS:
             chosen = [c for c in chosen if clusters[c].field(str(field))]
@@ -92,7 +93,8 @@ def _static_weights(
     """``getStaticWeightInfoList``: the largest matching entry per candidate; none at all
     matching means equal weights."""
     weights = dict.fromkeys(names, 0)
-    for item in preference.get("staticWeightList") or []:
+    entries = preference.get("staticWeightList")
+    for item in entries if isinstance(entries, list) else []:
         entry = _mapping(item)
         weight, target = entry.get("weight"), entry.get("targetCluster")
         if (

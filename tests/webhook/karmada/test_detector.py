@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.webhook.karmada.tables import POLICY_API, detector_cases, detector_objects
 from webhook.karmada.detector import Policies, not_a_template, policy_ref
@@ -114,3 +116,67 @@ def test_an_existing_claim_keeps_its_policy() -> None:
 )
 def test_what_the_detector_ignores(obj: dict[str, Any], ignored: bool) -> None:
     assert (not_a_template(obj) is not None) is ignored
+
+
+_NAMES = st.sampled_from(["web", "db", "cache"])
+_SELECTOR = st.fixed_dictionaries(
+    {
+        "apiVersion": st.sampled_from(["apps/v1", "v1"]),
+        "kind": st.sampled_from(["Deployment", "ConfigMap"]),
+    },
+    optional={
+        "name": _NAMES,
+        "namespace": st.sampled_from(["test", "other"]),
+        "labelSelector": st.fixed_dictionaries(
+            {"matchLabels": st.dictionaries(st.sampled_from(["app", "tier"]), _NAMES, max_size=2)}
+        ),
+    },
+)
+_POLICY = st.builds(
+    lambda kind, name, priority, selectors: {
+        "apiVersion": POLICY_API,
+        "kind": kind,
+        "metadata": {
+            "name": name,
+            **({"namespace": "test"} if kind == "PropagationPolicy" else {}),
+        },
+        "spec": {"priority": priority, "resourceSelectors": selectors},
+    },
+    st.sampled_from(["PropagationPolicy", "ClusterPropagationPolicy"]),
+    st.sampled_from(["a", "b", "c", "d"]),
+    st.integers(-2, 2),
+    st.lists(_SELECTOR, max_size=3),
+)
+
+
+def _brute_force(template: dict[str, Any], policies: list[dict[str, Any]]) -> str | None:
+    """The detector without an index: every policy of the namespace, then every cluster one."""
+    from webhook.karmada.detector import _best  # noqa: PLC0415 - the unindexed step itself
+
+    local = [p for p in policies if p["kind"] == "PropagationPolicy"]
+    found = _best(template, local).policy
+    if found is None:
+        found = _best(template, [p for p in policies if p["kind"] != "PropagationPolicy"]).policy
+    return None if found is None else "/".join(policy_ref(found))
+
+
+@given(
+    policies=st.lists(_POLICY, max_size=8, unique_by=lambda p: (p["kind"], p["metadata"]["name"])),
+    kind=st.sampled_from(["Deployment", "ConfigMap"]),
+    name=_NAMES,
+    labels=st.dictionaries(st.sampled_from(["app", "tier"]), _NAMES, max_size=2),
+)
+@settings(max_examples=400, deadline=None)
+def test_the_index_finds_what_a_scan_finds(
+    policies: list[dict[str, Any]], kind: str, name: str, labels: dict[str, str]
+) -> None:
+    """Policies are indexed by what their selectors name; the claim must be the one a scan of
+    every policy gives."""
+    template = {
+        "apiVersion": "apps/v1" if kind == "Deployment" else "v1",
+        "kind": kind,
+        "metadata": {"name": name, "namespace": "test", "labels": labels},
+    }
+    claim = Policies.of(policies).claim(template)
+    indexed = None if claim.policy is None else "/".join(policy_ref(claim.policy))
+    assert indexed == _brute_force(template, policies)
