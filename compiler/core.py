@@ -73,6 +73,16 @@ def compile_file(apps: Sequence[AppSpec], bundle: Bundle) -> FileResult:
     return FileResult(summaries, files, admission.warnings, tuple(rendered))
 
 
+def render_file(apps: Sequence[AppSpec], bundle: Bundle) -> tuple[RenderedApp, ...]:
+    """The full renders of one file's apps, without judging or dumping them again: for a file
+    whose compiled result came from the cache (it compiled before, so it is valid)."""
+    ordered = sorted(apps, key=lambda a: a.key)
+    validated = validate(ordered, bundle)
+    if validated.findings:
+        raise SpecError(validated.findings)
+    return tuple(render_app(app, bundle, validated.candidates[app.key]) for app in ordered)
+
+
 def combine(results: Sequence[FileResult], bundle: Bundle) -> Compiled:
     """The checks across files, and the Argo CD pieces; raises SpecError."""
     apps = tuple(sorted((a for r in results for a in r.apps), key=lambda a: (a.key, a.file)))

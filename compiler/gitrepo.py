@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import subprocess
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 TIMEOUT = 60
@@ -37,6 +37,8 @@ def _git(root: Path, *args: str, stdin: bytes | None = None) -> bytes | None:
 @dataclass(frozen=True)
 class Repository:
     root: Path
+    _listings: dict[str, dict[str, str]] = field(default_factory=dict, compare=False, repr=False)
+    """``committed`` per folder, for this object's life (one command: HEAD does not move)."""
 
     @classmethod
     def find(cls, start: Path) -> Repository | None:
@@ -50,6 +52,11 @@ class Repository:
             prefix = folder.resolve().relative_to(self.root.resolve()).as_posix()
         except ValueError:
             return {}
+        if prefix not in self._listings:
+            self._listings[prefix] = self._list(prefix)
+        return dict(self._listings[prefix])
+
+    def _list(self, prefix: str) -> dict[str, str]:
         out = _git(self.root, "ls-tree", "-r", "-z", "HEAD", "--", prefix)
         if not out:
             return {}

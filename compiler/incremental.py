@@ -13,12 +13,13 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from compiler.core import Compiled, FileResult, combine, compile_file
+from compiler.core import Compiled, FileResult, combine, compile_file, render_file
 from compiler.spec.load import parse_specs
 from compiler.summary import AppSummary
 from webhook.bundle.load import BundleSource, bundle_from_source, read_source
@@ -96,9 +97,17 @@ def _save(cache: Path | None, key: str, entries: dict[str, Any]) -> None:
 
 
 def compile_files(
-    files: Sequence[Path], policies: Path, *, cache: Path | None, backend: str | None = None
+    files: Sequence[Path],
+    policies: Path,
+    *,
+    cache: Path | None,
+    backend: str | None = None,
+    rendered: bool = False,
 ) -> tuple[Compiled, Bundle]:
-    """Load the bundle and compile ``files``, reusing cached results where nothing changed."""
+    """Load the bundle and compile ``files``, reusing cached results where nothing changed.
+
+    ``rendered``: every app's full render is wanted (``plan``), also for files taken from the
+    cache (they are rendered again, not judged again)."""
     source = read_source(policies)
     bundle = bundle_from_source(source, backend) if backend else bundle_from_source(source)
     key = f"{code_fingerprint()}:{source_fingerprint(source)}"
@@ -117,7 +126,11 @@ def compile_files(
         identity = str(file.resolve())
         entry = cached.get(identity)
         if entry is not None and entry["sha256"] == sha and entry["display"] == display:
-            results.append(_decode(entry))
+            result = _decode(entry)
+            if rendered:
+                apps = parse_specs(data.decode("utf-8"), display)
+                result = replace(result, rendered=render_file(apps, bundle))
+            results.append(result)
             entries[identity] = entry
             continue
         try:

@@ -13,8 +13,8 @@ class Output:
         self.stdout, self.stderr, self.format = stdout, stderr, fmt
 
     def json(self, value: Any) -> None:
-        json.dump(value, self.stdout, indent=2, sort_keys=False)
-        self.stdout.write("\n")
+        # one write: json.dump writes piece by piece (half a million writes for a big plan)
+        self.stdout.write(json.dumps(value, indent=2, sort_keys=False) + "\n")
 
     def line(self, text: str = "") -> None:
         self.stdout.write(text + "\n")

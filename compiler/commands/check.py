@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
-
-import yaml
 
 from compiler.argocd.replica_moves import replica_moves
 from compiler.commands.common import add_backend_argument, backend_name
@@ -15,15 +12,11 @@ from compiler.core import Compiled
 from compiler.gitrepo import Repository, blob_id
 from compiler.incremental import compile_files, default_cache
 from compiler.output import Output
-from compiler.render.argocd import FOLDER as ARGOCD_FOLDER
 from compiler.spec.load import find_spec_files
-from compiler.tree import MANIFEST, diff_tree, parse_manifest
+from compiler.tree import MANIFEST, TreeDiff, diff_tree, parse_manifest
+from compiler.treecheck import TreeCheck, check_tree
 from compiler.wipe import ALLOW_FLAG, Wipe, wipes
 from webhook.bundle.model import Bundle
-from webhook.engine.decision import Decision
-from webhook.engine.request import AdmissionRequest
-from webhook.engine.review import review
-from webhook.engine.synthesize import sync_request
 from webhook.explain import explain
 
 NAME = "check"
@@ -85,57 +78,122 @@ def run(args: argparse.Namespace, out: Output) -> int:
         backend=backend_name(args),
     )
     diff = diff_tree(tree, compiled.files)
-    reviews = _reviews(compiled, bundle, tree, repository, files=args.files, everything=args.all)
-    denied = [r for r in reviews if not r[2].allowed]
+    result = check_tree(
+        compiled, bundle, tree, repository, diff, files=args.files, everything=args.all
+    )
     deleted = [] if args.allow_empty else _wipes(compiled, bundle, tree, repository)
-    ok = diff.clean and not denied and not deleted
+    ok = diff.clean and not result.denied and not deleted
     if out.format == "json":
-        out.json(
-            {
-                "ok": ok,
-                "stale": {
-                    "missing": list(diff.added),
-                    "stale": list(diff.changed),
-                    "extra": list(diff.removed),
-                },
-                "reviews": [
-                    {"file": f, "operation": req.operation, **d.as_json()} for f, req, d in reviews
-                ],
-                "deletes": [
-                    {"tenant": w.tenant, "apps": list(w.apps), "manifests": w.files}
-                    for w in deleted
-                ],
-            }
-        )
+        out.json(_as_json(ok, diff, result, deleted))
         return 0 if ok else 1
-    if not diff.clean:
-        for label, paths in (
-            ("missing", diff.added),
-            ("stale", diff.changed),
-            ("extra", diff.removed),
-        ):
-            for path in paths:
-                out.line(f"  {label:8} {tree / path}")
-        out.line(
-            f"{tree}/ is not what the specs render: run `fedgate compile {apps_dir} "
-            f"--out {tree}` and add the result"
-        )
-    for file, request, decision in reviews:
-        if decision.violations or decision.warnings:
-            out.line(f"{file}:")
-            for line in explain(request, decision):
-                out.line(f"  {line}")
+    _report_stale(out, diff, result, tree, apps_dir)
+    _report_reviews(out, result)
     for wipe in deleted:
         out.line(f"{tree}/: {wipe.message()}")
     _notify_replica_moves(out, compiled, tree, repository)
-    verdict = "would all be admitted" if not denied else f"{len(denied)} would be DENIED"
+    denied = sum(1 for w in result.writes if not w.decision.allowed)
+    members = sum(1 for t in result.templates if t.denied)
+    verdict = "would all be admitted" if not denied else f"{denied} would be DENIED"
     out.line(
         f"fedgate check: {len(compiled.apps)} apps; {tree}/ "
-        f"{'up to date' if diff.clean else 'STALE'}; {len(reviews)} changed manifests "
+        f"{'up to date' if diff.clean else 'STALE'}; {len(result.writes)} changed manifests "
         f"reviewed as Argo CD's writes: {verdict}"
+        + (f"; {members} templates with a member copy DENIED" if members else "")
+        + (f"; {len(result.findings)} manifests invalid" if result.findings else "")
         + (f"; DELETES every workload of {_whose(deleted)}" if deleted else "")
     )
     return 0 if ok else 1
+
+
+def _report_stale(
+    out: Output, diff: TreeDiff, result: TreeCheck, tree: Path, apps_dir: Path
+) -> None:
+    if diff.clean:
+        return
+    fields: dict[str, list[str]] = {}
+    for stale in result.stale_fields:
+        owner = f" (owned by {stale.owner})" if stale.owner else ""
+        fields.setdefault(stale.file, []).append(f"{stale.pointer}{owner}")
+    for label, paths in (("missing", diff.added), ("stale", diff.changed), ("extra", diff.removed)):
+        for path in paths:
+            edited = fields.get(str(tree / path))
+            detail = f": edited by hand at {', '.join(edited)}" if edited else ""
+            out.line(f"  {label:8} {tree / path}{detail}")
+    out.line(
+        f"{tree}/ is not what the specs render: run `fedgate compile {apps_dir} "
+        f"--out {tree}` and add the result (fedgate's files are written from the specs only)"
+    )
+
+
+def _report_reviews(out: Output, result: TreeCheck) -> None:
+    for finding in result.findings:
+        out.line(f"error: {finding.render()}")
+    for file in result.unsynced:
+        out.line(
+            f"warning: {file}: no Argo CD Application syncs this file: it never reaches the cluster"
+        )
+    for file in result.skipped:
+        out.line(f"warning: {file}: Argo CD renders it (jsonnet); fedgate cannot review it")
+    for write in result.writes:
+        if write.decision.violations or write.decision.warnings or write.notes:
+            out.line(f"{write.file}:")
+            for line in explain(write.request, write.decision):
+                out.line(f"  {line}")
+            for note in write.notes:
+                out.line(f"  note  {note}")
+    for template in result.templates:
+        for cluster, found in template.violations.items():
+            for member in found:
+                _, kind, namespace, name = template.manifest.identity
+                where = "/".join(p for p in (namespace, name) if p)
+                out.line(
+                    f"{template.manifest.file}: {kind} {where}: "
+                    f"{member.violation.action} {member.describe(cluster)}"
+                )
+
+
+def _as_json(ok: bool, diff: TreeDiff, result: TreeCheck, deleted: list[Wipe]) -> dict[str, Any]:
+    return {
+        "ok": ok,
+        "stale": {
+            "missing": list(diff.added),
+            "stale": list(diff.changed),
+            "extra": list(diff.removed),
+            "fields": [
+                {"file": f.file, "pointer": f.pointer, "owner": f.owner}
+                for f in result.stale_fields
+            ],
+        },
+        "reviews": [
+            {
+                "file": w.file,
+                "operation": w.request.operation,
+                "application": w.application,
+                "notes": list(w.notes),
+                **w.decision.as_json(),
+            }
+            for w in result.writes
+        ],
+        "members": [
+            {
+                "file": t.manifest.file,
+                "kind": t.manifest.identity[1],
+                "namespace": t.manifest.identity[2],
+                "name": t.manifest.identity[3],
+                "violations": {c: [v.as_json() for v in vs] for c, vs in t.violations.items()},
+            }
+            for t in result.templates
+            if t.violations
+        ],
+        "unsynced": list(result.unsynced),
+        "errors": [
+            {"file": f.file, "line": f.line, "path": f.path, "message": f.message}
+            for f in result.findings
+        ],
+        "deletes": [
+            {"tenant": w.tenant, "apps": list(w.apps), "manifests": w.files} for w in deleted
+        ],
+    }
 
 
 def _whose(deleted: list[Wipe]) -> str:
@@ -180,72 +238,3 @@ def _near(path: Path) -> Path:
         return path.relative_to(Path.cwd())
     except ValueError:
         return path
-
-
-def _manifest(path: str) -> bool:
-    """A Karmada manifest of the tree (not the Argo CD pieces, not fedgate's own files)."""
-    return path.endswith(".yaml") and not path.startswith(f"{ARGOCD_FOLDER}/")
-
-
-def _selected(
-    compiled: Compiled, files: list[Path], tree: Path, committed: Mapping[str, str]
-) -> set[str] | None:
-    """The rendered paths, present or removed, FILES name (directly, or through their app's
-    spec file); None when no FILES were given."""
-    if not files:
-        return None
-    wanted = {str(f.resolve()) for f in files}
-    base = str(tree.resolve())
-    chosen = {p for p in (*compiled.files, *committed) if f"{base}/{p}" in wanted}
-    for app in compiled.apps:
-        if app.file in wanted or str(Path(app.file).resolve()) in wanted:
-            chosen.update(app.paths)
-    return chosen
-
-
-def _reviews(
-    compiled: Compiled,
-    bundle: Bundle,
-    tree: Path,
-    repository: Repository | None,
-    *,
-    files: list[Path],
-    everything: bool,
-) -> list[tuple[str, AdmissionRequest, Decision]]:
-    """Every rendered manifest to review, as the write Argo CD will make of it."""
-    committed = repository.committed(tree) if repository else {}
-    rendered = {p: d for p, d in compiled.files.items() if _manifest(p)}
-    selected = _selected(compiled, files, tree, committed)
-    paths = sorted(
-        p
-        for p, data in rendered.items()
-        if everything
-        or (selected is not None and p in selected)
-        or (selected is None and committed.get(p) != blob_id(data))
-    )
-    removed = sorted(
-        p
-        for p in committed
-        if _manifest(p) and p not in compiled.files and (selected is None or p in selected)
-    )
-    old = (
-        repository.read(committed[p] for p in [*paths, *removed] if p in committed)
-        if repository
-        else {}
-    )
-    results = []
-    for path in [*paths, *removed]:
-        before = _load(old.get(committed.get(path, ""))) if path in committed else None
-        after = _load(rendered[path]) if path in rendered else None
-        if before is None and after is None:
-            continue
-        request = sync_request(after, before, bundle)
-        results.append((str(tree / path), request, review(request, bundle)))
-    return results
-
-
-def _load(data: bytes | None) -> dict[str, Any] | None:
-    if data is None:
-        return None
-    value = yaml.load(data, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    return value if isinstance(value, dict) else None

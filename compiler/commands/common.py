@@ -6,6 +6,7 @@ import argparse
 import os
 from pathlib import Path
 
+from compiler.spec.load import find_spec_files
 from webhook.bundle.load import load_bundle
 from webhook.bundle.model import Bundle
 from webhook.engine.cel.backend import BACKENDS, DEFAULT_BACKEND
@@ -30,6 +31,23 @@ def add_tree_arguments(parser: argparse.ArgumentParser, out_help: str) -> None:
         metavar="DIR",
         help=f"{out_help} (default: rendered)",
     )
+
+
+def near(path: Path) -> Path:
+    """``path`` relative to the working directory when it is below it (for readable output)."""
+    try:
+        return path.relative_to(Path.cwd())
+    except ValueError:
+        return path
+
+
+def spec_files(*groups: list[Path]) -> list[Path]:
+    """The spec files of every group of paths, each file once (by where it really is)."""
+    found: dict[Path, Path] = {}
+    for group in groups:
+        for file in find_spec_files(group):
+            found.setdefault(file.resolve(), file)
+    return sorted(found.values())
 
 
 def add_backend_argument(parser: argparse.ArgumentParser) -> None:

@@ -1,8 +1,11 @@
 """The plan of each app: where its replicas land, what each cluster receives, what it costs.
 
 Pure: rendered apps and the bundle in, a Plan out. Placement is Karmada v1.18's arithmetic
-(``compiler/division.py``): Duplicated gives every candidate the full count; Divided with
-static weights is Webster with the template UID's tie-break, so a tie shows both outcomes.
+(``webhook/karmada/division.py``): Duplicated gives every candidate the full count; Divided
+with static weights is Webster with the template UID's tie-break, so a tie shows both
+outcomes. Each member's Deployment gets every override policy of the synced tree that
+reaches it (fedgate's and hand-written ones, as Karmada's override manager orders them), and
+the rules judge each copy (``members.py``).
 """
 
 from __future__ import annotations
@@ -13,14 +16,14 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from compiler.division import Division, divide
-from compiler.plan.overriders import OverrideError, apply_overrides
+from compiler.plan.members import MemberViolation, attribute, judge, override_failed
 from compiler.render.pipeline import RenderedApp
 from compiler.spec.model import AppSpec
-from webhook.bundle.model import Bundle
-from webhook.engine.decision import Violation
-from webhook.engine.review import review
-from webhook.engine.synthesize import sync_request
+from webhook.bundle.model import Bundle, Cluster
+from webhook.karmada.detector import Policies, policy_ref
+from webhook.karmada.division import Division, divide
+from webhook.karmada.overridemanager import Step, apply_overrides
+from webhook.karmada.overriders import OverrideError
 from webhook.quantity import parse_quantity
 
 RESOURCES = ("cpu", "memory")
@@ -41,7 +44,9 @@ class AppPlan:
     notes: tuple[str, ...] = ()
     clusters: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     """The Deployment each member cluster receives (replicas revised, overrides applied)."""
-    violations: Mapping[str, tuple[Violation, ...]] = field(default_factory=dict)
+    violations: Mapping[str, tuple[MemberViolation, ...]] = field(default_factory=dict)
+    overrides: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """The override policies applied to each cluster's copy, in Karmada's order."""
     bill: Mapping[str, Mapping[str, Fraction]] = field(default_factory=dict)
     """Requested cpu (cores) and memory (bytes) per cluster, at the most replicas it can run."""
     ownership: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
@@ -121,27 +126,63 @@ def _bill(app: AppSpec, billed: Mapping[str, int]) -> dict[str, dict[str, Fracti
     }
 
 
-def plan_app(rendered: RenderedApp, bundle: Bundle) -> AppPlan:
+def _member(
+    deployment: Mapping[str, Any], count: int, policies: Policies, cluster: Cluster, bundle: Bundle
+) -> tuple[dict[str, Any] | None, tuple[str, ...], tuple[MemberViolation, ...]]:
+    """(the copy, the policies applied, the rules' objections) for one cluster."""
+    revised = copy.deepcopy(dict(deployment))
+    revised["spec"]["replicas"] = count  # Karmada's ReviseReplica, before overrides
+    cluster_policies, namespaced = policies.override_policies(revised)
+    try:
+        applied = apply_overrides(revised, cluster_policies, namespaced, cluster, owned=True)
+    except OverrideError as exc:
+        return None, (), (override_failed(cluster.name, str(exc)),)
+    violations = judge(applied.object, cluster.name, bundle)
+    if not violations:
+        return applied.object, applied.applied, ()
+    base = copy.deepcopy(dict(deployment))
+    base["spec"]["replicas"] = count
+    steps: list[Step] = []
+    apply_overrides(copy.deepcopy(base), cluster_policies, namespaced, cluster, trace=steps)
+    found = attribute(violations, base, steps, cluster.name, bundle)
+    return applied.object, applied.applied, found
+
+
+def _claim_note(rendered: RenderedApp, deployment: Mapping[str, Any], policies: Policies) -> str:
+    """A note when Karmada would give the Deployment to another policy than the app's own."""
+    claim = policies.claim(deployment)
+    own = ("PropagationPolicy", rendered.app.namespace, rendered.app.name)
+    if claim.policy is None or policy_ref(claim.policy) == own:
+        return ""
+    kind, namespace, name = policy_ref(claim.policy)
+    return (
+        f"Karmada gives this Deployment to {kind} {'/'.join(p for p in (namespace, name) if p)} "
+        f"({claim.reason}), not to the app's own PropagationPolicy: its placement is not the one "
+        "shown here"
+    )
+
+
+def plan_app(rendered: RenderedApp, bundle: Bundle, policies: Policies | None = None) -> AppPlan:
+    """One app's plan; ``policies`` are every Karmada policy of the synced tree (default: the
+    app's own)."""
     app = rendered.app
+    if policies is None:
+        policies = Policies.of(o for o in rendered.objects if Policies.is_policy(o))
     division, at_max, billed, notes = placement(app, rendered.candidates)
     deployment = next(o for o in rendered.objects if o["kind"] == "Deployment")
-    policies = [
-        o for o in rendered.objects if o["kind"] in ("OverridePolicy", "ClusterOverridePolicy")
-    ]
+    note = _claim_note(rendered, deployment, policies)
+    if note:
+        notes.append(note)
     clusters: dict[str, Mapping[str, Any]] = {}
-    violations: dict[str, tuple[Violation, ...]] = {}
+    violations: dict[str, tuple[MemberViolation, ...]] = {}
+    overrides: dict[str, tuple[str, ...]] = {}
     for cluster, count in sorted(division.replicas.items()):
-        revised = copy.deepcopy(deployment)
-        revised["spec"]["replicas"] = count  # Karmada's ReviseReplica, before overrides
-        try:
-            effective = apply_overrides(revised, policies, bundle.clusters[cluster])
-        except OverrideError as exc:
-            notes.append(f"{cluster}: Karmada would fail to apply the overrides: {exc}")
-            continue
-        clusters[cluster] = effective
-        decision = review(sync_request(effective, None, bundle), bundle, cluster=cluster)
-        if decision.violations:
-            violations[cluster] = decision.violations
+        obj, applied, found = _member(deployment, count, policies, bundle.clusters[cluster], bundle)
+        if obj is not None:
+            clusters[cluster] = obj
+            overrides[cluster] = applied
+        if found:
+            violations[cluster] = found
     return AppPlan(
         namespace=app.namespace,
         name=app.name,
@@ -154,6 +195,7 @@ def plan_app(rendered: RenderedApp, bundle: Bundle) -> AppPlan:
         notes=tuple(notes),
         clusters=clusters,
         violations=violations,
+        overrides=overrides,
         bill=_bill(app, billed),
         ownership={
             path: dict(ledger)
@@ -162,8 +204,9 @@ def plan_app(rendered: RenderedApp, bundle: Bundle) -> AppPlan:
     )
 
 
-def plan(rendered: Sequence[RenderedApp], bundle: Bundle) -> Plan:
-    apps = tuple(plan_app(r, bundle) for r in sorted(rendered, key=lambda r: r.app.key))
+def plan(rendered: Sequence[RenderedApp], bundle: Bundle, policies: Policies | None = None) -> Plan:
+    """Every app's plan and every tenant's bill; ``policies``: those of the synced tree."""
+    apps = tuple(plan_app(r, bundle, policies) for r in sorted(rendered, key=lambda r: r.app.key))
     tenants = []
     for name in sorted({a.tenant for a in apps}):
         used = {

@@ -4,26 +4,17 @@ writes (CREATE, UPDATE with the committed version, DELETE for what is gone)."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 
 from tests.compiler.test_examples import run
-from tests.conftest import EXAMPLES, POLICIES
 from tests.shiftleft.test_precommit import git
 
 
 @pytest.fixture
-def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    shutil.copytree(EXAMPLES / "apps", tmp_path / "apps")
-    shutil.copytree(POLICIES, tmp_path / "policies")
-    git(tmp_path, "init", "-q")
-    monkeypatch.chdir(tmp_path)
-    assert run(["compile"])[0] == 0
-    git(tmp_path, "add", "-A")
-    git(tmp_path, "commit", "-qm", "init")
-    return tmp_path
+def repo(platform_repo: Path) -> Path:
+    return platform_repo
 
 
 def check(*args: str) -> tuple[int, dict]:  # type: ignore[type-arg]
@@ -63,9 +54,10 @@ def test_a_stale_tree_fails(repo: Path) -> None:
     assert report["stale"]["stale"] == ["platform-demo/status-page/deployment.yaml"]
 
 
-def test_an_update_admission_would_deny_fails(repo: Path) -> None:
-    """A committed export carries Karmada's claim label; the render drops it: Argo CD's UPDATE
-    would remove a field Karmada owns, and the webhook would deny it."""
+def test_an_ignored_field_keeps_its_live_value(repo: Path) -> None:
+    """A committed export carries Karmada's claim label; the render drops it. The tenant's
+    Application ignores Karmada's claim fields with RespectIgnoreDifferences, so Argo CD keeps
+    the live label in what it applies: the UPDATE leaves it alone and is admitted, with a note."""
     path = repo / "rendered" / "platform-demo" / "demo-http" / "deployment.yaml"
     fresh = path.read_text()
     path.write_text(
@@ -78,12 +70,184 @@ def test_an_update_admission_would_deny_fails(repo: Path) -> None:
     git(repo, "commit", "-qam", "an export committed by mistake")
     path.write_text(fresh)
     code, report = check()
+    assert code == 0, report
+    [write] = report["reviews"]
+    assert (write["operation"], write["allowed"], write["application"]) == (
+        "UPDATE",
+        True,
+        "fedgate-team-a",
+    )
+    assert write["notes"] == [
+        "Argo CD ignores /metadata/labels/propagationpolicy.karmada.io~1permanent-id here "
+        "(ignoreDifferences, RespectIgnoreDifferences) and keeps the live value: this change of "
+        "it never reaches the cluster"
+    ]
+
+
+HAND_WRITTEN_DEPLOYMENT = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: batch
+  namespace: platform-demo
+  annotations:
+    fedgate.dev/ownership: '{"":"git","/spec/replicas":"federated-hpa"}'
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: batch}}
+  template:
+    metadata: {labels: {app: batch}}
+    spec:
+      containers:
+        - name: batch
+          image: registry.example.com/platform/batch:1.0
+          resources: {requests: {cpu: 100m, memory: 64Mi}}
+"""
+
+
+def test_an_update_admission_would_deny_fails(repo: Path) -> None:
+    """A hand-written Deployment whose ledger gives /spec/replicas to the FederatedHPA: git
+    changing it is an UPDATE the webhook denies (no ignoreDifferences covers it)."""
+    path = repo / "rendered" / "platform-demo" / "batch" / "deployment.yaml"
+    path.parent.mkdir(parents=True)
+    path.write_text(HAND_WRITTEN_DEPLOYMENT)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "a hand-written Deployment")
+    path.write_text(HAND_WRITTEN_DEPLOYMENT.replace("replicas: 2", "replicas: 5"))
+    code, report = check()
     assert code == 1
     [denied] = [r for r in report["reviews"] if not r["allowed"]]
-    assert denied["operation"] == "UPDATE"
-    assert denied["violations"][0]["message"].startswith(
-        "/metadata/labels/propagationpolicy.karmada.io~1permanent-id is owned by karmada"
+    assert (denied["operation"], denied["file"]) == (
+        "UPDATE",
+        "rendered/platform-demo/batch/deployment.yaml",
     )
+    assert denied["violations"][0]["message"].startswith("/spec/replicas is owned by federated-hpa")
+
+
+SNEAKY_PP = """\
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata:
+  name: sneaky
+  namespace: platform-demo
+spec:
+  resourceSelectors:
+    - apiVersion: v1
+      kind: Secret
+  placement:
+    clusterAffinity:
+      clusterNames: [cluster-c]
+"""
+
+
+def test_a_hand_written_policy_is_reviewed(repo: Path) -> None:
+    """Issue 14: the team-a Application's include {platform-demo/*} syncs this file (``*``
+    crosses ``/``), so the check reviews its CREATE as the webhook will."""
+    path = repo / "rendered" / "platform-demo" / "extra" / "sneaky-pp.yaml"
+    path.parent.mkdir(parents=True)
+    path.write_text(SNEAKY_PP)
+    code, out, _ = run(["check"])
+    assert code == 1
+    assert "DENIED  CREATE policy.karmada.io/v1alpha1 PropagationPolicy platform-demo/sneaky" in out
+    assert "Secret (by label) would go to cluster-c, outside tenant team-a's Secret scope" in out
+    code, report = check("--all")
+    assert code == 1
+    [sneaky] = [r for r in report["reviews"] if r["file"].endswith("sneaky-pp.yaml")]
+    assert {v["rule"] for v in sneaky["violations"]} == {
+        "tenancy.data-scope",
+        "tenancy.explicit-selectors",
+        "tenancy.placement-scope",
+    }
+    code, report = check("rendered/platform-demo/extra/sneaky-pp.yaml")
+    assert code == 1 and [r["file"] for r in report["reviews"]] == [
+        "rendered/platform-demo/extra/sneaky-pp.yaml"
+    ]
+
+
+def test_a_hand_edit_of_a_fedgate_file_is_stale_and_reviewed(repo: Path) -> None:
+    """Issue 14: replicas written into a Deployment the FederatedHPA scales. Stale, naming the
+    field and its owner; reviewed as the UPDATE Argo CD makes, which keeps the live replicas
+    (the tenant's Application ignores /spec/replicas of this Deployment)."""
+    path = repo / "rendered" / "platform-demo" / "web-frontend" / "deployment.yaml"
+    text = path.read_text()
+    path.write_text(text.replace("spec:\n  selector:", "spec:\n  replicas: 8\n  selector:", 1))
+    code, out, _ = run(["check"])
+    assert code == 1
+    assert (
+        "stale    rendered/platform-demo/web-frontend/deployment.yaml: edited by hand at "
+        "/spec/replicas (owned by federated-hpa)"
+    ) in out
+    assert "note  Argo CD ignores /spec/replicas here" in out
+    code, report = check()
+    assert report["stale"]["fields"] == [
+        {
+            "file": "rendered/platform-demo/web-frontend/deployment.yaml",
+            "pointer": "/spec/replicas",
+            "owner": "federated-hpa",
+        }
+    ]
+    assert [r["operation"] for r in report["reviews"]] == ["UPDATE"]
+
+
+def test_a_file_no_application_syncs_is_a_warning(repo: Path) -> None:
+    stray = repo / "rendered" / "stray" / "configmap.yaml"
+    stray.parent.mkdir(parents=True)
+    stray.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, namespace: stray}\n")
+    code, out, _ = run(["check"])
+    assert code == 0
+    assert (
+        "warning: rendered/stray/configmap.yaml: no Argo CD Application syncs this file: it "
+        "never reaches the cluster"
+    ) in out
+    code, report = check()
+    assert report["unsynced"] == ["rendered/stray/configmap.yaml"] and report["reviews"] == []
+
+
+REGIONAL_MIRROR = """\
+apiVersion: policy.karmada.io/v1alpha1
+kind: OverridePolicy
+metadata:
+  name: us-mirror
+  namespace: payments
+spec:
+  resourceSelectors:
+    - apiVersion: apps/v1
+      kind: Deployment
+  overrideRules:
+    - targetCluster: {clusterNames: [cluster-c]}
+      overriders:
+        imageOverrider:
+          - {component: Registry, operator: replace, value: docker.io}
+"""
+
+
+def test_a_hand_written_override_is_judged_on_each_member(repo: Path) -> None:
+    """Each payments Deployment's cluster-c copy would pull from docker.io: besides the
+    policy's own review, check judges the member copies the change reaches and names the
+    cluster and the override."""
+    path = repo / "rendered" / "payments" / "mirrors.yaml"
+    path.write_text(REGIONAL_MIRROR)
+    code, report = check()
+    assert code == 1
+    denied = {
+        (m["name"], cluster, v["rule"], v["override"])
+        for m in report["members"]
+        for cluster, vs in m["violations"].items()
+        for v in vs
+        if v["action"] == "deny"
+    }
+    assert (
+        "checkout",
+        "cluster-c",
+        "registry-allowed",
+        "OverridePolicy payments/us-mirror",
+    ) in denied
+    assert {cluster for _, cluster, _, _ in denied} == {"cluster-c"}
+    [policy] = [r for r in report["reviews"] if r["file"].endswith("mirrors.yaml")]
+    assert {v["rule"] for v in policy["violations"]} == {
+        "tenancy.explicit-selectors",
+        "tenancy.override-registry",
+    }
 
 
 def test_files_narrow_the_review(repo: Path) -> None:

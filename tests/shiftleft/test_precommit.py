@@ -146,3 +146,39 @@ def test_a_tenant_scope_violation_is_refused_then_fixed(platform: Path) -> None:
     )
     result = commit(platform, "on the EU clusters, by name")
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_a_hand_written_policy_is_refused(platform: Path) -> None:
+    """Issue 14: a hand-written PropagationPolicy beside fedgate's files sends every Secret of
+    platform-demo to cluster-c. The team-a Application syncs it ({platform-demo/*}: ``*``
+    crosses ``/``), so the hook reviews it as the webhook will."""
+    sneaky = platform / "rendered" / "platform-demo" / "extra" / "sneaky-pp.yaml"
+    sneaky.parent.mkdir(parents=True)
+    sneaky.write_text(
+        "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\n"
+        "metadata: {name: sneaky, namespace: platform-demo}\n"
+        "spec:\n  resourceSelectors: [{apiVersion: v1, kind: Secret}]\n"
+        "  placement: {clusterAffinity: {clusterNames: [cluster-c]}}\n"
+    )
+    result = commit(platform, "every Secret to cluster-c")
+    assert result.returncode != 0
+    output = result.stdout + result.stderr
+    assert (
+        "DENIED  CREATE policy.karmada.io/v1alpha1 PropagationPolicy platform-demo/sneaky" in output
+    )
+    assert "Secret (by label) would go to cluster-c" in output
+    git(platform, "reset", "-q", "HEAD")
+    shutil.rmtree(sneaky.parent)
+
+
+def test_a_hand_edit_of_a_rendered_file_is_refused(platform: Path) -> None:
+    """Issue 14: replicas written by hand into the Deployment a FederatedHPA scales."""
+    path = platform / "rendered" / "platform-demo" / "web-frontend" / "deployment.yaml"
+    edit(path, "spec:\n  selector:", "spec:\n  replicas: 8\n  selector:")
+    result = commit(platform, "eight replicas by hand")
+    assert result.returncode != 0
+    assert (
+        "stale    rendered/platform-demo/web-frontend/deployment.yaml: edited by hand at "
+        "/spec/replicas (owned by federated-hpa)"
+    ) in result.stdout + result.stderr
+    git(platform, "reset", "-q", "--hard", "HEAD")

@@ -36,7 +36,7 @@ BUNDLE_FILES = ("clusters.yaml", "tenants.yaml", "writers.yaml")
 OPTIONAL_FILES = ("argocd.yaml",)
 REQUIRED_WRITERS = ("git", "karmada")
 
-_CLUSTER_KEYS = ("name", "labels", "provider", "region", "zone")
+_CLUSTER_KEYS = ("name", "labels", "provider", "region", "zone", "zones")
 _TENANT_KEYS = (
     "name",
     "namespaces",
@@ -205,6 +205,7 @@ def _clusters(checker: Checker) -> dict[str, Cluster]:
             provider=checker.string((*path, "provider")),
             region=checker.string((*path, "region")),
             zone=checker.string((*path, "zone")),
+            zones=tuple(checker.string_list((*path, "zones"))),
         )
     return dict(sorted(clusters.items()))
 

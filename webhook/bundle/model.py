@@ -35,6 +35,13 @@ class Cluster:
     provider: str | None = None
     region: str | None = None
     zone: str | None = None
+    zones: tuple[str, ...] = ()
+    """A cluster spanning zones lists them all (Karmada's ``spec.zones``); ``zone`` is one."""
+
+    @property
+    def all_zones(self) -> tuple[str, ...]:
+        """Every zone of the cluster, as Karmada's ``matchZones`` reads ``spec.zones``."""
+        return self.zones or ((self.zone,) if self.zone else ())
 
     def field(self, key: str) -> str | None:
         """The value of a ClusterAffinity fieldSelector key (provider, region or zone)."""

@@ -5,15 +5,18 @@ Regenerate with `make golden` (FEDGATE_REGENERATE_GOLDEN=1); review the diff.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from compiler.cli import main
 from compiler.commands.compile import compile_paths
 from compiler.commands.plan import as_json, render_text
 from compiler.plan.core import Plan, plan
@@ -97,7 +100,9 @@ def test_rules_judge_each_clusters_copy(bundle: Bundle) -> None:
     result = plan([render_app(app, bundle, ("cluster-a", "cluster-b"))], bundle)
     [demo] = result.apps
     assert "cluster-a" not in demo.violations
-    assert [v.rule for v in demo.violations["cluster-b"]] == ["registry-allowed"]
+    assert [v.violation.rule for v in demo.violations["cluster-b"]] == ["registry-allowed"]
+    [found] = demo.violations["cluster-b"]
+    assert (found.override, found.override_rule) == ("OverridePolicy platform-demo/demo-http", 0)
 
 
 def test_cli_json_and_diff(tmp_path: Path) -> None:
@@ -133,3 +138,108 @@ def test_cli_json_and_diff(tmp_path: Path) -> None:
     assert status["placement"] == {"cluster-a": 3, "cluster-b": 3}
     text = sh(fedgate, "plan", "--color", "always").stdout
     assert "\033[32m+  replicas: 3\033[0m" in text
+
+
+def cli(args: list[str]) -> tuple[int, dict[str, Any]]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main([*args, "--output", "json"] if args[0] == "plan" else args, stdout=out, stderr=err)
+    return code, json.loads(out.getvalue()) if args[0] == "plan" else {}
+
+
+ALL_APPS = [
+    "checkout",
+    "demo-http",
+    "orders-db",
+    "payments-api",
+    "search-api",
+    "status-page",
+    "web-frontend",
+]
+
+
+def test_plan_is_right_with_a_warm_or_cold_cache(platform_repo: Path) -> None:
+    """Issue 14: plan was empty with a warm compile cache, and missed the edited app after an
+    edit. Every app, whatever the cache holds."""
+    cold = cli(["plan"])[1]  # the compile above warmed the cache: this is a warm run
+    assert sorted(a["name"] for a in cold["apps"]) == ALL_APPS
+    spec = platform_repo / "apps" / "status-page.yaml"
+    spec.write_text(spec.read_text().replace("replicas: 2", "replicas: 3"))
+    _, edited = cli(["plan"])
+    assert sorted(a["name"] for a in edited["apps"]) == ALL_APPS
+    status = next(a for a in edited["apps"] if a["name"] == "status-page")
+    assert status["placement"] == {"cluster-a": 3, "cluster-b": 3}
+    shutil.rmtree(platform_repo / ".git" / "fedgate")
+    _, emptied = cli(["plan"])
+    assert edited["apps"] == emptied["apps"] and edited["tenants"] == emptied["tenants"]
+
+
+def test_a_subset_plans_and_diffs_only_itself_but_bills_whole_tenants(platform_repo: Path) -> None:
+    _, whole = cli(["plan"])
+    code, subset = cli(["plan", "apps/checkout.yaml", "apps/search-api.yaml"])
+    assert code == 0
+    assert [a["name"] for a in subset["apps"]] == ["checkout", "search-api"]
+    assert subset["diff"] == {}  # nothing else shows as deleted
+    assert subset["tenants"] == whole["tenants"]
+    spec = platform_repo / "apps" / "checkout.yaml"
+    spec.write_text(spec.read_text().replace("replicas: 4", "replicas: 2"))
+    _, changed = cli(["plan", "apps/checkout.yaml"])
+    assert list(changed["diff"]) == ["payments/checkout/deployment.yaml"]
+
+
+EU_MIRROR = """\
+apiVersion: policy.karmada.io/v1alpha1
+kind: ClusterOverridePolicy
+metadata: {name: eu-mirror}
+spec:
+  resourceSelectors:
+    - apiVersion: apps/v1
+      kind: Deployment
+      labelSelector: {matchLabels: {fedgate.dev/tenant: team-a}}
+  overrideRules:
+    - targetCluster: {labelSelector: {matchLabels: {residency: eu}}}
+      overriders:
+        imageOverrider:
+          - {component: Registry, operator: replace, value: mirror.example.cn}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: banner, namespace: platform-demo}
+data: {text: hello}
+---
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: banner, namespace: platform-demo}
+spec:
+  resourceSelectors: [{apiVersion: v1, kind: ConfigMap, name: banner}]
+  placement: {clusterAffinity: {clusterNames: [cluster-a]}}
+"""
+
+
+def test_plan_covers_hand_written_templates_and_policies(platform_repo: Path) -> None:
+    """A regional ClusterOverridePolicy shows in each app's member Deployments; a hand-written
+    ConfigMap is planned as a template."""
+    (platform_repo / "rendered" / "platform").mkdir()
+    (platform_repo / "rendered" / "platform" / "regional.yaml").write_text(EU_MIRROR)
+    code, report = cli(["plan"])
+    assert code == 0, report["apps"]
+    status = next(a for a in report["apps"] if a["name"] == "status-page")
+    images = {
+        c: o["spec"]["template"]["spec"]["containers"][0]["image"]
+        for c, o in status["clusters"].items()
+    }
+    assert images == {
+        "cluster-a": "mirror.example.cn/platform/status-page:2.3.1",
+        "cluster-b": "mirror.example.cn/platform/status-page:2.3.1",
+    }
+    assert status["overrides"]["cluster-a"] == ["ClusterOverridePolicy eu-mirror"]
+    [banner] = report["templates"]
+    assert (banner["kind"], banner["name"], banner["placement"]) == (
+        "ConfigMap",
+        "banner",
+        {"cluster-a": None},
+    )
+    assert banner["policy"] == {
+        "kind": "PropagationPolicy",
+        "namespace": "platform-demo",
+        "name": "banner",
+    }

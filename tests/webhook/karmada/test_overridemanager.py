@@ -1,4 +1,6 @@
-"""Overrides applied as Karmada applies them: every overrider and operator, and the order."""
+"""Overrides applied as Karmada applies them: every overrider and operator, and the order.
+
+Karmada's own test tables are ported in ``test_karmada_tables.py``; these are fedgate's cases."""
 
 from __future__ import annotations
 
@@ -7,9 +9,10 @@ from typing import Any
 
 import pytest
 
-from compiler.plan.imageref import ImageRef, override_image
-from compiler.plan.overriders import OverrideError, apply_overriders, apply_overrides, ordered
 from webhook.bundle.model import Bundle
+from webhook.karmada.imageparser import override_image, parse
+from webhook.karmada.overridemanager import apply_overrides, ordered
+from webhook.karmada.overriders import OverrideError, apply_overriders
 
 
 @pytest.mark.parametrize(
@@ -52,8 +55,8 @@ from webhook.bundle.model import Bundle
             "Registry",
             "replace",
             "mirror.io",
-            "mirror.io/nginx:1.27",
-            id="karmada-takes-the-first-segment-as-host",
+            "mirror.io/library/nginx:1.27",
+            id="a-first-segment-without-dot-or-colon-is-no-host",
         ),
         pytest.param(
             "registry.example.com/team/app:1.0",
@@ -121,7 +124,7 @@ def test_image_overrider(
 
 def test_image_reference_round_trip() -> None:
     for image in ("app", "app:1", "host:5000/a/b:1", "h/a@sha256:" + "c" * 64):
-        assert str(ImageRef.parse(image)) == image
+        assert str(parse(image)) == image
 
 
 def deployment() -> dict[str, Any]:
@@ -262,7 +265,7 @@ def test_overriders(overriders: dict[str, Any], check: Any) -> None:
 
 
 def test_a_plaintext_replace_of_a_missing_path_fails() -> None:
-    with pytest.raises(OverrideError, match="plaintext replace /spec/paused"):
+    with pytest.raises(OverrideError, match="doc is missing key: /spec/paused"):
         apply_overriders(
             deployment(),
             {"plaintext": [{"path": "/spec/paused", "operator": "replace", "value": True}]},
@@ -281,6 +284,7 @@ def _policy(
         rule["targetCluster"] = {"clusterNames": [cluster]}
     metadata = {"name": name} | ({"namespace": "ns"} if kind == "OverridePolicy" else {})
     return {
+        "apiVersion": "policy.karmada.io/v1alpha1",
         "kind": kind,
         "metadata": metadata,
         "spec": {"resourceSelectors": selectors, "overrideRules": [rule]},
@@ -304,18 +308,25 @@ def test_karmada_order_later_and_more_specific_policies_win(bundle: Bundle) -> N
         _policy("OverridePolicy", "d-elsewhere", by_name, "c-only", cluster="cluster-c"),
     ]
     obj = deployment()
-    assert [p["metadata"]["name"] for p in ordered(policies, obj)] == [
-        "z-cluster",
+    cluster_policies = [p for p in policies if p["kind"] == "ClusterOverridePolicy"]
+    namespaced = [p for p in policies if p["kind"] == "OverridePolicy"]
+    assert [p["metadata"]["name"] for p in ordered(namespaced, obj)] == [
         "c-all",
         "b-by-label",
         "a-by-name",
         "d-elsewhere",
     ]
-    image = apply_overrides(obj, policies, bundle.clusters["cluster-a"])["spec"]["template"][
-        "spec"
-    ]["containers"][0]["image"]
-    assert image == "registry.example.com/t/web:name"
-    image = apply_overrides(obj, policies, bundle.clusters["cluster-c"])["spec"]["template"][
-        "spec"
-    ]["containers"][0]["image"]
-    assert image == "registry.example.com/t/web:c-only"
+    a = apply_overrides(obj, cluster_policies, namespaced, bundle.clusters["cluster-a"])
+    assert a.object["spec"]["template"]["spec"]["containers"][0]["image"] == (
+        "registry.example.com/t/web:name"
+    )
+    assert a.applied == (
+        "ClusterOverridePolicy z-cluster",
+        "OverridePolicy ns/c-all",
+        "OverridePolicy ns/b-by-label",
+        "OverridePolicy ns/a-by-name",
+    )
+    c = apply_overrides(obj, cluster_policies, namespaced, bundle.clusters["cluster-c"])
+    assert c.object["spec"]["template"]["spec"]["containers"][0]["image"] == (
+        "registry.example.com/t/web:c-only"
+    )

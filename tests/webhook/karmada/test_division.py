@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler.division import divide, fnv1a32, larger_names_first, webster
+from webhook.karmada.division import (
+    _counted,
+    _sequential,
+    divide,
+    fnv1a32,
+    larger_names_first,
+    webster,
+)
 
 WIKIPEDIA = {"PartyA": 100000, "PartyB": 80000, "PartyC": 30000, "PartyD": 20000}
 
@@ -90,3 +97,27 @@ def test_house_monotone(weights: dict[str, int], total: int, odd: bool) -> None:
     after = webster(total + 1, weights, larger_names_first=odd)
     assert sum(after.values()) == total + 1
     assert all(after.get(c, 0) >= n for c, n in before.items())
+
+
+@given(
+    weights=st.dictionaries(
+        st.sampled_from(["a", "b", "c", "d", "e"]), st.integers(1, 1000), min_size=1
+    ),
+    total=st.integers(0, 3000),
+    odd=st.booleans(),
+)
+@settings(max_examples=300, deadline=None)
+def test_counting_seats_agrees_with_handing_them_out(
+    weights: dict[str, int], total: int, odd: bool
+) -> None:
+    """The direct count (used above SEQUENTIAL_LIMIT replicas) against Karmada's loop."""
+    order = sorted(weights, reverse=odd)
+    rank = {name: i for i, name in enumerate(order)}
+    assert _counted(total, weights, rank) == _sequential(total, weights, rank)
+
+
+def test_a_huge_count_is_divided_without_a_loop_per_replica() -> None:
+    """A template may ask for 2^31 - 1 replicas: the count must not take a loop per seat."""
+    seats = webster(2**31 - 1, {"a": 3, "b": 7, "c": 1})
+    assert sum(seats.values()) == 2**31 - 1
+    assert seats == {"a": 585677358, "b": 1366580503, "c": 195225786}

@@ -1,0 +1,101 @@
+"""The rules on one member's copy, and which override produced what a rule objects to.
+
+Each copy a member cluster receives is reviewed as the CREATE git's sync leads to, with the CEL
+variable ``cluster`` set to that member. A violation is then traced to its source: the copy
+before any override is reviewed, then the copy after each override rule that applied; the
+first state in which the violation (same rule, same pointer) appears names the override that
+produced the value (or the template itself, when it was there from the start).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from webhook.bundle.model import Bundle
+from webhook.engine.decision import Violation
+from webhook.engine.review import review
+from webhook.engine.synthesize import sync_request
+from webhook.karmada.overridemanager import Step
+
+OVERRIDE_FAILED = "karmada.override"
+"""The rule id of a member copy Karmada cannot build (its override manager fails)."""
+
+
+@dataclass(frozen=True, order=True)
+class MemberViolation:
+    """A rule's objection to one member's copy, and the override rule that caused it."""
+
+    violation: Violation
+    override: str | None = None
+    """``OverridePolicy ns/name`` or ``ClusterOverridePolicy name``; None: the template."""
+    override_rule: int | None = None
+
+    @property
+    def denies(self) -> bool:
+        return self.violation.denies
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            **self.violation.as_json(),
+            "override": self.override,
+            "overrideRule": self.override_rule,
+        }
+
+    def describe(self, cluster: str) -> str:
+        """``[rule] in cluster: message (set by ...)`` for text reports."""
+        v = self.violation
+        where = f" at {v.pointer}" if v.pointer else ""
+        if self.override is not None:
+            source = f" (set by {self.override} rule {self.override_rule}{where})"
+        elif v.rule != OVERRIDE_FAILED:
+            source = f" (in the template{where})"
+        else:
+            source = ""
+        return f"[{v.rule}] in {cluster}: {v.message}{source}"
+
+
+def judge(obj: Mapping[str, Any], cluster: str, bundle: Bundle) -> tuple[Violation, ...]:
+    """The rules' objections to ``obj`` as ``cluster``'s copy."""
+    return review(sync_request(obj, None, bundle), bundle, cluster=cluster).violations
+
+
+def _key(violation: Violation) -> tuple[str, str]:
+    return violation.rule, violation.pointer
+
+
+def attribute(
+    violations: Sequence[Violation],
+    base: Mapping[str, Any],
+    steps: Sequence[Step],
+    cluster: str,
+    bundle: Bundle,
+) -> tuple[MemberViolation, ...]:
+    """Each violation with the first override rule after which it appears."""
+    if not violations:
+        return ()
+    wanted = {_key(v) for v in violations}
+    source: dict[tuple[str, str], tuple[str | None, int | None]] = {}
+    for key in {_key(v) for v in judge(base, cluster, bundle)} & wanted:
+        source[key] = (None, None)
+    for step in steps:
+        if len(source) == len(wanted):
+            break
+        for key in {_key(v) for v in judge(step.object, cluster, bundle)} & wanted:
+            source.setdefault(key, (step.policy, step.rule))
+    return tuple(sorted(MemberViolation(v, *source.get(_key(v), (None, None))) for v in violations))
+
+
+def override_failed(cluster: str, error: str) -> MemberViolation:
+    """Karmada's override manager fails for ``cluster``: the member gets no copy."""
+    return MemberViolation(
+        Violation(
+            rule=OVERRIDE_FAILED,
+            owner="karmada",
+            writer="karmada",
+            action="deny",
+            status="error",
+            message=f"Karmada cannot build {cluster}'s copy: {error}",
+        )
+    )

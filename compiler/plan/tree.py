@@ -1,0 +1,103 @@
+"""``plan --tree``: every resource template of a manifest tree, as Karmada would propagate it.
+
+Pure: manifests and the bundle in, a TreePlan out. The Karmada policies of the tree
+(PropagationPolicy, ClusterPropagationPolicy, OverridePolicy, ClusterOverridePolicy) decide
+each template's placement and each member's copy (``webhook/karmada/propagation.py``); the
+rules judge every copy (``members.py``). Karmada's own API objects (FederatedHPA, Work, ...)
+are not templates and are left out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from compiler.manifests import Manifest, ManifestSet, duplicates
+from compiler.plan.members import MemberViolation, attribute, judge, override_failed
+from webhook.bundle.model import Bundle
+from webhook.errors import Finding
+from webhook.karmada.detector import SKIPPED_GROUPS, Policies, group_of
+from webhook.karmada.interpreter import InterpretError
+from webhook.karmada.overriders import OverrideError
+from webhook.karmada.propagation import TemplatePlan, propagate, trace
+
+
+@dataclass(frozen=True)
+class TemplateResult:
+    """One template: where it came from, how Karmada propagates it, what the rules say."""
+
+    manifest: Manifest
+    plan: TemplatePlan
+    violations: Mapping[str, tuple[MemberViolation, ...]] = field(default_factory=dict)
+
+    @property
+    def denied(self) -> bool:
+        return any(v.denies for vs in self.violations.values() for v in vs)
+
+
+@dataclass(frozen=True)
+class TreePlan:
+    """Every template of a tree (sorted by namespace, kind, name), and the manifests that
+    could not be read."""
+
+    templates: tuple[TemplateResult, ...]
+    findings: tuple[Finding, ...] = ()
+
+    @property
+    def denied(self) -> bool:
+        return bool(self.findings) or any(t.denied for t in self.templates)
+
+
+def is_template(obj: Mapping[str, Any]) -> bool:
+    """Not a Karmada policy, not one of Karmada's own API objects, not an event."""
+    return group_of(str(obj.get("apiVersion", ""))) not in SKIPPED_GROUPS
+
+
+def policies_of(objects: Iterable[Mapping[str, Any]]) -> Policies:
+    return Policies.of(o for o in objects if Policies.is_policy(o))
+
+
+def member_violations(
+    plan: TemplatePlan, policies: Policies, bundle: Bundle
+) -> dict[str, tuple[MemberViolation, ...]]:
+    """The rules on every copy, each objection traced to the override that caused it."""
+    found: dict[str, tuple[MemberViolation, ...]] = {}
+    for cluster, member in plan.copies.items():
+        if member.object is None:
+            found[cluster] = (override_failed(cluster, member.error or "unknown error"),)
+            continue
+        violations = judge(member.object, cluster, bundle)
+        if not violations:
+            continue
+        try:
+            base, steps = trace(plan, bundle.clusters[cluster], policies)
+        except (OverrideError, InterpretError):  # pragma: no cover - propagate succeeded
+            base, steps = member.object, []
+        found[cluster] = attribute(violations, base, steps, cluster, bundle)
+    return found
+
+
+def plan_template(manifest: Manifest, policies: Policies, bundle: Bundle) -> TemplateResult:
+    plan = propagate(manifest.object, policies, bundle.clusters)
+    return TemplateResult(manifest, plan, member_violations(plan, policies, bundle))
+
+
+def _order(manifest: Manifest) -> tuple[str, str, str, str, str]:
+    api_version, kind, namespace, name = manifest.identity
+    return namespace, kind, name, api_version, manifest.file
+
+
+def plan_templates(
+    manifests: Sequence[Manifest], policies: Policies, bundle: Bundle
+) -> tuple[TemplateResult, ...]:
+    """Every template among ``manifests``, judged with ``policies``."""
+    templates = sorted((m for m in manifests if is_template(m.object)), key=_order)
+    return tuple(plan_template(m, policies, bundle) for m in templates)
+
+
+def plan_tree(manifests: ManifestSet, bundle: Bundle) -> TreePlan:
+    """Every template of the tree with every policy of the tree."""
+    policies = policies_of(m.object for m in manifests.manifests)
+    findings = [*manifests.findings, *duplicates(manifests.manifests)]
+    return TreePlan(plan_templates(manifests.manifests, policies, bundle), tuple(findings))

@@ -1,0 +1,318 @@
+"""What ``fedgate check`` reviews of the synced tree: every manifest Argo CD will sync, whoever
+wrote it, as the write Argo CD will make, and what Karmada makes of the templates on each
+member.
+
+This module reads (the working tree, git HEAD) and calls the pure parts: ``synccheck`` (the
+writes and their reviews), ``plan.tree`` (each template's member copies judged). By default it
+looks at what differs from HEAD: fedgate's files as the working tree has them (a file compile
+has yet to write: as it will write it), hand-written files beside them, files removed since
+HEAD; ``files`` narrows that to some spec or rendered files, ``everything`` widens it to every
+synced file. Every hand-written file is checked for an Application that syncs it.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from compiler.argocd.sync import ArgoCDTree
+from compiler.core import Compiled
+from compiler.gitrepo import Repository, blob_id
+from compiler.manifests import Manifest, parse_manifests
+from compiler.plan.tree import TemplateResult, is_template, plan_template, policies_of
+from compiler.render.argocd import FOLDER as ARGOCD_FOLDER
+from compiler.render.argocd import ROOT_APPLICATION
+from compiler.render.pipeline import object_path
+from compiler.synccheck import Write, file_writes, reaches, syncing, template_keys
+from compiler.synced import hand_written_files
+from compiler.tree import TreeDiff
+from webhook.bundle.model import Bundle
+from webhook.engine.ownership import changed_pointers
+from webhook.errors import Finding
+from webhook.karmada.detector import Policies, meta_str
+from webhook.ledger import ANNOTATION, LedgerError, decode, owner_of
+
+MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
+
+
+@dataclass(frozen=True)
+class StaleField:
+    """A field of a fedgate file that differs from what the specs render, and its owner."""
+
+    file: str
+    pointer: str
+    owner: str | None
+
+
+@dataclass(frozen=True)
+class TreeCheck:
+    writes: tuple[Write, ...] = ()
+    templates: tuple[TemplateResult, ...] = ()
+    """Templates whose member copies were judged (those with a denial are failures)."""
+    unsynced: tuple[str, ...] = ()
+    """Hand-written manifest files no Application syncs."""
+    findings: tuple[Finding, ...] = ()
+    """Manifests that cannot be read (invalid YAML, no kind, ...)."""
+    stale_fields: tuple[StaleField, ...] = ()
+    skipped: tuple[str, ...] = field(default=())
+    """Files Argo CD renders that fedgate cannot read (``.jsonnet``)."""
+
+    @property
+    def denied(self) -> bool:
+        return (
+            any(not w.decision.allowed for w in self.writes)
+            or any(t.denied for t in self.templates)
+            or bool(self.findings)
+        )
+
+
+def _karmada_file(path: str) -> bool:
+    return path.endswith(MANIFEST_SUFFIXES) and not path.startswith(f"{ARGOCD_FOLDER}/")
+
+
+def applications(compiled: Compiled) -> ArgoCDTree | None:
+    """The tenant Applications compile writes (the root Application syncs Argo CD's own
+    objects, not Karmada's); None without policies/argocd.yaml."""
+    objects = []
+    for path, data in compiled.files.items():
+        if path.startswith(f"{ARGOCD_FOLDER}/"):
+            found, _ = parse_manifests(data.decode("utf-8"), path)
+            objects += [m.object for m in found if meta_str(m.object, "name") != ROOT_APPLICATION]
+    return ArgoCDTree.of(objects) if objects else None
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        return None
+
+
+def _fedgate_disk(tree: Path, compiled: Compiled, diff: TreeDiff) -> dict[str, bytes]:
+    """fedgate's Karmada files as the working tree has them (as compile writes them, where it
+    has yet to)."""
+    differing = set(diff.changed)
+    contents = {}
+    for path, data in compiled.files.items():
+        if not _karmada_file(path):
+            continue
+        disk = _read(tree / path) if path in differing else None
+        contents[path] = disk if disk is not None else data
+    return contents
+
+
+def _chosen(
+    compiled: Compiled,
+    files: Sequence[Path],
+    tree: Path,
+    paths: Iterable[str],
+) -> set[str] | None:
+    """The tree paths FILES name (a rendered file, or every file of a spec file's apps)."""
+    if not files:
+        return None
+    wanted = {str(f.resolve()) for f in files}
+    base = str(tree.resolve())
+    chosen = {p for p in paths if f"{base}/{p}" in wanted}
+    for app in compiled.apps:
+        if app.file in wanted or str(Path(app.file).resolve()) in wanted:
+            chosen.update(app.paths)
+    return chosen
+
+
+def _parse(path: str, data: bytes | None) -> tuple[list[Manifest], list[Finding]]:
+    if data is None:
+        return [], []
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return [], [Finding(path, 0, "", f"not UTF-8 text: {exc}")]
+    return parse_manifests(text, path)
+
+
+def _stale_fields(
+    tree: Path, compiled: Compiled, diff: TreeDiff, disk: Mapping[str, bytes]
+) -> list[StaleField]:
+    """Each field a hand edit changed in a fedgate file, with its owner in the ledger."""
+    found = []
+    for path in diff.changed:
+        if path not in disk or not _karmada_file(path):
+            continue
+        edited, _ = _parse(path, disk[path])
+        rendered, _ = _parse(path, compiled.files[path])
+        if len(edited) != 1 or len(rendered) != 1:
+            continue
+        want, have = rendered[0].object, edited[0].object
+        try:
+            ledger = decode(((want.get("metadata") or {}).get("annotations") or {})[ANNOTATION])
+        except (KeyError, LedgerError, TypeError):
+            ledger = {}
+        for pointer in changed_pointers(want, have):
+            owned = owner_of(pointer, ledger)
+            found.append(StaleField(str(tree / path), pointer, owned[0] if owned else None))
+    return found
+
+
+def _app_index(compiled: Compiled) -> dict[tuple[str, str, str], list[str]]:
+    """(namespace, kind, name) -> the app directories whose policies select that object."""
+    index: dict[tuple[str, str, str], list[str]] = defaultdict(list)
+    for app in compiled.apps:
+        directory = f"{app.namespace}/{app.name}"
+        for _, kind, name, _ in app.owned:
+            index[(app.namespace, kind, name)].append(directory)
+        for name in app.config_maps:
+            index[(app.namespace, "ConfigMap", name)].append(directory)
+        for name in app.secrets:
+            index[(app.namespace, "Secret", name)].append(directory)
+    return index
+
+
+def check_tree(
+    compiled: Compiled,
+    bundle: Bundle,
+    tree: Path,
+    repository: Repository | None,
+    diff: TreeDiff,
+    *,
+    files: Sequence[Path] = (),
+    everything: bool = False,
+) -> TreeCheck:
+    """Review what Argo CD will write from ``tree`` and judge the templates it touches."""
+    argocd = applications(compiled)
+    prefix = bundle.argocd.path if bundle.argocd is not None else str(tree)
+    committed = {
+        p: b
+        for p, b in (repository.committed(tree) if repository else {}).items()
+        if _karmada_file(p)
+    }
+    disk = _fedgate_disk(tree, compiled, diff)
+    hand_paths = [
+        p for p in hand_written_files(tree, compiled.files) if not p.startswith(f"{ARGOCD_FOLDER}/")
+    ]
+    skipped = tuple(p for p in hand_paths if not p.endswith(MANIFEST_SUFFIXES))
+    for path in hand_paths:
+        if path.endswith(MANIFEST_SUFFIXES):
+            data = _read(tree / path)
+            if data is not None:
+                disk[path] = data
+    previous = {p for p in committed if p not in disk}  # at HEAD, gone from the tree
+    chosen = _chosen(compiled, files, tree, [*disk, *previous])
+    if everything:
+        candidates = sorted({*disk, *previous})
+    elif chosen is not None:
+        candidates = sorted(p for p in {*disk, *previous} if p in chosen)
+    else:
+        candidates = sorted(
+            {p for p, data in disk.items() if committed.get(p) != blob_id(data)} | previous
+        )
+    heads = (
+        repository.read(committed[p] for p in candidates if p in committed) if repository else {}
+    )
+    old_contents = {
+        p: heads[committed[p]] for p in candidates if p in committed and committed[p] in heads
+    }
+    hand_written = {path: _parse(path, disk[path]) for path in hand_paths if path in disk}
+    findings = [f for _, problems in hand_written.values() for f in problems]
+    unsynced = tuple(
+        str(tree / p)
+        for p in sorted(hand_written)
+        if argocd is not None and not syncing(argocd, f"{prefix}/{p}")
+    )
+    writes: list[Write] = []
+    new_templates: list[Manifest] = []
+    changed_policies: list[Manifest] = []
+    for path in candidates:
+        new, problems = _parse(path, disk.get(path))
+        old, _ = _parse(path, old_contents.get(path))
+        findings += [f for f in problems if path not in hand_written]
+        apps = syncing(argocd, f"{prefix}/{path}") if argocd is not None else [None]
+        if not apps:
+            continue  # never reaches the cluster (warned about above, for hand-written files)
+        writes += file_writes(
+            str(tree / path), new, old, apps[0], bundle, unchanged=everything or chosen is not None
+        )
+        new_templates += [m for m in new if is_template(m.object)]
+        changed_policies += [m for m in (*new, *old) if Policies.is_policy(m.object)]
+    changes = _Changes(tuple(new_templates), tuple(changed_policies))
+    templates = _judge(compiled, bundle, disk, hand_written, changes, tree)
+    return TreeCheck(
+        tuple(writes),
+        templates,
+        unsynced,
+        tuple(sorted(set(findings))),
+        tuple(_stale_fields(tree, compiled, diff, disk)),
+        skipped,
+    )
+
+
+@dataclass(frozen=True)
+class _Changes:
+    templates: tuple[Manifest, ...]
+    """Templates written (new or changed)."""
+    policies: tuple[Manifest, ...]
+    """Policies written or removed, both versions: what they reach is judged again."""
+
+
+def _judge(  # noqa: PLR0917 - one private step of check_tree
+    compiled: Compiled,
+    bundle: Bundle,
+    disk: Mapping[str, bytes],
+    hand_written: Mapping[str, tuple[list[Manifest], list[Finding]]],
+    changes: _Changes,
+    tree: Path,
+) -> tuple[TemplateResult, ...]:
+    """Each member copy of the templates written, and of those a changed policy reaches, with
+    every hand-written policy and the policies of the apps that select them."""
+    index = _app_index(compiled)
+    fedgate_objects: dict[str, list[Manifest]] = {}
+
+    def fedgate_file(path: str) -> list[Manifest]:
+        if path not in fedgate_objects:
+            fedgate_objects[path] = _parse(path, disk.get(path))[0]
+        return fedgate_objects[path]
+
+    templates = {m.identity: m for m in changes.templates}
+    if changes.policies:
+        by_name: dict[tuple[str, str], list[tuple[tuple[str, str, str, str], str]]] = {}
+        for app in compiled.apps:
+            for api_version, kind, name, _ in app.owned:
+                identity = (api_version, kind, app.namespace, name)
+                path = object_path(app.namespace, app.name, kind)
+                by_name.setdefault((kind, name), []).append((identity, path))
+        for policy in changes.policies:
+            keys = template_keys(policy.object, meta_str(policy.object, "namespace"))
+            for key in keys:  # a named selector is one lookup; others look at every object
+                if key[3] is not None:
+                    found = by_name.get((key[1], key[3]), [])
+                else:
+                    found = [entry for entries in by_name.values() for entry in entries]
+                for identity, path in found:
+                    if reaches(key, identity):
+                        for manifest in fedgate_file(path):
+                            templates.setdefault(manifest.identity, manifest)
+            for manifests, _ in hand_written.values():
+                for manifest in manifests:
+                    reached = any(reaches(k, manifest.identity) for k in keys)
+                    if is_template(manifest.object) and reached:
+                        templates.setdefault(manifest.identity, manifest)
+    if not templates:
+        return ()
+    objects = [m.object for manifests, _ in hand_written.values() for m in manifests]
+    directories = {
+        d
+        for (_, kind, namespace, name) in templates
+        for d in index.get((namespace, kind, name), ())
+    }
+    for directory in directories:
+        namespace, name = directory.split("/", 1)
+        for kind in ("PropagationPolicy", "OverridePolicy"):
+            objects += [m.object for m in fedgate_file(object_path(namespace, name, kind))]
+    policies = policies_of(objects)
+    results = []
+    for manifest in sorted(templates.values(), key=lambda m: m.identity):
+        located = Manifest(
+            str(tree / manifest.file), manifest.line, manifest.object, manifest.index
+        )
+        results.append(plan_template(located, policies, bundle))
+    return tuple(results)

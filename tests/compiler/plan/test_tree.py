@@ -1,0 +1,187 @@
+"""``fedgate plan --tree``: the JSON contract on the cases of issue 14, and bad input."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+from compiler.cli import main
+from tests.conftest import POLICIES
+
+TEAM_A_APP = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: demo-http, namespace: platform-demo}
+spec:
+  replicas: 6
+  selector: {matchLabels: {app: demo-http}}
+  template:
+    metadata: {labels: {app: demo-http}}
+    spec:
+      containers:
+        - name: demo-http
+          image: platform/demo-http:1.0
+          resources: {requests: {cpu: 100m, memory: 64Mi}}
+---
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: demo-http, namespace: platform-demo}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: demo-http}]
+  placement:
+    clusterAffinity: {clusterNames: [cluster-a, cluster-b]}
+    replicaScheduling:
+      replicaSchedulingType: Divided
+      weightPreference:
+        staticWeightList:
+          - {targetCluster: {clusterNames: [cluster-a]}, weight: 2}
+          - {targetCluster: {clusterNames: [cluster-b]}, weight: 1}
+"""
+
+DEPRECATED_FORM = """\
+apiVersion: policy.karmada.io/v1alpha1
+kind: OverridePolicy
+metadata: {name: mirror, namespace: platform-demo}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: demo-http}]
+  targetCluster: {clusterNames: [cluster-b]}
+  overriders:
+    imageOverrider: [{component: Registry, operator: replace, value: mirror.example.cn}]
+"""
+
+
+def plan_tree(tree: Path, *extra: str) -> tuple[int, dict[str, Any], str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(
+        ["plan", "--tree", str(tree), "--policies", str(POLICIES), "--output", "json", *extra],
+        stdout=out,
+        stderr=err,
+    )
+    return code, json.loads(out.getvalue()), err.getvalue()
+
+
+def write(tree: Path, **files: str) -> Path:
+    for name, text in files.items():
+        (tree / name).parent.mkdir(parents=True, exist_ok=True)
+        (tree / name).write_text(text)
+    return tree
+
+
+def test_the_contract_on_a_divided_deployment_with_a_deprecated_override(tmp_path: Path) -> None:
+    """Issue 14: image platform/demo-http:1.0 with mirror.example.cn for cluster-b is
+    mirror.example.cn/platform/demo-http:1.0 (Karmada's SplitHostname), and an OverridePolicy
+    in the deprecated targetCluster/overriders form applies."""
+    code, report, _ = plan_tree(
+        write(tmp_path, **{"app.yaml": TEAM_A_APP, "op.yaml": DEPRECATED_FORM})
+    )
+    [template] = report["templates"]
+    assert {
+        k: template[k] for k in ("apiVersion", "kind", "namespace", "name", "policy", "placement")
+    } == {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "namespace": "platform-demo",
+        "name": "demo-http",
+        "policy": {"kind": "PropagationPolicy", "namespace": "platform-demo", "name": "demo-http"},
+        "placement": {"cluster-a": 4, "cluster-b": 2},
+    }
+    images = {
+        c: (o["spec"]["replicas"], o["spec"]["template"]["spec"]["containers"][0]["image"])
+        for c, o in template["clusters"].items()
+    }
+    assert images == {
+        "cluster-a": (4, "platform/demo-http:1.0"),
+        "cluster-b": (2, "mirror.example.cn/platform/demo-http:1.0"),
+    }
+    assert template["overrides"] == {
+        "cluster-a": [],
+        "cluster-b": ["OverridePolicy platform-demo/mirror"],
+    }
+    # no registry host: the tenant's registry rule denies cluster-a's copy; cluster-b's
+    # comes from the mirror
+    assert {c: [v["rule"] for v in vs] for c, vs in template["violations"].items()} == {
+        "cluster-a": ["registry-allowed"]
+    }
+    assert code == 1
+
+
+def test_a_failing_override_keeps_the_cluster_placed_but_without_a_copy(tmp_path: Path) -> None:
+    broken = DEPRECATED_FORM.replace(
+        "    imageOverrider: [{component: Registry, operator: replace, value: mirror.example.cn}]",
+        "    plaintext: [{path: /spec/template/spec/nothing/here, operator: replace, value: 1}]",
+    )
+    code, report, _ = plan_tree(write(tmp_path, **{"app.yaml": TEAM_A_APP, "op.yaml": broken}))
+    [template] = report["templates"]
+    assert set(template["placement"]) == {"cluster-a", "cluster-b"}
+    assert set(template["clusters"]) == {"cluster-a"}
+    [failure] = template["violations"]["cluster-b"]
+    assert failure["rule"] == "karmada.override" and failure["action"] == "deny"
+    assert "OverridePolicy platform-demo/mirror (rule 0)" in failure["message"]
+    assert code == 1
+
+
+def test_a_field_overrider_patches_the_text_inside_a_configmap(tmp_path: Path) -> None:
+    tree = write(
+        tmp_path,
+        **{
+            "cm.yaml": (
+                "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: app, namespace: platform-demo}\n"
+                'data:\n  app.json: \'{"level":"info","region":"none"}\'\n'
+                "---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\n"
+                "metadata: {name: app, namespace: platform-demo}\nspec:\n"
+                "  resourceSelectors: [{apiVersion: v1, kind: ConfigMap, name: app}]\n"
+                "  placement: {clusterAffinity: {clusterNames: [cluster-b]}}\n"
+                "---\napiVersion: policy.karmada.io/v1alpha1\nkind: OverridePolicy\n"
+                "metadata: {name: region, namespace: platform-demo}\nspec:\n"
+                "  resourceSelectors: [{apiVersion: v1, kind: ConfigMap, name: app}]\n"
+                "  overrideRules:\n    - overriders:\n        fieldOverrider:\n"
+                "          - fieldPath: /data/app.json\n"
+                "            json: [{subPath: /region, operator: replace, value: eu-central}]\n"
+            )
+        },
+    )
+    code, report, _ = plan_tree(tree)
+    [template] = report["templates"]
+    assert template["placement"] == {"cluster-b": None}
+    assert template["clusters"]["cluster-b"]["data"] == {
+        "app.json": '{"level":"info","region":"eu-central"}'
+    }
+    assert code == 0
+
+
+def test_invalid_manifests_are_errors_and_the_json_still_prints(tmp_path: Path) -> None:
+    tree = write(
+        tmp_path,
+        **{
+            "broken.yaml": "kind: [\n",
+            "nokind.yaml": "apiVersion: v1\nmetadata: {name: x}\n",
+            "twice/a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: n}\n",
+            "twice/b.json": json.dumps(
+                {
+                    "apiVersion": "v1",
+                    "kind": "ConfigMap",
+                    "metadata": {"name": "c", "namespace": "n"},
+                }
+            ),
+        },
+    )
+    code, report, _ = plan_tree(tree)
+    assert code == 1
+    assert sorted((e["file"], e["path"]) for e in report["errors"]) == [
+        ("broken.yaml", ""),
+        ("nokind.yaml", "kind"),
+        ("twice/b.json", ""),
+    ]
+    assert [t["name"] for t in report["templates"]] == ["c", "c"]
+
+
+def test_a_missing_tree_is_a_usage_error(tmp_path: Path) -> None:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(
+        ["plan", "--tree", str(tmp_path / "nowhere"), "--policies", str(POLICIES)],
+        stdout=out,
+        stderr=err,
+    )
+    assert code == 2 and "no such file or directory" in err.getvalue()

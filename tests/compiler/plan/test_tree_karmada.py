@@ -1,0 +1,222 @@
+"""Karmada's own test tables (ported from karmada-io/karmada v1.18.0 into
+tests/webhook/karmada/cases/, each file naming its source) through ``fedgate plan --tree``:
+pkg/util/overridemanager/*_test.go (each case written as a manifest tree: the template, a
+ClusterPropagationPolicy placing it on the case's cluster, the case's override policies; the
+member copy in the JSON must hold what the Go test expects), pkg/util/selector_test.go (a
+cluster affinity places a ConfigMap or not; a resource selector claims a Pod or not, at the
+priority the test wants) and pkg/detector/compare_test.go (which policy claims the
+template)."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from compiler.cli import main
+from tests.webhook.karmada.tables import (
+    OverrideCase,
+    check,
+    cluster_match_cases,
+    detector_cases,
+    detector_objects,
+    image_parse_cases,
+    karmada_clusters,
+    override_cases,
+    propagation_policy,
+    resource_priority_cases,
+    selector_cluster,
+    selector_tables,
+    write_bundle,
+    write_tree,
+)
+
+
+@pytest.fixture(scope="module")
+def karmada_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_bundle(tmp_path_factory.mktemp("bundle"), karmada_clusters())
+
+
+def plan_tree(tree: Path, bundle: Path) -> tuple[int, dict[str, Any]]:
+    stdout, stderr = io.StringIO(), io.StringIO()
+    code = main(
+        ["plan", "--tree", str(tree), "--policies", str(bundle), "--output", "json"],
+        stdout=stdout,
+        stderr=stderr,
+    )
+    assert stderr.getvalue() == ""
+    return code, json.loads(stdout.getvalue())
+
+
+@pytest.mark.parametrize("case", override_cases())
+def test_karmada_table_through_plan_tree(
+    case: OverrideCase, karmada_bundle: Path, tmp_path: Path
+) -> None:
+    code, report = plan_tree(write_tree(tmp_path / "tree", case), karmada_bundle)
+    [template] = report["templates"]
+    assert template["placement"] == {case.cluster: template["placement"][case.cluster]}
+    result = template["clusters"].get(case.cluster)
+    check(case, result, template["overrides"].get(case.cluster))
+    if case.error:
+        assert code == 1
+        assert template["violations"][case.cluster][0]["rule"] == "karmada.override"
+    else:
+        assert code == 0, template["violations"]
+
+
+def test_the_real_command(karmada_bundle: Path, tmp_path: Path) -> None:
+    """The installed ``fedgate`` on one case (the rest run in-process, the same code)."""
+    case = next(c.values[0] for c in override_cases() if c.values[0].name.startswith("test yaml"))
+    tree = write_tree(tmp_path / "tree", case)
+    fedgate = str(Path(sys.executable).with_name("fedgate"))
+    done = subprocess.run(
+        [
+            fedgate,
+            "plan",
+            "--tree",
+            str(tree),
+            "--policies",
+            str(karmada_bundle),
+            "--output",
+            "json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    [template] = json.loads(done.stdout)["templates"]
+    check(case, template["clusters"][case.cluster], template["overrides"][case.cluster])
+
+
+@pytest.fixture(scope="module")
+def selector_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    cluster = selector_cluster()
+    return write_bundle(tmp_path_factory.mktemp("selector-bundle"), {cluster.name: cluster})
+
+
+def _write(tree: Path, objects: list[dict[str, Any]]) -> Path:
+    tree.mkdir(parents=True, exist_ok=True)
+    (tree / "objects.yaml").write_text(yaml.safe_dump_all(objects))
+    return tree
+
+
+CONFIGMAP = {
+    "apiVersion": "v1",
+    "kind": "ConfigMap",
+    "metadata": {"name": "probe", "namespace": "default"},
+}
+
+
+@pytest.mark.parametrize(("affinity", "want"), cluster_match_cases())
+def test_cluster_match_table_through_plan_tree(
+    affinity: dict[str, Any], want: bool, selector_bundle: Path, tmp_path: Path
+) -> None:
+    """TestClusterMatches: the ConfigMap lands on cluster1 exactly when the affinity holds."""
+    selectors = [{"apiVersion": "v1", "kind": "ConfigMap", "name": "probe"}]
+    tree = _write(tmp_path / "tree", [CONFIGMAP, propagation_policy(selectors, affinity)])
+    code, report = plan_tree(tree, selector_bundle)
+    [template] = report["templates"]
+    assert template["placement"] == ({"cluster1": None} if want else {})
+    assert code == 0
+
+
+@pytest.mark.parametrize(("selectors", "want"), resource_priority_cases())
+def test_resource_selector_table_through_plan_tree(
+    selectors: list[dict[str, Any]], want: int, selector_bundle: Path, tmp_path: Path
+) -> None:
+    """TestResourceSelectorPriority and friends: the policy claims the Pod when the priority is
+    above 0, and the plan says which priority won."""
+    resource = selector_tables()["resource"]
+    tree = _write(tmp_path / "tree", [resource, propagation_policy(selectors)])
+    _, report = plan_tree(tree, selector_bundle)
+    [template] = report["templates"]
+    if want == 0:
+        assert template["policy"] is None
+        return
+    assert template["policy"] == {
+        "kind": "PropagationPolicy",
+        "namespace": "default",
+        "name": "case",
+    }
+    words = {1: "kind-only selector", 2: "label selector", 3: "name selector"}[want]
+    assert f"(priority 0, {words})" in template["notes"][0]
+
+
+@pytest.mark.parametrize(("kind", "row"), detector_cases())
+def test_detector_table_through_plan_tree(
+    kind: str, row: dict[str, Any], karmada_bundle: Path, tmp_path: Path
+) -> None:
+    template, policies = detector_objects(kind, row)
+    _, report = plan_tree(_write(tmp_path / "tree", [template, *policies]), karmada_bundle)
+    [planned] = report["templates"]
+    assert (planned["policy"]["name"] if planned["policy"] else None) == row["want"]
+
+
+def _deployment(image: str) -> dict[str, Any]:
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "app", "namespace": "default"},
+        "spec": {
+            "replicas": 1,
+            "template": {"spec": {"containers": [{"name": "app", "image": image}]}},
+        },
+    }
+
+
+def _registry_override(component: str, operator: str, value: str) -> dict[str, Any]:
+    return {
+        "apiVersion": "policy.karmada.io/v1alpha1",
+        "kind": "ClusterOverridePolicy",
+        "metadata": {"name": "registry"},
+        "spec": {
+            "overrideRules": [
+                {
+                    "overriders": {
+                        "imageOverrider": [
+                            {"component": component, "operator": operator, "value": value}
+                        ]
+                    }
+                }
+            ]
+        },
+    }
+
+
+@pytest.mark.parametrize("row", image_parse_cases())
+def test_image_parse_table_through_plan_tree(
+    row: dict[str, Any], karmada_bundle: Path, tmp_path: Path
+) -> None:
+    """TestParse: a Registry replace shows where Karmada puts the host / repository split; an
+    empty Registry add gives the image back (its String() round trip)."""
+    deployment = _deployment(row["image"])
+    placement = propagation_policy([{"apiVersion": "apps/v1", "kind": "Deployment"}])
+    for override, expected in (
+        (_registry_override("Registry", "replace", "mirror.example"), None),
+        (_registry_override("Registry", "add", ""), row["image"]),
+    ):
+        tree = _write(
+            tmp_path
+            / override["spec"]["overrideRules"][0]["overriders"]["imageOverrider"][0]["operator"],
+            [deployment, placement, override],
+        )
+        code, report = plan_tree(tree, karmada_bundle)
+        [template] = report["templates"]
+        images = {
+            c: o["spec"]["template"]["spec"]["containers"][0]["image"]
+            for c, o in template["clusters"].items()
+        }
+        tail = row["repository"] + (
+            f":{row['tag']}" if row["tag"] else f"@{row['digest']}" if row["digest"] else ""
+        )
+        want = expected if expected is not None else f"mirror.example/{tail}"
+        assert set(images.values()) == {want}, images
+        assert code == 0

@@ -1,0 +1,57 @@
+"""Compile judges every rendered object as Argo CD's first sync, and every member's copy as
+Karmada builds it: one verdict with check and plan (issue 14)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from compiler.admission import admit
+from compiler.render.pipeline import render_app
+from compiler.spec.load import parse_specs
+from tests.compiler.test_examples import run
+from tests.conftest import EXAMPLES
+from webhook.bundle.model import Bundle
+
+LATEST_FOR_CLUSTER_B = (
+    (EXAMPLES / "apps" / "demo-http.yaml")
+    .read_text()
+    .replace(
+        "      imageRegistry: mirror.example.cn\n",
+        "      imageRegistry: mirror.example.cn\n      imageTag: latest\n",
+    )
+)
+
+
+def test_a_member_copy_the_rules_deny_is_a_compile_error(bundle: Bundle) -> None:
+    [app] = parse_specs(LATEST_FOR_CLUSTER_B, "apps/demo-http.yaml")
+    rendered = render_app(app, bundle, ("cluster-a", "cluster-b"))
+    [error] = admit([rendered], bundle).errors
+    assert error.path == "spec.overrides[0]"
+    assert error.message == (
+        "[image-tag] in cluster-b: image mirror.example.cn/platform/demo-http:latest is not "
+        "pinned: give it a tag other than latest, or a digest (set by OverridePolicy "
+        "platform-demo/demo-http rule 0) (in platform-demo/demo-http/deployment.yaml)"
+    )
+
+
+def test_a_template_violation_is_reported_once_not_per_cluster(bundle: Bundle) -> None:
+    """The template's own review already says it; its member copies would say it again."""
+    spec = (EXAMPLES / "apps" / "demo-http.yaml").read_text().replace("demo-http:1.0", "demo-http")
+    [app] = parse_specs(spec, "apps/demo-http.yaml")
+    errors = admit([render_app(app, bundle, ("cluster-a", "cluster-b"))], bundle).errors
+    assert [e.message.split("]")[0] for e in errors] == ["[image-tag"]
+    assert "in cluster-" not in errors[0].message
+
+
+def test_compile_check_and_plan_agree_on_a_per_cluster_latest(platform_repo: Path) -> None:
+    """Issue 14: the :latest tag cluster-b gets from an override fails all three (exit 1),
+    naming the cluster, the override and the spec field."""
+    (platform_repo / "apps" / "demo-http.yaml").write_text(LATEST_FOR_CLUSTER_B)
+    code, _, err = run(["compile"])
+    assert (
+        code == 1 and "apps/demo-http.yaml:21: spec.overrides[0]: [image-tag] in cluster-b" in err
+    )
+    code, _, err = run(["check"])
+    assert code == 1 and "[image-tag] in cluster-b" in err
+    code, _, err = run(["plan", "--output", "json"])
+    assert code == 1 and "[image-tag] in cluster-b" in err

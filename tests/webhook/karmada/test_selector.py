@@ -1,0 +1,104 @@
+"""Karmada's selector tables (``cases/selector.yaml``, ported from karmada-io/karmada v1.18.0
+pkg/util/selector_test.go) through ``webhook/karmada/selector.py``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.webhook.karmada.tables import (
+    cluster_match_cases,
+    resource_priority_cases,
+    selector_cluster,
+    selector_tables,
+)
+from webhook.karmada.selector import (
+    ImplicitPriority,
+    cluster_matches,
+    labels_match,
+    selector_priority,
+    selectors_priority,
+)
+from webhook.karmada.selector import _zones_match as match_zones
+
+
+@pytest.mark.parametrize(("affinity", "want"), cluster_match_cases())
+def test_cluster_matches(affinity: dict[str, Any], want: bool) -> None:
+    assert cluster_matches(selector_cluster(), affinity) is want
+
+
+@pytest.mark.parametrize(("selectors", "want"), resource_priority_cases())
+def test_resource_priority(selectors: list[dict[str, Any]], want: int) -> None:
+    resource = selector_tables()["resource"]
+    assert selectors_priority(resource, selectors) == ImplicitPriority(want)
+    if len(selectors) == 1:
+        assert selector_priority(resource, selectors[0]) == ImplicitPriority(want)
+
+
+@pytest.mark.parametrize(
+    ("operator", "values", "zones", "matched"),
+    [
+        # karmada v1.18.0 pkg/util/selector_test.go Test_matchZones
+        pytest.param("In", ["foo"], [], False, id="empty zones for In operator"),
+        pytest.param("In", ["foo"], ["foo", "bar"], True, id="overlapping zones for In operator"),
+        pytest.param("In", ["foo", "bar"], ["foo", "bar"], True, id="all zones for In operator"),
+        pytest.param("NotIn", ["foo"], [], True, id="empty zones for NotIn operator"),
+        pytest.param("NotIn", ["foo"], ["foo", "bar"], False, id="partial zones for NotIn"),
+        pytest.param("Exists", None, [], False, id="empty zones for Exists operator"),
+        pytest.param("DoesNotExist", None, [], True, id="empty zones for DoesNotExist"),
+        pytest.param("Gt", None, ["foo"], False, id="unknown operator"),
+    ],
+)
+def test_match_zones(
+    operator: str, values: list[str] | None, zones: list[str], matched: bool
+) -> None:
+    assert match_zones({"key": "zone", "operator": operator, "values": values}, zones) is matched
+
+
+@pytest.mark.parametrize(
+    ("selector", "labels", "matched"),
+    [
+        pytest.param({}, {"a": "b"}, True, id="empty-selects-everything"),
+        pytest.param(
+            {"matchExpressions": [{"key": "a", "operator": "In"}]},
+            {"a": "b"},
+            False,
+            id="in-without-values-is-invalid",
+        ),
+        pytest.param(
+            {"matchExpressions": [{"key": "a", "operator": "Exists", "values": ["x"]}]},
+            {"a": "b"},
+            False,
+            id="exists-with-values-is-invalid",
+        ),
+        pytest.param(
+            {"matchExpressions": [{"key": "zzz", "operator": "DoesNotExist"}]},
+            {"a": "b"},
+            True,
+            id="does-not-exist",
+        ),
+        pytest.param(
+            {"matchExpressions": [{"key": "a", "operator": "NotIn", "values": ["c"]}]},
+            {},
+            True,
+            id="not-in-a-missing-key",
+        ),
+        pytest.param(
+            {"matchLabels": {"a": "b c"}},
+            {"a": "b c"},
+            False,
+            id="an-invalid-value-selects-nothing",
+        ),
+        pytest.param(
+            {"matchExpressions": [{"key": "a", "operator": "Gt", "values": ["1"]}]},
+            {"a": "2"},
+            False,
+            id="gt-is-not-a-label-operator",
+        ),
+    ],
+)
+def test_label_selectors_as_kubernetes_builds_them(
+    selector: dict[str, Any], labels: dict[str, str], matched: bool
+) -> None:
+    assert labels_match(selector, labels) is matched

@@ -1,0 +1,464 @@
+"""The text a fieldOverrider writes back into a string field, as Karmada's Go libraries write it.
+
+Karmada v1.18 (``applyFieldOverriders`` in ``pkg/util/overridemanager/overridemanager.go``)
+patches JSON or YAML held in a string field (a ConfigMap's data) and stores the result as text:
+
+- JSON: ``evanphx/json-patch/v5`` marshals the patched document compactly, keys in document
+  order, numbers as written, strings with Go's escaping (``<``, ``>``, ``&``, U+2028 and U+2029
+  as ``\\u`` escapes). ``json_loads`` keeps number text, ``json_dumps`` writes it back.
+- YAML: ``sigs.k8s.io/yaml`` (v1.6.0 over ``go.yaml.in/yaml/v2`` v2.4.3) converts the text to
+  JSON (``yaml_to_json``: YAML 1.1 scalars, ``y``/``n``/``on``/``off`` included), and the
+  patched JSON back to YAML (``to_yaml``): block style, keys in go-yaml's natural order,
+  sequences not indented below their key, strings quoted only where go-yaml quotes them.
+
+``to_yaml`` follows go-yaml v2's encoder and libyaml's emitter for the documents a ConfigMap
+holds (maps, lists, strings, numbers, booleans, null); its output always parses back to the
+same value (a property test holds it to that), and for ordinary documents it is byte for byte
+what Karmada writes (the ported Karmada test and the cases in test_encoding.py). Known
+differences, all in text no ConfigMap should hold: strings with line breaks other than ``\n``
+are double-quoted (go-yaml would fold them), keys over 128 characters are not written as
+``?`` complex keys.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import unicodedata
+from collections.abc import Mapping
+from typing import Any
+
+import yaml
+
+try:
+    from yaml import CSafeLoader as _BaseLoader
+except ImportError:  # pragma: no cover - depends on how PyYAML was built
+    from yaml import SafeLoader as _BaseLoader  # type: ignore[assignment]
+
+
+class EncodingError(ValueError):
+    """Text a fieldOverrider cannot read or write (Karmada's override fails)."""
+
+
+class RawNumber(str):
+    """A JSON number kept as the text it was written as (json-patch never reformats it)."""
+
+    __slots__ = ()
+
+
+# ---------------------------------------------------------------------------------------- JSON
+
+_GO_ESCAPES = {
+    "<": "\\u003c",
+    ">": "\\u003e",
+    "&": "\\u0026",
+    "\u2028": "\\u2028",
+    "\u2029": "\\u2029",
+}
+_GO_ESCAPE = re.compile("[<>&\u2028\u2029]")
+
+
+def json_loads(text: str) -> Any:
+    """Parse JSON keeping each number's text (``1.0`` stays ``1.0``)."""
+    try:
+        return json.loads(text, parse_int=RawNumber, parse_float=RawNumber, parse_constant=_nan)
+    except json.JSONDecodeError as exc:
+        raise EncodingError(f"not valid JSON: {exc}") from None
+
+
+def _nan(text: str) -> Any:
+    raise EncodingError(f"not valid JSON: {text}")
+
+
+def _go_string(value: str) -> str:
+    return _GO_ESCAPE.sub(lambda m: _GO_ESCAPES[m[0]], json.dumps(value, ensure_ascii=False))
+
+
+def json_dumps(value: Any) -> str:
+    """Compact JSON as Go's ``encoding/json`` writes it (HTML characters escaped)."""
+    if isinstance(value, RawNumber):
+        return str(value)
+    if isinstance(value, str):
+        return _go_string(value)
+    if value is None or isinstance(value, bool):
+        return json.dumps(value)
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return go_json_float(value)
+    if isinstance(value, Mapping):
+        items = (f"{_go_string(str(k))}:{json_dumps(v)}" for k, v in value.items())
+        return "{" + ",".join(items) + "}"
+    if isinstance(value, list | tuple):
+        return "[" + ",".join(json_dumps(v) for v in value) + "]"
+    raise EncodingError(f"cannot write {type(value).__name__} as JSON")
+
+
+def go_json_float(value: float) -> str:
+    """``encoding/json``'s float64: shortest digits, exponent form outside [1e-6, 1e21)."""
+    if math.isnan(value) or math.isinf(value):
+        raise EncodingError(f"unsupported value: {value}")
+    if value == 0:
+        return "-0" if math.copysign(1, value) < 0 else "0"
+    digits, exponent = _shortest(abs(value))
+    sign = "-" if value < 0 else ""
+    if 1e-6 <= abs(value) < 1e21:
+        return sign + _fixed(digits, exponent)
+    mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+    return f"{sign}{mantissa}e{'-' if exponent < 0 else '+'}{abs(exponent)}"
+
+
+def _fixed(digits: str, exponent: int) -> str:
+    """Shortest ``digits`` with decimal ``exponent`` in positional notation."""
+    if exponent < 0:
+        return f"0.{'0' * (-exponent - 1)}{digits}"
+    if exponent + 1 >= len(digits):
+        return digits + "0" * (exponent + 1 - len(digits))
+    return f"{digits[: exponent + 1]}.{digits[exponent + 1 :]}"
+
+
+# ----------------------------------------------------------------------------- YAML to JSON
+
+
+class _Loader(_BaseLoader):
+    """YAML 1.1 as go-yaml v2 resolves it: ``y``/``n`` are booleans too."""
+
+
+_Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:bool",
+    re.compile(r"^(?:y|Y|n|N)$"),
+    list("yYnN"),
+)
+_Loader.add_implicit_resolver(  # go-yaml's yamlStyleFloat: no dot needed (1e3), underscores ok
+    "tag:yaml.org,2002:float",
+    re.compile(r"^[-+]?(?:\.[0-9_]+|[0-9][0-9_]*(?:\.[0-9_]*)?)(?:[eE][-+]?[0-9]+)?$"),
+    list("-+0123456789."),
+)
+_TRUE = frozenset({"y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"})
+
+
+def _bool(loader: yaml.SafeLoader, node: yaml.Node) -> bool:
+    return str(node.value) in _TRUE
+
+
+def _text(loader: yaml.SafeLoader, node: yaml.Node) -> str:
+    """Timestamps stay the text written (go-yaml v2 hands interface{} targets a string)."""
+    return str(node.value)
+
+
+_Loader.add_constructor("tag:yaml.org,2002:bool", _bool)
+_Loader.add_constructor("tag:yaml.org,2002:timestamp", _text)
+_Loader.add_constructor("tag:yaml.org,2002:value", _text)  # "=" is text to go-yaml
+
+
+def _json_key(key: Any) -> str:
+    """sigs.k8s.io/yaml turns non-string keys into their text."""
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    if isinstance(key, float):
+        return go_yaml_float(key)
+    if key is None:
+        return "null"
+    return str(key)
+
+
+def _to_json(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {_json_key(k): _to_json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_to_json(v) for v in value]
+    if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
+        raise EncodingError(f"cannot convert {value} to JSON")
+    if isinstance(value, bytes):
+        raise EncodingError("binary values cannot be converted to JSON")
+    return value
+
+
+def yaml_to_json(text: str) -> Any:
+    """``yaml.YAMLToJSON``: the one document of ``text`` as a JSON value."""
+    try:
+        value = yaml.load(text, Loader=_Loader)
+    except yaml.YAMLError as exc:
+        raise EncodingError(f"not valid YAML: {exc}") from None
+    return _to_json(value)
+
+
+# ----------------------------------------------------------------------------- JSON to YAML
+
+_BASE60 = re.compile(r"^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$")
+_YAML_FLOAT = re.compile(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$")
+_GO_INT = re.compile(r"^[-+]?(?:0[xX][0-9a-fA-F]+|0[oO]?[0-7]*|0[bB][01]+|[1-9][0-9]*)$")
+_TIMESTAMP = re.compile(r"^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}[Tt ][0-9]{1,2}:[0-9]{1,2}:[0-9]{1,2}")
+_SPECIAL = frozenset(
+    {"y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON", "n", "N", "no"}
+    | {"No", "NO", "false", "False", "FALSE", "off", "Off", "OFF", "", "~", "null", "Null"}
+    | {"NULL", ".nan", ".NaN", ".NAN", ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF"}
+    | {"-.inf", "-.Inf", "-.INF", "<<"}
+)
+_INDICATORS = set("#,[]{}&*!|>'\"%@`")
+
+
+def _resolves_to_string(text: str) -> bool:
+    """go-yaml v2's ``resolve("", text)`` gives ``!!str`` and it is no base-60 float."""
+    if text in _SPECIAL:
+        return False
+    if text[0] == ".":
+        return not _YAML_FLOAT.match(text)
+    if text[0] in "+-0123456789":
+        plain = text.replace("_", "")
+        if _timestamp(text) or _GO_INT.match(plain) or _YAML_FLOAT.match(plain):
+            return False
+        if plain.startswith(("0b", "-0b")) and re.fullmatch(r"-?0b[01]+", plain):
+            return False
+        return not _BASE60.match(text)
+    return True
+
+
+def _timestamp(text: str) -> bool:
+    return bool(re.fullmatch(r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}", text) or _TIMESTAMP.match(text))
+
+
+def _printable(char: str) -> bool:
+    """libyaml's ``is_printable`` (the characters it writes without escaping)."""
+    code = ord(char)
+    return (
+        char in "\t\n\r"
+        or 0x20 <= code <= 0x7E
+        or code == 0x85
+        or (0xA0 <= code <= 0xD7FF and unicodedata.category(char) != "Cs")
+        or (0xE000 <= code <= 0xFFFD and code != 0xFEFF)
+        or 0x10000 <= code <= 0x10FFFF
+    )
+
+
+def _plain_allowed(text: str) -> bool:
+    """libyaml's ``yaml_emitter_analyze_scalar`` for a block-context plain scalar."""
+    if text.startswith(("---", "...")) or text[0] in " \t" or text[-1] in " \t":
+        return False
+    if text[0] in _INDICATORS or (text[0] in "-?:" and (len(text) == 1 or text[1] in " \t")):
+        return False
+    if any(not _printable(c) or c in "\n\r\x85\u2028\u2029" for c in text):
+        return False
+    for index, char in enumerate(text):
+        following = text[index + 1] if index + 1 < len(text) else ""
+        if char == ":" and following in ("", " ", "\t"):
+            return False
+        if char == "#" and text[index - 1] in " \t":
+            return False
+    return True
+
+
+def _single_quoted(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _double_quoted(text: str) -> str:
+    out = []
+    for char in text:
+        code = ord(char)
+        if char == '"':
+            out.append('\\"')
+        elif char == "\\":
+            out.append("\\\\")
+        elif _printable(char) and char not in "\n\r\t\x85\u2028\u2029" and code != 0xFEFF:
+            out.append(char)
+        else:
+            named = {"\0": "0", "\a": "a", "\b": "b", "\t": "t", "\n": "n", "\v": "v"}
+            named |= {"\f": "f", "\r": "r", "\x1b": "e", "\x85": "N", "\xa0": "_"}
+            named |= {"\u2028": "L", "\u2029": "P"}
+            if char in named:
+                out.append("\\" + named[char])
+            elif code <= 0xFF:
+                out.append(f"\\x{code:02X}")
+            elif code <= 0xFFFF:
+                out.append(f"\\u{code:04X}")
+            else:
+                out.append(f"\\U{code:08X}")
+    return '"' + "".join(out) + '"'
+
+
+def _literal(text: str, indent: int) -> str:
+    """A ``|`` block scalar with libyaml's chomping and indentation hints."""
+    hints = "2" if text[0] in " \n" else ""
+    if not text.endswith("\n"):
+        hints += "-"
+    elif len(text) == 1 or text[-2] == "\n":
+        hints += "+"
+    pad = " " * indent
+    lines = text[:-1].split("\n") if text.endswith("\n") else text.split("\n")
+    body = "\n".join(pad + line if line else "" for line in lines)
+    return f"|{hints}\n{body}"
+
+
+def _block_allowed(text: str) -> bool:
+    """Block styles need printable text without trailing spaces before a line break."""
+    if any(not _printable(c) or c in "\r\x85\u2028\u2029" for c in text):
+        return False
+    return not re.search(r"[ \t]\n|\n[ \t]*\n[ \t]", text) and not text.endswith((" ", "\t"))
+
+
+def _key(text: str) -> str:
+    """A mapping key: libyaml writes a block-scalar key double-quoted (a simple key is one
+    line)."""
+    return _double_quoted(text) if any(c in _BREAKS for c in text) else _string(text, 0)
+
+
+_BREAKS = frozenset("\n\r\x85\u2028\u2029")
+
+
+def _string(text: str, indent: int) -> str:
+    if any(c in _BREAKS for c in text) and "\n" not in text:
+        return _double_quoted(text)  # other line breaks: quoted, so they read back as written
+    if "\n" in text:
+        if _block_allowed(text):
+            return _literal(text, indent)
+        return _double_quoted(text)
+    if not _resolves_to_string(text):
+        return _double_quoted(text)
+    if _plain_allowed(text):
+        return text
+    return _single_quoted(text) if all(_printable(c) for c in text) else _double_quoted(text)
+
+
+def go_yaml_float(value: float) -> str:
+    """go-yaml v2's ``strconv.FormatFloat(f, 'g', -1, 64)``: shortest digits, exponent form
+    when the exponent is below -4 or at least 6."""
+    if math.isnan(value):
+        return ".nan"
+    if math.isinf(value):
+        return ".inf" if value > 0 else "-.inf"
+    if value == 0:
+        return "-0" if math.copysign(1, value) < 0 else "0"
+    digits, exponent = _shortest(abs(value))
+    sign = "-" if value < 0 else ""
+    if exponent < -4 or exponent >= 6:
+        mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+        return f"{sign}{mantissa}e{'-' if exponent < 0 else '+'}{abs(exponent):02d}"
+    return sign + _fixed(digits, exponent)
+
+
+def _shortest(value: float) -> tuple[str, int]:
+    """The shortest round-trip decimal digits of a positive ``value``, and its exponent."""
+    significand, _, power = f"{value!r}".partition("e")
+    whole, _, fraction = significand.partition(".")
+    digits = (whole + fraction).lstrip("0")
+    exponent = (int(power) if power else 0) + len(whole) - 1
+    exponent -= len(whole + fraction) - len((whole + fraction).lstrip("0"))
+    return digits.rstrip("0") or "0", exponent
+
+
+def _letter(char: str) -> bool:
+    """Go's ``unicode.IsLetter``."""
+    return unicodedata.category(char).startswith("L")
+
+
+def _digit(char: str) -> bool:
+    """Go's ``unicode.IsDigit`` (decimal digits only; ``²`` is not one)."""
+    return unicodedata.category(char) == "Nd"
+
+
+def _natural_less(a: str, b: str) -> bool:
+    """go-yaml v2's ``keyList.Less`` for two string keys: letters before digits, digit runs
+    compared as numbers."""
+    for i in range(min(len(a), len(b))):
+        if a[i] == b[i]:
+            continue
+        a_letter, b_letter = _letter(a[i]), _letter(b[i])
+        if a_letter and b_letter:
+            return a[i] < b[i]
+        if a_letter or b_letter:
+            return b_letter
+        a_number = b_number = 0
+        if a[i] == "0" or b[i] == "0":
+            j = i - 1
+            while j >= 0 and _digit(a[j]):
+                if a[j] != "0":
+                    a_number = b_number = 1
+                    break
+                j -= 1
+        a_end = i
+        while a_end < len(a) and _digit(a[a_end]):
+            a_number = a_number * 10 + ord(a[a_end]) - ord("0")
+            a_end += 1
+        b_end = i
+        while b_end < len(b) and _digit(b[b_end]):
+            b_number = b_number * 10 + ord(b[b_end]) - ord("0")
+            b_end += 1
+        if a_number != b_number:
+            return a_number < b_number
+        if a_end != b_end:
+            return a_end < b_end
+        return a[i] < b[i]
+    return len(a) < len(b)
+
+
+def _sorted_keys(keys: list[str]) -> list[str]:
+    ordered: list[str] = []
+    for key in keys:  # insertion sort: key lists of a ConfigMap document are short
+        position = len(ordered)
+        while position > 0 and _natural_less(key, ordered[position - 1]):
+            position -= 1
+        ordered.insert(position, key)
+    return ordered
+
+
+def _scalar(value: Any, indent: int) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, RawNumber):
+        return _scalar(_number(value), indent)
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return go_yaml_float(value)
+    return _string(str(value), indent)
+
+
+def _number(text: str) -> int | float:
+    """A JSON number as go-yaml reads it back: an int when it is one, else a float."""
+    try:
+        return int(text)
+    except ValueError:
+        return float(text)
+
+
+def _lines(value: Any, indent: int) -> list[str]:
+    """The block lines of a collection value, each already indented."""
+    pad = " " * indent
+    out: list[str] = []
+    if isinstance(value, Mapping):
+        for key in _sorted_keys([str(k) for k in value]):
+            item = value[key]
+            head = f"{pad}{_key(key)}:"
+            out += _member(head, item, indent, in_sequence=False)
+    else:
+        for item in value:
+            out += _member(f"{pad}-", item, indent, in_sequence=True)
+    return out
+
+
+def _member(head: str, item: Any, indent: int, *, in_sequence: bool) -> list[str]:
+    if isinstance(item, Mapping | list) and item:
+        if in_sequence:
+            nested = _lines(item, indent + 2)
+            first = nested[0][indent + 2 :]
+            return [f"{head} {first}", *nested[1:]]
+        child = indent if isinstance(item, list) else indent + 2
+        return [head, *_lines(item, child)]
+    if isinstance(item, Mapping | list):
+        return [f"{head} {'{}' if isinstance(item, Mapping) else '[]'}"]
+    return [f"{head} {_scalar(item, indent + 2)}"]
+
+
+def to_yaml(value: Any) -> str:
+    """``yaml.JSONToYAML``: go-yaml v2's block output of a JSON value."""
+    if isinstance(value, Mapping | list) and value:
+        return "\n".join(_lines(value, 0)) + "\n"
+    if isinstance(value, Mapping):
+        return "{}\n"
+    if isinstance(value, list):
+        return "[]\n"
+    return _scalar(value, 2) + "\n"

@@ -1,0 +1,161 @@
+"""Which override policies reach one member's copy, in which order, and what they make of it.
+
+Ported from karmada ``pkg/util/overridemanager/overridemanager.go`` at tag v1.18.0
+(``ApplyOverridePolicies``, ``getOverridersFromOverridePolicies``):
+
+1. every ClusterOverridePolicy first, then, for a namespaced object, every OverridePolicy of its
+   namespace (matched against the object as the ClusterOverridePolicies left it: a label one
+   of them adds can select it);
+2. within each group, the policies whose resourceSelectors match the object (no selectors, or
+   an empty list, matches every object), sorted by implicit priority (match-all < label
+   selector < name) and then by name;
+3. of each policy, every rule whose ``targetCluster`` selects the cluster (none: every
+   cluster); a policy without ``overrideRules`` uses its deprecated ``targetCluster`` and
+   ``overriders`` as its one rule;
+4. each rule's overriders in order (``overriders.apply_overriders``). The first failure stops
+   the override for that cluster.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from webhook.bundle.model import Cluster
+from webhook.karmada.detector import meta_str
+from webhook.karmada.overriders import Object, OverrideError, apply_overriders
+from webhook.karmada.selector import ImplicitPriority, cluster_matches, selectors_priority
+
+__all__ = [
+    "AppliedOverrides",
+    "OverrideError",
+    "Step",
+    "apply_overrides",
+    "label",
+    "ordered",
+    "rules",
+]
+
+CLUSTER_KIND = "ClusterOverridePolicy"
+NAMESPACED_KIND = "OverridePolicy"
+
+
+def _spec(policy: Mapping[str, Any]) -> Mapping[str, Any]:
+    spec = policy.get("spec")
+    return spec if isinstance(spec, Mapping) else {}
+
+
+def label(policy: Mapping[str, Any]) -> str:
+    """How plan names a policy: ``OverridePolicy ns/name`` or ``ClusterOverridePolicy name``."""
+    if policy.get("kind") == CLUSTER_KIND:
+        return f"{CLUSTER_KIND} {meta_str(policy, 'name')}"
+    return f"{NAMESPACED_KIND} {meta_str(policy, 'namespace')}/{meta_str(policy, 'name')}"
+
+
+def implicit_priority(policy: Mapping[str, Any], obj: Mapping[str, Any]) -> ImplicitPriority:
+    """MATCH_ALL for a policy without selectors, else its best selector's priority."""
+    selectors = _spec(policy).get("resourceSelectors")
+    if not selectors:
+        return ImplicitPriority.MATCH_ALL
+    return selectors_priority(obj, selectors if isinstance(selectors, list) else [])
+
+
+def ordered(
+    policies: Sequence[Mapping[str, Any]], obj: Mapping[str, Any]
+) -> list[Mapping[str, Any]]:
+    """The policies of one group (all cluster, or all namespaced) that match ``obj``, in
+    Karmada's order."""
+    ranked = ((implicit_priority(p, obj), meta_str(p, "name"), p) for p in policies)
+    matching = [r for r in ranked if r[0] > ImplicitPriority.MISMATCH]
+    return [p for _, _, p in sorted(matching, key=lambda m: (m[0], m[1]))]
+
+
+def rules(policy: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """``overrideRules``, or the deprecated top-level targetCluster + overriders as one rule."""
+    spec = _spec(policy)
+    override_rules = spec.get("overrideRules")
+    if override_rules and not isinstance(override_rules, list):
+        raise OverrideError(f"{label(policy)}: spec.overrideRules must be a list")
+    if override_rules:
+        return [r if isinstance(r, Mapping) else {} for r in override_rules]
+    return [{"targetCluster": spec.get("targetCluster"), "overriders": spec.get("overriders")}]
+
+
+def _targets(rule: Mapping[str, Any], cluster: Cluster) -> bool:
+    target = rule.get("targetCluster")
+    return target is None or (isinstance(target, Mapping) and cluster_matches(cluster, target))
+
+
+@dataclass(frozen=True)
+class AppliedOverrides:
+    """What one member receives: the object and the policies applied, in Karmada's order
+    (each policy once, however many of its rules applied)."""
+
+    object: Object
+    applied: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Step:
+    """One applied rule and the object after it (``apply_overrides(..., trace=[])``)."""
+
+    policy: str
+    rule: int
+    object: Object
+
+
+def apply_overrides(
+    obj: Mapping[str, Any],
+    cluster_policies: Sequence[Mapping[str, Any]],
+    namespaced_policies: Sequence[Mapping[str, Any]],
+    cluster: Cluster,
+    *,
+    owned: bool = False,
+    trace: list[Step] | None = None,
+    cluster_ordered: Sequence[Mapping[str, Any]] | None = None,
+) -> AppliedOverrides:
+    """``ApplyOverridePolicies`` for ``cluster``; raises OverrideError naming the policy.
+
+    ``namespaced_policies`` are the OverridePolicies of the object's namespace (ignored for a
+    cluster-scoped object), matched against the object as the ClusterOverridePolicies left it,
+    as Karmada matches them. ``owned``: ``obj`` is the caller's own copy and may be changed.
+    ``trace`` collects a copy of the object after each applied rule (to find which override
+    produced a value). ``cluster_ordered``: ``ordered(cluster_policies, obj)`` when the caller
+    already has it (it is the same for every cluster of one template)."""
+    result: Object = obj if owned and isinstance(obj, dict) else copy.deepcopy(dict(obj))
+    applied: list[str] = []
+    namespace = meta_str(obj, "namespace")
+    first = ordered(cluster_policies, obj) if cluster_ordered is None else cluster_ordered
+    result = _apply_group(result, first, cluster, applied, trace)
+    if namespace:
+        own = [p for p in namespaced_policies if meta_str(p, "namespace") == namespace]
+        result = _apply_group(result, ordered(own, result), cluster, applied, trace)
+    return AppliedOverrides(result, tuple(applied))
+
+
+def _apply_group(
+    result: Object,
+    group: Sequence[Mapping[str, Any]],
+    cluster: Cluster,
+    applied: list[str],
+    trace: list[Step] | None,
+) -> Object:
+    """Every rule of each policy of one group that targets ``cluster``, in order."""
+    for policy in group:
+        for index, rule in enumerate(rules(policy)):
+            if not _targets(rule, cluster):
+                continue
+            overriders = rule.get("overriders")
+            try:
+                result = apply_overriders(
+                    result, overriders if isinstance(overriders, Mapping) else {}
+                )
+            except OverrideError as exc:
+                raise OverrideError(f"{label(policy)} (rule {index}): {exc}") from None
+            if label(policy) not in applied:
+                applied.append(label(policy))
+            if trace is not None:
+                trace.append(Step(label(policy), index, copy.deepcopy(result)))
+    return result

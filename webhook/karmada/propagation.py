@@ -1,0 +1,231 @@
+"""What each member cluster receives of a resource template: the whole of Karmada's path.
+
+For one template and the policies of a tree: the detector's claim (``detector.py``), the
+replicas the interpreter reads (``interpreter.py``), the scheduler's placement
+(``scheduler.py``), and per cluster the copy after ReviseReplica (and a Divided Job's share of
+``completions``) and the override manager (``overridemanager.py``), as the binding controller
+builds each Work (karmada v1.18.0 ``pkg/controllers/binding/common.go`` ``ensureWork``).
+Namespaces take the namespace controller's path instead (``pkg/controllers/namespace``): every
+cluster, ClusterOverridePolicies only.
+
+Pure: values in, values out. ``fedgate plan`` and the webhook use it.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from webhook.bundle.model import Cluster
+from webhook.karmada import overridemanager
+from webhook.karmada.detector import OP, Policies, meta_str, not_a_template, policy_ref
+from webhook.karmada.division import webster
+from webhook.karmada.interpreter import (
+    InterpretError,
+    Replicas,
+    api_server_defaults,
+    get_replicas,
+    revise_completions,
+    revise_replicas,
+)
+from webhook.karmada.overriders import OverrideError
+from webhook.karmada.scheduler import Placement, schedule
+
+SKIP_NAMESPACE_LABEL = "namespace.karmada.io/skip-auto-propagation"
+
+
+@dataclass(frozen=True)
+class MemberCopy:
+    """What one cluster receives (``object``), or why Karmada fails to build it (``error``)."""
+
+    object: dict[str, Any] | None
+    overrides: tuple[str, ...] = ()
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class TemplatePlan:
+    """One template as Karmada propagates it."""
+
+    template: Mapping[str, Any]
+    policy: tuple[str, str, str] | None
+    """(kind, namespace, name) of the claiming policy; None when nothing propagates it."""
+    placement: Mapping[str, int | None] = field(default_factory=dict)
+    alternative: Mapping[str, int | None] | None = None
+    copies: Mapping[str, MemberCopy] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+    replicas: Replicas | None = None
+    """What the interpreter read (None: a kind it does not count, or not propagated)."""
+    completions: Mapping[str, int] | None = None
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _namespace_plan(
+    obj: Mapping[str, Any], policies: Policies, clusters: Mapping[str, Cluster]
+) -> TemplatePlan | None:
+    """The namespace controller: every Namespace outside the reserved, default and skipped
+    ones goes to every cluster with the ClusterOverridePolicies applied."""
+    if (obj.get("apiVersion"), obj.get("kind")) != ("v1", "Namespace"):
+        return None
+    name = meta_str(obj, "name")
+    labels = (obj.get("metadata") or {}).get("labels") or {}
+    if name == "default" or str(labels.get(SKIP_NAMESPACE_LABEL, "")).lower() == "true":
+        return TemplatePlan(obj, None, notes=("the namespace controller does not propagate it",))
+    placement = dict.fromkeys(sorted(clusters), None)
+    cluster_ordered = overridemanager.ordered(policies.override_policies(obj)[0], obj)
+    copies = {
+        c: _override(copy.deepcopy(dict(obj)), [], cluster_ordered, clusters[c])
+        for c in sorted(clusters)
+    }
+    note = "the namespace controller propagates every namespace to every cluster"
+    return TemplatePlan(obj, None, placement, None, copies, (note,))
+
+
+def _override(
+    obj: dict[str, Any],
+    namespaced: list[Mapping[str, Any]],
+    cluster_ordered: list[Mapping[str, Any]],
+    cluster: Cluster,
+) -> MemberCopy:
+    """The override manager on ``obj``, a copy of the template this function may change;
+    ``cluster_ordered``: the ClusterOverridePolicies that match it, in Karmada's order."""
+    try:
+        applied = overridemanager.apply_overrides(
+            obj, cluster_ordered, namespaced, cluster, owned=True, cluster_ordered=cluster_ordered
+        )
+    except OverrideError as exc:
+        return MemberCopy(None, (), str(exc))
+    return MemberCopy(applied.object, applied.applied)
+
+
+def _missing_dependents(policy: Mapping[str, Any], policies: Policies) -> list[str]:
+    """``dependentOverrides`` not in the tree: Karmada waits for them, propagating nothing."""
+    spec = policy.get("spec") or {}
+    _, namespace, _ = policy_ref(policy)
+    wanted = spec.get("dependentOverrides") if isinstance(spec, Mapping) else None
+    missing = []
+    for name in wanted if isinstance(wanted, list) else []:
+        key = (OP, namespace, str(name)) if namespace else ("ClusterOverridePolicy", "", str(name))
+        if key not in policies.by_ref:
+            missing.append(str(name))
+    return missing
+
+
+def _completions(obj: Mapping[str, Any], placement: Placement) -> dict[str, int] | None:
+    """A Divided Job's ``completions`` spread by each cluster's share (``divideReplicasByJob
+    Completions``), ties to the smaller names."""
+    spec = obj.get("spec")
+    total = spec.get("completions") if isinstance(spec, Mapping) else None
+    if not isinstance(total, int) or isinstance(total, bool):
+        return None
+    weights = {c: n for c, n in placement.clusters.items() if n}
+    shares = webster(total, weights)
+    return {c: shares.get(c, 0) for c in placement.clusters}
+
+
+def propagate(
+    obj: Mapping[str, Any], policies: Policies, clusters: Mapping[str, Cluster]
+) -> TemplatePlan:
+    """``obj`` as Karmada propagates it with ``policies`` over the member ``clusters``."""
+    reason = not_a_template(obj)
+    if reason is not None:
+        return TemplatePlan(obj, None, notes=(reason,))
+    namespace_plan = _namespace_plan(obj, policies, clusters)
+    if namespace_plan is not None:
+        return namespace_plan
+    claim = policies.claim(obj)
+    if claim.policy is None:
+        note = (
+            "no PropagationPolicy or ClusterPropagationPolicy selects it: "
+            "it stays in the control plane"
+        )
+        return TemplatePlan(obj, None, notes=(note,))
+    policy = claim.policy
+    ref = policy_ref(policy)
+    notes = [f"claimed by {ref[0]} {'/'.join(p for p in ref[1:] if p)} ({claim.reason})"]
+    notes += [
+        f"also selected by {c.get('kind')} {'/'.join(p for p in policy_ref(c)[1:] if p)}, which "
+        "loses here but keeps the template if it reaches the API server first"
+        for c in claim.contenders
+    ]
+    missing = _missing_dependents(policy, policies)
+    if missing:
+        notes.append(f"waits for its dependentOverrides {', '.join(missing)}: nothing propagates")
+        return TemplatePlan(obj, ref, notes=tuple(notes))
+    obj, defaulted = api_server_defaults(obj)
+    if defaulted:
+        notes.append(defaulted)
+    try:
+        replicas = get_replicas(obj)
+    except InterpretError as exc:
+        notes.append(f"Karmada cannot read its replicas ({exc}): nothing propagates")
+        return TemplatePlan(obj, ref, notes=tuple(notes))
+    spec = _mapping(policy.get("spec"))
+    placement_spec = _mapping(spec.get("placement"))
+    placement = schedule(placement_spec, replicas, clusters)
+    notes += placement.notes
+    strategy = placement_spec.get("replicaScheduling")
+    divided = isinstance(strategy, Mapping) and (
+        strategy.get("replicaSchedulingType") != "Duplicated"
+    )
+    completions = (
+        _completions(obj, placement)
+        if obj.get("kind") == "Job" and divided and replicas is not None and replicas.count > 0
+        else None
+    )
+    cluster_policies, namespaced = policies.override_policies(obj)
+    cluster_ordered = overridemanager.ordered(cluster_policies, obj)
+    copies = {}
+    for name, count in placement.clusters.items():
+        try:
+            member = base_copy(obj, replicas, count, completions, name)
+        except InterpretError as exc:
+            copies[name] = MemberCopy(None, (), f"ReviseReplica failed: {exc}")
+            continue
+        copies[name] = _override(member, namespaced, cluster_ordered, clusters[name])
+    return TemplatePlan(
+        obj,
+        ref,
+        placement.clusters,
+        placement.alternative,
+        copies,
+        tuple(notes),
+        replicas,
+        completions,
+    )
+
+
+def base_copy(
+    obj: Mapping[str, Any],
+    replicas: Replicas | None,
+    count: int | None,
+    completions: Mapping[str, int] | None,
+    cluster: str,
+) -> dict[str, Any]:
+    """A member's copy before the overrides: replicas revised (and a Job's completions)."""
+    member = copy.deepcopy(dict(obj))
+    if replicas is not None and replicas.workload and count is not None:
+        revise_replicas(member, count)
+    if completions is not None:
+        revise_completions(member, completions[cluster])
+    return member
+
+
+def trace(
+    plan: TemplatePlan, cluster: Cluster, policies: Policies
+) -> tuple[dict[str, Any], list[overridemanager.Step]]:
+    """One member's copy before the overrides, and after each rule that applied: to find which
+    override produced a value. Raises OverrideError or InterpretError as ``propagate`` met."""
+    count = plan.placement.get(cluster.name)
+    base = base_copy(plan.template, plan.replicas, count, plan.completions, cluster.name)
+    cluster_policies, namespaced = policies.override_policies(plan.template)
+    if plan.policy is None:  # the namespace controller: ClusterOverridePolicies only
+        namespaced = []
+    steps: list[overridemanager.Step] = []
+    overridemanager.apply_overrides(base, cluster_policies, namespaced, cluster, trace=steps)
+    return base, steps
