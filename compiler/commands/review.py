@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -14,6 +13,7 @@ from webhook.engine.request import parse_review
 from webhook.engine.review import review
 from webhook.errors import RequestError
 from webhook.explain import explain
+from webhook.jsontext import loads_unique
 from webhook.yamlsource import YamlSyntaxError, parse_single
 
 NAME = "review"
@@ -42,8 +42,8 @@ def read_review(source: str) -> Any:
     """The document in ``source`` (a path or -); raises RequestError when it is not one."""
     text = sys.stdin.read() if source == "-" else _read(Path(source))
     try:
-        return json.loads(text)
-    except ValueError:
+        return loads_unique(text)
+    except ValueError:  # YAML, or a repeated key (the YAML reader names its line)
         pass
     try:
         return parse_single(text, source).data
