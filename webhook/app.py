@@ -9,7 +9,6 @@ carrying its uid: never a 500, never an accidental allow.
 from __future__ import annotations
 
 import logging
-import sys
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -55,7 +54,11 @@ def create_app(bundle: Bundle | None = None, settings: Settings | None = None) -
     metrics.kinds = known_kind_names(bundle)
     app = Flask("fedgate")
     app.config["MAX_CONTENT_LENGTH"] = settings.max_body_bytes
-    audit = AuditSink(sys.stdout.fileno()) if settings.audit_log else None
+    audit = (
+        AuditSink.standard_output(lambda reason: metrics.audit_lost.labels(reason).inc())
+        if settings.audit_log
+        else None
+    )
     state = State(bundle, settings, metrics, audit)
     app.extensions["fedgate"] = state
 
@@ -74,6 +77,8 @@ def create_app(bundle: Bundle | None = None, settings: Settings | None = None) -
                 "status": "ready",
                 "rules": len(state.bundle.rules),
                 "backend": state.bundle.backend.name if state.bundle.backend else None,
+                # reported, never gating: readiness on a log pipe would take admission down
+                "audit": state.audit.status() if state.audit is not None else None,
             }
         )
 

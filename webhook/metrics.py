@@ -56,6 +56,12 @@ class Metrics:
             registry=self.registry,
             multiprocess_mode="max",
         )
+        self.audit_lost = Counter(
+            "fedgate_audit_lines_dropped",
+            "Audit lines lost: the sink was full, closed, or failed to write (decisions go on)",
+            ["reason"],
+            registry=self.registry,
+        )
         self._request_counters: dict[tuple[str, str, str], Any] = {}
         self.bundle_load_errors = Counter(
             "fedgate_bundle_load_errors",
