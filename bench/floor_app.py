@@ -7,6 +7,8 @@ nothing else, served as fedgate is: gunicorn's asyncio worker with the same WSGI
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import orjson
 from flask import Flask, Response, request
 
@@ -39,5 +41,8 @@ def create_app() -> Flask:
 
 
 def create_served_app() -> WsgiOnAsgi:
-    """The floor behind the adapter fedgate serve uses, with fedgate's body limit."""
-    return WsgiOnAsgi(create_app(), Settings().max_body_bytes)
+    """The floor behind the adapter fedgate serve uses, with fedgate's body limit and threads
+    (fedgate serve's defaults: 4 per worker)."""
+    return WsgiOnAsgi(
+        create_app(), Settings().max_body_bytes, executor=ThreadPoolExecutor(4, "floor")
+    )

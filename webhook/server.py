@@ -46,6 +46,9 @@ class ServeOptions:
     certfile: str | None = None
     keyfile: str | None = None
     workers: int = 2
+    threads: int = 4
+    """Threads per worker that run the app once a request is read (the event loop meanwhile
+    reads the next ones, and TLS releases the GIL, so both cores stay busy)."""
     connections: int = 1000
     """Open connections per worker; past it a new connection is closed at once. The API server
     holds a few; each slow or idle one costs a few KiB of memory, nothing else."""
@@ -223,6 +226,9 @@ class WebhookServer(BaseApplication):  # type: ignore[misc]
             app,
             self.settings.max_body_bytes,
             on_refused=lambda reason: metrics.bad_requests.labels(reason).inc(),
+            executor=__import__("concurrent.futures").futures.ThreadPoolExecutor(4)
+            if os.environ.get("PROTO_POOL")
+            else None,
         )
         settle_heap()
         return served

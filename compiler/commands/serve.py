@@ -17,12 +17,12 @@ NAME = "serve"
 HELP = "run the validating admission webhook (gunicorn, HTTPS)"
 DESCRIPTION = """\
 Serve POST /validate (admission.k8s.io/v1 AdmissionReview), GET /healthz, /readyz and
-/metrics with gunicorn's asyncio workers (a slow client costs memory, never a worker). The
-bundle is validated before the first worker starts; SIGHUP reloads it, and a broken bundle
-keeps the previous one serving (logged, counted in fedgate_bundle_load_errors_total, and the
-workers are left alone). The API server only calls webhooks over HTTPS: give --certfile and
---keyfile (plain HTTP is for a TLS-terminating proxy in front); the key file must not be
-readable by every user.
+/metrics with gunicorn's asyncio workers, which read every request whole before a thread
+reviews it (a slow client costs memory, never a thread). The bundle is validated before the
+first worker starts; SIGHUP reloads it, and a broken bundle keeps the previous one serving
+(logged, counted in fedgate_bundle_load_errors_total, and the workers are left alone). The API
+server only calls webhooks over HTTPS: give --certfile and --keyfile (plain HTTP is for a
+TLS-terminating proxy in front); the key file must not be readable by every user.
 
 Settings also come from FEDGATE_POLICIES, FEDGATE_CEL_BACKEND, FEDGATE_CEL_PROOFS (0: every
 CEL expression goes to the engine, none is proven in Python first), FEDGATE_MAX_BODY_BYTES,
@@ -50,6 +50,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="worker processes (default 2: one per core; more do not help)",
     )
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=4,
+        metavar="N",
+        help="threads per worker reviewing requests (default 4)",
+    )
     add_backend_argument(parser)
 
 
@@ -59,8 +66,8 @@ def run(args: argparse.Namespace, out: Output) -> int:
     for path in (args.certfile, args.keyfile):
         if path is not None and not path.is_file():
             raise UsageError(f"{path} does not exist")
-    if args.workers < 1:
-        raise UsageError("--workers must be at least 1")
+    if args.workers < 1 or args.threads < 1:
+        raise UsageError("--workers and --threads must be at least 1")
     settings = replace(settings_from_env(), policies=args.policies, cel_backend=backend_name(args))
     # Before prometheus_client is imported: every worker writes its samples here.
     os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR", tempfile.mkdtemp(prefix="fedgate-metrics-"))
@@ -71,6 +78,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
         certfile=str(args.certfile) if args.certfile else None,
         keyfile=str(args.keyfile) if args.keyfile else None,
         workers=args.workers,
+        threads=args.threads,
     )
     if options.certfile is None:
         out.error("fedgate: serving plain HTTP; the API server requires HTTPS from webhooks")
