@@ -17,16 +17,19 @@ import argparse
 import copy
 import json
 import statistics
+import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from webhook.bundle.load import load_bundle
-from webhook.engine.request import parse_review
-from webhook.engine.review import review
-from webhook.ledger import encode
-
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # before bench/, whose webhook.py would shadow the package
+
+from webhook.bundle.load import load_bundle  # noqa: E402
+from webhook.engine.request import parse_review  # noqa: E402
+from webhook.engine.review import review  # noqa: E402
+from webhook.ledger import encode  # noqa: E402
+
 REQUESTS = ROOT / "examples" / "requests"
 
 
