@@ -56,7 +56,9 @@ def test_a_repeated_key_is_refused_offline() -> None:
     from compiler.commands.review import read_review  # noqa: PLC0415 - the CLI's reader
 
     with pytest.raises(
-        RequestError, match=r"duplicate-username.json:21: request.userInfo.username: duplicate key \(a key given twice is refused\)"
+        RequestError,
+        match=r"duplicate-username.json:21: request.userInfo.username: duplicate key "
+        r"\(a key given twice is refused\)",
     ):
         read_review(str(DUPLICATE))
 
