@@ -1,13 +1,19 @@
 """The floor for bench/webhook.py: a minimal allow-all AdmissionReview handler.
 
 The same work every webhook must do (read the body, parse JSON with orjson, echo the uid) and
-nothing else, served by gunicorn with fedgate's settings.
+nothing else, served as fedgate is: gunicorn's asyncio worker with the same WSGI adapter
+(``create_served_app``), so the comparison is like with like.
 """
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import orjson
 from flask import Flask, Response, request
+
+from webhook.asgi import WsgiOnAsgi
+from webhook.settings import Settings
 
 
 def create_app() -> Flask:
@@ -32,3 +38,11 @@ def create_app() -> Flask:
         return Response(b"{}", mimetype="application/json")
 
     return app
+
+
+def create_served_app() -> WsgiOnAsgi:
+    """The floor behind the adapter fedgate serve uses, with fedgate's body limit and threads
+    (fedgate serve's defaults: 4 per worker)."""
+    return WsgiOnAsgi(
+        create_app(), Settings().max_body_bytes, executor=ThreadPoolExecutor(4, "floor")
+    )

@@ -3,12 +3,13 @@
     .venv/bin/python bench/webhook.py [--duration 10] [--connections 1,8,32] [--rounds 5]
 
 Needs wrk (Debian package `wrk`) and, to match connection splits, `ss` (iproute2). Both servers
-run gunicorn gthread, 2 workers x 4 threads, SO_REUSEPORT, keep-alive, TLS with the same
-certificate, on 127.0.0.1; wrk keeps its connections open as the API server does. For a
-Deployment UPDATE and a PropagationPolicy CREATE (examples/requests), at each connection count,
-it reports requests/s, p50 and p99 for the floor and fedgate side by side and their ratios. The
-servers run one at a time, alternating floor and fedgate for --rounds rounds; the table shows
-medians (the ratios are the medians of each round's ratio), because this shared machine drifts.
+run gunicorn's asyncio worker (the WSGI app behind webhook/asgi.py, 4 threads each), 2 workers,
+SO_REUSEPORT, keep-alive, TLS with the same certificate, on 127.0.0.1; wrk keeps its
+connections open as the API server does. For a Deployment UPDATE and a PropagationPolicy CREATE
+(examples/requests), at each connection count, it reports requests/s, p50 and p99 for the floor
+and fedgate side by side and their ratios. The servers run one at a time, alternating floor and
+fedgate for --rounds rounds; the table shows medians (the ratios are the medians of each round's
+ratio), because this shared machine drifts.
 
 Matched connection splits. The kernel hashes each keep-alive connection to one worker, and
 the split decides the tail: with 8 connections, a worker holding 7 of them answers its 7 at a
@@ -191,6 +192,7 @@ def main() -> None:
     ca = trustme.CA()
     pem = work / "tls.pem"
     ca.issue_cert("127.0.0.1").private_key_and_cert_chain_pem.write_to_path(str(pem))
+    pem.chmod(0o600)  # fedgate serve refuses a key every user can read
     context = ssl.create_default_context()
     ca.configure_trust(context)
     port = free_port()
@@ -201,9 +203,7 @@ def main() -> None:
             "--workers",
             "2",
             "--worker-class",
-            "gthread",
-            "--threads",
-            "4",
+            "asgi",
             "--reuse-port",
             "--keep-alive",
             "75",
@@ -211,7 +211,7 @@ def main() -> None:
             f"127.0.0.1:{port}",
             "--no-control-socket",
             *tls,
-            "bench.floor_app:create_app()",
+            "bench.floor_app:create_served_app()",
         ],
         "fedgate": [
             str(BIN / "fedgate"),

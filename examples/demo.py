@@ -122,6 +122,7 @@ def main() -> int:
     ca = trustme.CA()
     pem = WORK / "tls.pem"
     ca.issue_cert("127.0.0.1", "localhost").private_key_and_cert_chain_pem.write_to_path(str(pem))
+    pem.chmod(0o600)  # fedgate serve refuses a key every user can read
     context = ssl.create_default_context()
     ca.configure_trust(context)
     port = free_port()

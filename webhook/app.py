@@ -9,7 +9,6 @@ carrying its uid: never a 500, never an accidental allow.
 from __future__ import annotations
 
 import logging
-import sys
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -22,9 +21,11 @@ from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 from webhook.audit import AuditSink, audit_record
 from webhook.bundle.load import load_bundle
 from webhook.bundle.model import Bundle
+from webhook.engine.admissible import known_kind_names
 from webhook.engine.request import AdmissionRequest, parse_review
 from webhook.engine.review import review
 from webhook.errors import RequestError
+from webhook.jsontext import has_duplicate_keys
 from webhook.metrics import Metrics
 from webhook.response import denial, review_response
 from webhook.settings import Settings
@@ -50,9 +51,14 @@ def create_app(bundle: Bundle | None = None, settings: Settings | None = None) -
         started = time.perf_counter()
         bundle = load_bundle(settings.policies, settings.cel_backend, proofs=settings.cel_proofs)
         metrics.bundle_load_seconds.set(time.perf_counter() - started)
+    metrics.kinds = known_kind_names(bundle)
     app = Flask("fedgate")
     app.config["MAX_CONTENT_LENGTH"] = settings.max_body_bytes
-    audit = AuditSink(sys.stdout.fileno()) if settings.audit_log else None
+    audit = (
+        AuditSink.standard_output(lambda reason: metrics.audit_lost.labels(reason).inc())
+        if settings.audit_log
+        else None
+    )
     state = State(bundle, settings, metrics, audit)
     app.extensions["fedgate"] = state
 
@@ -71,6 +77,8 @@ def create_app(bundle: Bundle | None = None, settings: Settings | None = None) -
                 "status": "ready",
                 "rules": len(state.bundle.rules),
                 "backend": state.bundle.backend.name if state.bundle.backend else None,
+                # reported, never gating: readiness on a log pipe would take admission down
+                "audit": state.audit.status() if state.audit is not None else None,
             }
         )
 
@@ -117,11 +125,19 @@ def _validate(state: State) -> Response:
     if request.mimetype != JSON:
         state.metrics.bad_requests.labels("content-type").inc()
         return _status(415, f"Content-Type must be {JSON}, not {request.mimetype or 'none'}")
+    body = request.get_data(cache=False)
     try:
-        document = orjson.loads(request.get_data(cache=False))
+        document = orjson.loads(body)
     except orjson.JSONDecodeError as exc:
         state.metrics.bad_requests.labels("not-json").inc()
         return _status(400, f"the body is not JSON: {exc}")
+    if has_duplicate_keys(body):  # orjson kept the last: judged on it, a forgery could pass
+        state.metrics.bad_requests.labels("duplicate-keys").inc()
+        problem = "an object in the body gives the same key twice"
+        uid = recover_uid(document)
+        if uid is None:
+            return _status(400, f"not an AdmissionReview fedgate can read: {problem}")
+        return _json(denial(uid, f"fedgate could not review this request: {problem}"))
     try:
         admission = parse_review(document)
         _check_depth(admission, state.settings.max_depth)

@@ -16,10 +16,15 @@ from webhook.engine.decision import Decision
 from webhook.engine.request import AdmissionRequest
 
 LATENCY_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
+OTHER_KIND = "other"
+"""The ``kind`` label of requests for kinds fedgate does not know: labels come from requests,
+and every distinct label value is a series each worker keeps (and Prometheus stores) forever."""
 
 
 class Metrics:
-    def __init__(self) -> None:
+    def __init__(self, kinds: frozenset[str] = frozenset()) -> None:
+        self.kinds = kinds
+        """The kind names that get their own label value; any other is ``other``."""
         self.registry = CollectorRegistry()
         self.requests = Counter(
             "fedgate_admission_requests",
@@ -51,6 +56,12 @@ class Metrics:
             registry=self.registry,
             multiprocess_mode="max",
         )
+        self.audit_lost = Counter(
+            "fedgate_audit_lines_dropped",
+            "Audit lines lost: the sink was full, closed, or failed to write (decisions go on)",
+            ["reason"],
+            registry=self.registry,
+        )
         self._request_counters: dict[tuple[str, str, str], Any] = {}
         self.bundle_load_errors = Counter(
             "fedgate_bundle_load_errors",
@@ -60,7 +71,8 @@ class Metrics:
 
     def observe(self, request: AdmissionRequest, decision: Decision, seconds: float) -> None:
         result = "allowed" if decision.allowed else "denied"
-        key = (request.kind.kind, request.operation, result)
+        kind = request.kind.kind if request.kind.kind in self.kinds else OTHER_KIND
+        key = (kind, request.operation, result)
         counter = self._request_counters.get(key)
         if counter is None:  # labels() validates and locks on every call: once per key
             counter = self._request_counters[key] = self.requests.labels(*key)

@@ -1,11 +1,13 @@
 """``fedgate serve``: gunicorn running the webhook, with the bundle held by the master.
 
-The master reads and validates the bundle before any worker starts, and again on SIGHUP
-(gunicorn's reload). Workers build their compiled bundle from the master's last good copy, so a
-broken edit on disk never reaches them: the reload is refused, logged and counted, and the old
-bundle keeps serving. Workers are gthread (TLS keep-alive connections are not renegotiated per
-request, see research/performance-notes.md) with SO_REUSEPORT so long-lived API server
-connections spread over the workers.
+The master reads and validates the bundle before any worker starts, and again on SIGHUP.
+Workers build their compiled bundle from the master's last good copy, so a broken edit on disk
+never reaches them: the reload is refused, logged and counted, the workers are left alone and
+the old bundle keeps serving. Workers run gunicorn's asyncio worker (``asgi``) with the WSGI app
+behind ``webhook.asgi.WsgiOnAsgi``: the TLS handshake and every request are read on the event
+loop, so slow clients hold memory, not the workers (issue 15, finding 8); keep-alive TLS
+connections are kept (see research/performance-notes.md), and SO_REUSEPORT spreads long-lived
+API server connections over the workers.
 """
 
 from __future__ import annotations
@@ -13,17 +15,23 @@ from __future__ import annotations
 import gc
 import logging
 import os
+import stat
+import sys
 import time
 from dataclasses import dataclass
 from typing import Any
 
 from gunicorn.app.base import BaseApplication
+from gunicorn.arbiter import Arbiter
+from gunicorn.asgi.protocol import ASGIProtocol
 from gunicorn.glogging import Logger
+from gunicorn.workers import gasgi
 from prometheus_client.multiprocess import mark_process_dead
 
 from webhook.app import create_app
+from webhook.asgi import WsgiOnAsgi
 from webhook.bundle.load import BundleSource, bundle_from_source, read_source
-from webhook.errors import BundleError
+from webhook.errors import BundleError, UsageError
 from webhook.metrics import Metrics
 from webhook.settings import Settings
 
@@ -32,16 +40,24 @@ LOG = logging.getLogger("fedgate.server")
 
 @dataclass(frozen=True)
 class ServeOptions:
-    """How gunicorn runs: address, TLS files, processes and threads."""
+    """How gunicorn runs: address, TLS files, processes, connections and deadlines."""
 
     bind: str = "127.0.0.1:8443"
     certfile: str | None = None
     keyfile: str | None = None
     workers: int = 2
     threads: int = 4
+    """Threads per worker that run the app once a request is read (the event loop meanwhile
+    reads the next ones, and TLS releases the GIL, so both cores stay busy)."""
+    connections: int = 1000
+    """Open connections per worker; past it a new connection is closed at once. The API server
+    holds a few; each slow or idle one costs a few KiB of memory, nothing else."""
     keepalive: int = 75
-    """Seconds an idle keep-alive connection stays open (the API server reuses them)."""
+    """Seconds a connection may stay idle, or take to send a request's headers (the first
+    included), before it is closed (the API server reuses idle ones)."""
     timeout: int = 30
+    """Seconds a worker may go silent before the master replaces it; also the longest wait for
+    the next piece of a request body."""
     graceful_timeout: int = 20
 
 
@@ -87,14 +103,73 @@ def _forget_worker(_arbiter: Any, worker: Any) -> None:
     mark_process_dead(worker.pid)  # type: ignore[no-untyped-call]
 
 
+class DeadlineProtocol(ASGIProtocol):  # type: ignore[misc]
+    """gunicorn's ASGI connection, with two bounds it lacks: the first request on a connection
+    must arrive within ``keepalive`` seconds (gunicorn times out only the later ones: a client
+    that connected and sent nothing, or its headers a byte at a time, stayed forever), and a
+    worker holds at most ``worker_connections`` connections."""
+
+    def connection_made(self, transport: Any) -> None:
+        super().connection_made(transport)
+        if self.worker.nr_conns > self.worker.worker_connections:
+            self._close_transport()
+        elif getattr(self, "_request_ready", None) is not None:
+            self._arm_keepalive_timer()
+
+
+class WebhookWorker(gasgi.ASGIWorker):  # type: ignore[misc]
+    """gunicorn's asyncio worker serving connections with ``DeadlineProtocol``."""
+
+    def init_process(self) -> None:
+        # gunicorn builds each connection's protocol by this module-level name; this worker
+        # process serves only fedgate, so it names ours.
+        gasgi.ASGIProtocol = DeadlineProtocol
+        super().init_process()
+
+
+class WebhookArbiter(Arbiter):  # type: ignore[misc]
+    """gunicorn's master, validating the bundle before a reload recycles the workers."""
+
+    def handle_hup(self) -> None:
+        if not self.app.reload_bundle():
+            return  # refused: the workers keep serving the previous bundle, untouched
+        super().handle_hup()
+
+
+def check_key_file(path: str) -> None:
+    """Refuse a TLS private key fedgate cannot read, or one every user of the host can read."""
+    try:
+        mode = os.stat(path).st_mode
+        with open(path, "rb"):
+            pass
+    except OSError as exc:
+        raise UsageError(f"cannot read the TLS key file {path}: {exc.strerror}") from None
+    if mode & (stat.S_IROTH | stat.S_IWOTH):
+        raise UsageError(
+            f"the TLS key file {path} is readable or writable by every user (mode "
+            f"{stat.S_IMODE(mode):04o}): chmod 600 it (0440 with the webhook's group, as "
+            "deploy/ mounts it)"
+        )
+
+
 class WebhookServer(BaseApplication):  # type: ignore[misc]
     """gunicorn's application: config from ServeOptions, the bundle held by the master."""
 
     def __init__(self, options: ServeOptions, settings: Settings) -> None:
         self.options, self.settings = options, settings
+        if options.keyfile:
+            check_key_file(options.keyfile)
         self.metrics = Metrics()
         self.source: BundleSource = self._validated_source()  # refuses to start when broken
         super().__init__()
+
+    def run(self) -> None:
+        """BaseApplication.run with fedgate's master."""
+        try:
+            WebhookArbiter(self).run()
+        except RuntimeError as exc:
+            print(f"\nError: {exc}\n", file=sys.stderr)
+            sys.exit(1)
 
     def _validated_source(self) -> BundleSource:
         source = read_source(self.settings.policies)
@@ -102,23 +177,25 @@ class WebhookServer(BaseApplication):  # type: ignore[misc]
         bundle_from_source(source, self.settings.cel_backend, proofs=self.settings.cel_proofs)
         return source
 
-    def reload_bundle(self) -> None:
-        """On SIGHUP: take the bundle on disk if it is valid, else keep serving the old one."""
+    def reload_bundle(self) -> bool:
+        """On SIGHUP: take the bundle on disk if it is valid (True), else keep serving the old
+        one (False: logged and counted, and the workers are not recycled)."""
         try:
             self.source = self._validated_source()
         except BundleError as exc:
             self.metrics.bundle_load_errors.inc()
             LOG.error("the new policy bundle is broken; still serving the previous one:\n%s", exc)
-            return
+            return False
         LOG.info("policy bundle reloaded from %s", self.settings.policies)
+        return True
 
     def load_config(self) -> None:
         options = self.options
         config: dict[str, Any] = {
             "bind": [options.bind],
             "workers": options.workers,
-            "worker_class": "gthread",
-            "threads": options.threads,
+            "worker_class": WebhookWorker,
+            "worker_connections": options.connections,
             "keepalive": options.keepalive,
             "timeout": options.timeout,
             "graceful_timeout": options.graceful_timeout,
@@ -128,7 +205,6 @@ class WebhookServer(BaseApplication):  # type: ignore[misc]
             "accesslog": None,
             "logger_class": WebhookLogger,
             "logconfig_dict": logging_config(),
-            "on_reload": lambda arbiter: arbiter.app.reload_bundle(),
             "child_exit": _forget_worker,
             "proc_name": "fedgate-webhook",
         }
@@ -144,9 +220,18 @@ class WebhookServer(BaseApplication):  # type: ignore[misc]
             self.source, self.settings.cel_backend, proofs=self.settings.cel_proofs
         )
         app = create_app(bundle=bundle, settings=self.settings)
-        app.extensions["fedgate"].metrics.bundle_load_seconds.set(time.perf_counter() - started)
+        metrics = app.extensions["fedgate"].metrics
+        metrics.bundle_load_seconds.set(time.perf_counter() - started)
+        served = WsgiOnAsgi(
+            app,
+            self.settings.max_body_bytes,
+            on_refused=lambda reason: metrics.bad_requests.labels(reason).inc(),
+            executor=__import__("concurrent.futures").futures.ThreadPoolExecutor(4)
+            if os.environ.get("PROTO_POOL")
+            else None,
+        )
         settle_heap()
-        return app
+        return served
 
 
 def settle_heap() -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -14,6 +13,7 @@ from webhook.engine.request import parse_review
 from webhook.engine.review import review
 from webhook.errors import RequestError
 from webhook.explain import explain
+from webhook.jsontext import DuplicateKeyError, loads_unique
 from webhook.yamlsource import YamlSyntaxError, parse_single
 
 NAME = "review"
@@ -41,14 +41,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def read_review(source: str) -> Any:
     """The document in ``source`` (a path or -); raises RequestError when it is not one."""
     text = sys.stdin.read() if source == "-" else _read(Path(source))
+    repeated = False
     try:
-        return json.loads(text)
-    except ValueError:
+        return loads_unique(text)
+    except DuplicateKeyError:  # refused: the YAML reader names the line of the repeated key
+        repeated = True
+    except ValueError:  # YAML, perhaps
         pass
     try:
         return parse_single(text, source).data
     except YamlSyntaxError as exc:
-        raise RequestError(f"{exc.finding.render()} (not JSON either)") from None
+        why = "a key given twice is refused" if repeated else "not JSON either"
+        raise RequestError(f"{exc.finding.render()} ({why})") from None
 
 
 def _read(path: Path) -> str:

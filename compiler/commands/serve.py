@@ -17,10 +17,12 @@ NAME = "serve"
 HELP = "run the validating admission webhook (gunicorn, HTTPS)"
 DESCRIPTION = """\
 Serve POST /validate (admission.k8s.io/v1 AdmissionReview), GET /healthz, /readyz and
-/metrics with gunicorn's threaded workers. The bundle is validated before the first worker
-starts; SIGHUP reloads it, and a broken bundle keeps the previous one serving (logged and
-counted in fedgate_bundle_load_errors_total). The API server only calls webhooks over HTTPS:
-give --certfile and --keyfile (plain HTTP is for a TLS-terminating proxy in front).
+/metrics with gunicorn's asyncio workers, which read every request whole before a thread
+reviews it (a slow client costs memory, never a thread). The bundle is validated before the
+first worker starts; SIGHUP reloads it, and a broken bundle keeps the previous one serving
+(logged, counted in fedgate_bundle_load_errors_total, and the workers are left alone). The API
+server only calls webhooks over HTTPS: give --certfile and --keyfile (plain HTTP is for a
+TLS-terminating proxy in front); the key file must not be readable by every user.
 
 Settings also come from FEDGATE_POLICIES, FEDGATE_CEL_BACKEND, FEDGATE_CEL_PROOFS (0: every
 CEL expression goes to the engine, none is proven in Python first), FEDGATE_MAX_BODY_BYTES,
@@ -49,7 +51,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="worker processes (default 2: one per core; more do not help)",
     )
     parser.add_argument(
-        "--threads", type=int, default=4, metavar="N", help="threads per worker (default 4)"
+        "--threads",
+        type=int,
+        default=4,
+        metavar="N",
+        help="threads per worker reviewing requests (default 4)",
     )
     add_backend_argument(parser)
 

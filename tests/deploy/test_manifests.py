@@ -97,7 +97,7 @@ def test_webhook_registration() -> None:
     expected = {
         (group, version, resource, operation)
         for group, version, resources in (
-            ("apps", "v1", ("deployments", "deployments/scale")),
+            ("apps", "v1", ("deployments", "deployments/scale", "deployments/status")),
             (
                 "policy.karmada.io",
                 "v1alpha1",

@@ -70,12 +70,16 @@ class Server:
 
 
 @contextmanager
-def serving(directory: Path, policies: Path, *, workers: int = 2) -> Iterator[Server]:
-    """`fedgate serve` with a fresh CA and certificate; stopped (SIGTERM, then SIGKILL) after."""
+def serving(
+    directory: Path, policies: Path, *, workers: int = 2, stdout: int | None = None
+) -> Iterator[Server]:
+    """`fedgate serve` with a fresh CA and certificate; stopped (SIGTERM, then SIGKILL) after.
+    Its standard output (the audit log) goes to ``stdout`` when given, else to the log."""
     ca = trustme.CA()
     cert = ca.issue_cert("127.0.0.1", "localhost")
     pem = directory / "tls.pem"
     cert.private_key_and_cert_chain_pem.write_to_path(str(pem))
+    pem.chmod(0o600)  # fedgate serve refuses a key every user can read
     context = ssl.create_default_context()
     ca.configure_trust(context)
     port = free_port()
@@ -98,8 +102,8 @@ def serving(directory: Path, policies: Path, *, workers: int = 2) -> Iterator[Se
                 "--policies",
                 str(policies),
             ],
-            stdout=sink,
-            stderr=subprocess.STDOUT,
+            stdout=sink if stdout is None else stdout,
+            stderr=subprocess.STDOUT if stdout is None else sink,
             env=env,
         )
     server = Server(port, context, process, log)

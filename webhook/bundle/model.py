@@ -7,6 +7,8 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from webhook.memo import Memo
+
 if TYPE_CHECKING:
     from webhook.bundle.rules import Rule
     from webhook.engine.cel import Backend
@@ -17,8 +19,10 @@ DATA_KINDS = ("ConfigMap", "PersistentVolumeClaim", "Secret")
 
 T = TypeVar("T")
 
-MEMO_ENTRIES = 4096
-"""Entries per memo table of a bundle; past it values are computed each time, not stored."""
+MEMO_TABLE_BYTES = 4 * 1024 * 1024
+"""Estimated bytes one memo table of a bundle holds (``webhook/memo.py``); past it, emptied."""
+MEMO_ENTRY_BYTES = 512 * 1024
+"""An entry estimated above this (a key carrying a huge text) is computed, never kept."""
 
 LEDGER_OWNERS = ("git", "karmada", "federated-hpa", "member-hpa", "platform")
 """Who may own a field in an ownership ledger. ``federated-hpa`` acts through the karmada writer
@@ -157,22 +161,19 @@ class Bundle:
     _rules_by_kind: Mapping[tuple[str, str], tuple[Rule, ...]] = field(
         default_factory=dict, compare=False, repr=False
     )
-    _memo: dict[str, dict[Hashable, Any]] = field(
+    _memo: dict[str, Memo[Hashable, Any]] = field(
         default_factory=dict, init=False, compare=False, repr=False
     )
 
     def memo(self, table: str, key: Hashable, compute: Callable[[], T]) -> T:
         """``compute()`` once per key for this bundle: for pure functions of the bundle and a key
-        that recurs across requests (who a user is, which rules a kind of request meets). Not
+        that recurs across requests (who a user is, which rules a kind of request meets). Each
+        table is bounded in bytes (``MEMO_TABLE_BYTES``), since keys come from requests. Not
         copied by ``replace``; a race between threads computes a value twice, harmlessly."""
-        table_values = self._memo.setdefault(table, {})
-        try:
-            return table_values[key]  # type: ignore[no-any-return]
-        except KeyError:
-            value = compute()
-            if len(table_values) < MEMO_ENTRIES:
-                table_values[key] = value
-            return value
+        memo = self._memo.get(table)
+        if memo is None:
+            memo = self._memo.setdefault(table, Memo(MEMO_TABLE_BYTES, MEMO_ENTRY_BYTES))
+        return memo.get(key, compute)  # type: ignore[no-any-return]
 
     def rules_for(self, group: str, kind: str) -> tuple[Rule, ...]:
         """The rules whose match names this kind (or any kind), in bundle order."""

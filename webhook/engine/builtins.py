@@ -31,6 +31,14 @@ BUILTINS: dict[str, tuple[Check, Match]] = {
         Match(ANY, frozenset({"UPDATE"}), frozenset({"", "status"}), "any"),
     ),
     "ownership.delete": (ownership.check_delete, Match(ANY, frozenset({"DELETE"}), scope="any")),
+    "ownership.ledger-writer": (
+        ownership.check_ledger_writer,
+        Match(ANY, WRITES, frozenset({"", "status"}), "any"),
+    ),
+    "ownership.status-subresource": (
+        ownership.check_status_subresource,
+        Match(ANY, frozenset({"UPDATE"}), frozenset({"status"}), "any"),
+    ),
     "ownership.scale": (
         ownership.check_scale,
         Match(ANY, frozenset({"UPDATE"}), frozenset({"scale"}), "tenant"),

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import field
-from functools import lru_cache
-from types import MappingProxyType
 from typing import Any, TypeVar
 
 from webhook.bundle.model import Bundle, Tenant
@@ -17,9 +15,12 @@ from webhook.ledger import (
     ANNOTATION,
     KARMADA_CLAIM_FIELDS,
     KARMADA_COMMON_FIELDS,
+    MAX_LEDGER_BYTES,
+    Ledger,
     LedgerError,
     decode,
 )
+from webhook.memo import Memo
 from webhook.values import statically_frozen
 
 T = TypeVar("T")
@@ -55,12 +56,12 @@ class Review:
         )
 
     @property
-    def old_ledger(self) -> Mapping[str, str] | None:
+    def old_ledger(self) -> Ledger | None:
         # memo, not functools.cached_property: on Python 3.11 that takes a lock on every read
         return self.memo("old_ledger", lambda: ledger_of(self.request.old_object))
 
     @property
-    def new_ledger(self) -> Mapping[str, str] | None:
+    def new_ledger(self) -> Ledger | None:
         return self.memo("new_ledger", lambda: ledger_of(self.request.object))
 
 
@@ -85,20 +86,26 @@ def with_karmada_fields(ledger: Mapping[str, str]) -> dict[str, str]:
     return {**ledger, **{p: "karmada" for p in (*KARMADA_CLAIM_FIELDS, *KARMADA_COMMON_FIELDS)}}
 
 
-def ledger_of(obj: Mapping[str, Any] | None, key: str = ANNOTATION) -> Mapping[str, str] | None:
+def ledger_of(obj: Mapping[str, Any] | None, key: str = ANNOTATION) -> Ledger | None:
     """The object's ledger (Karmada's fields enforced), None when it has none or a broken one.
 
     A broken ledger on a managed object is reported by the ownership rule, not here.
     """
     text = annotations_of(obj).get(key)
-    return _parsed_ledger(text) if isinstance(text, str) else None
+    return _LEDGERS.get(text, lambda: _parsed_ledger(text)) if isinstance(text, str) else None
 
 
-@lru_cache(maxsize=1024)
-def _parsed_ledger(text: str) -> Mapping[str, str] | None:
-    """Ledgers repeat across requests (every write of an object carries the same one): parse
-    each text once. The mapping is shared: read it, never change it."""
+BROKEN_LEDGER = Ledger(with_karmada_fields({"": "git"}))
+"""How the rules read a managed object whose ledger is broken: git's, but for Karmada's fields."""
+
+_LEDGERS: Memo[str, Ledger | None] = Memo(budget=8 * 1024 * 1024, max_entry=8 * MAX_LEDGER_BYTES)
+"""Ledgers repeat across requests (every write of an object carries the same one): each text is
+parsed once while it fits. Bounded in bytes, since the texts come from requests."""
+
+
+def _parsed_ledger(text: str) -> Ledger | None:
+    """The parsed ledger (shared: read it, never change it), None when it is broken."""
     try:
-        return MappingProxyType(with_karmada_fields(decode(text)))
+        return Ledger(with_karmada_fields(decode(text)))
     except LedgerError:
         return None

@@ -12,15 +12,15 @@ from typing import Any
 import jsonpointer
 
 from webhook.bundle.rules import Rule
-from webhook.engine.context import Review, annotations_of
+from webhook.engine.context import BROKEN_LEDGER, Review, annotations_of
 from webhook.engine.decision import Violation
 from webhook.engine.untouched import Region, regions, untouched
 from webhook.ledger import (
     ANNOTATION,
     ANNOTATION_POINTER,
-    LedgerError,
-    decode,
+    entries_below,
     escape,
+    ledger_problem,
     owner_of,
 )
 from webhook.values import same_json
@@ -39,6 +39,8 @@ UNOWNED = (
 _UNOWNED_BELOW = tuple(f"{p}/" for p in UNOWNED)
 
 DELETERS = ("git", "platform")
+REPAIRERS = ("git", "platform")
+"""Who may change any field of a managed object whose ledger is broken (to repair it)."""
 
 
 def _under(pointer: str, prefix: str) -> bool:
@@ -110,9 +112,8 @@ def owners_touched(
     found = owner_of(pointer, ledger)
     if found is not None:
         yield found
-    below = pointer + "/"
-    for owned, owner in ledger.items():
-        if owned.startswith(below) and _resolve(old, owned) != _resolve(new, owned):
+    for owned, owner in entries_below(ledger, pointer):
+        if _resolve(old, owned) != _resolve(new, owned):
             yield owner, owned
 
 
@@ -134,18 +135,16 @@ def check_field_owner(review: Review, rule: Rule) -> Iterator[Violation]:
     if request.operation != "UPDATE" or old is None or new is None:
         return
     text = annotations_of(old).get(ANNOTATION)
+    if not isinstance(text, str):
+        return  # not managed by fedgate
     ledger = review.old_ledger
-    if ledger is None:
-        if isinstance(text, str) and not may_write(review, "git"):
-            yield review.violation(
-                rule,
-                f"the ownership ledger {ANNOTATION} is broken: "
-                f"{_ledger_problem(text)}; only git may repair it",
-                pointer="/metadata/annotations/fedgate.dev~1ownership",
-            )
-        return
     status_write = request.sub_resource == "status"
-    if not status_write and isinstance(text, str):  # a ledger: always its text
+    if ledger is None:  # broken: repaired by git or the platform, Karmada keeps its fields
+        if review.identity.writer in REPAIRERS:
+            return
+        yield from _broken_ledger_changes(review, rule, text, status_write)
+        return
+    if not status_write:
         found = _regions(review, text, ledger)
         if found is not None and untouched(found, old, new):
             return  # nothing the writer may not write has changed: no owner objects
@@ -161,6 +160,33 @@ def check_field_owner(review: Review, rule: Rule) -> Iterator[Violation]:
             rule,
             f"{shown} is owned by {_owner_label(review, owner)}; "
             f"{review.identity.describe()} may not change it",
+            pointer=shown,
+            owner=owner,
+        )
+
+
+def _broken_ledger_changes(
+    review: Review, rule: Rule, text: str, status_write: bool
+) -> Iterator[Violation]:
+    """A managed object whose ledger cannot be read is git's but for Karmada's fields, so
+    Karmada's controllers (claims, finalizers, status) keep working and every other writer is
+    told who may repair it."""
+    request = review.request
+    assert request.old_object is not None and request.object is not None
+    for shown, owner in foreign_changes(
+        request.old_object,
+        request.object,
+        BROKEN_LEDGER,
+        lambda owner: may_write(review, owner),
+        status_write=status_write,
+        handover=None,
+    ):
+        yield review.violation(
+            rule,
+            f"the ownership ledger {ANNOTATION} is broken ({ledger_problem(text)}), so "
+            f"{shown} is read as owned by {_owner_label(review, owner)}; "
+            f"{review.identity.describe()} may not change it (git or the platform team may "
+            "repair the ledger)",
             pointer=shown,
             owner=owner,
         )
@@ -219,18 +245,12 @@ def _handover(review: Review, ledger: Mapping[str, str]) -> Mapping[str, str] | 
     return new_ledger if may_write(review, found[0]) else None
 
 
-def _ledger_problem(text: str) -> str:
-    try:
-        decode(text)
-    except LedgerError as exc:
-        return str(exc)
-    return "unreadable"
-
-
 def check_delete(review: Review, rule: Rule) -> Iterator[Violation]:
     request = review.request
-    if request.operation != "DELETE" or review.old_ledger is None:
+    if request.operation != "DELETE":
         return
+    if not isinstance(annotations_of(request.old_object).get(ANNOTATION), str):
+        return  # not managed (a broken ledger still is: git prunes it, the platform removes it)
     if review.identity.writer in DELETERS:
         return
     yield review.violation(
@@ -257,3 +277,53 @@ def check_scale(review: Review, rule: Rule) -> Iterator[Violation]:
         pointer="/spec/replicas",
         owner="federated-hpa",
     )
+
+
+FEDGATE_PREFIX = "fedgate.dev/"
+"""fedgate's annotations (the ledgers the rules read) carry this prefix."""
+LEDGER_WRITERS = ("git", "platform")
+"""Who may set, change or remove a fedgate annotation: git (what compile rendered) and the
+platform team; break-glass is allowed with a warning, the control plane's controllers always."""
+
+
+def _fedgate_annotations(obj: Mapping[str, Any] | None) -> dict[str, Any]:
+    return {k: v for k, v in annotations_of(obj).items() if str(k).startswith(FEDGATE_PREFIX)}
+
+
+def check_ledger_writer(review: Review, rule: Rule) -> Iterator[Violation]:
+    """Only fedgate writes the ledger: a rule that read an annotation its writer may set would
+    rest on the writer's word (a tenant's ``{"":"git"}``, or a ledger too big or deep to read)."""
+    if review.identity.writer in LEDGER_WRITERS:
+        return
+    request = review.request
+    new = _fedgate_annotations(request.object)
+    old = _fedgate_annotations(request.old_object) if request.operation == "UPDATE" else {}
+    for key in sorted(new.keys() | old.keys()):
+        if key in new and key in old and same_json(new[key], old[key]):
+            continue
+        verb = "remove" if key not in new else ("change" if key in old else "set")
+        yield review.violation(
+            rule,
+            f"{key} is written by fedgate compile (through git) and the platform team only; "
+            f"{review.identity.describe()} may not {verb} it",
+            pointer=f"/metadata/annotations/{escape(key)}",
+            owner="git",
+        )
+
+
+def check_status_subresource(review: Review, rule: Rule) -> Iterator[Violation]:
+    """A write through the status subresource changes /status and nothing else (the API server
+    maintains resourceVersion, managedFields and the like)."""
+    request = review.request
+    old, new = request.old_object, request.object
+    if request.sub_resource != "status" or old is None or new is None:
+        return
+    for pointer in changed_pointers(old, new):
+        if pointer in UNOWNED or pointer.startswith(_UNOWNED_BELOW) or _under(pointer, "/status"):
+            continue
+        yield review.violation(
+            rule,
+            f"a write to the status subresource changes only /status; this one also changes "
+            f"{pointer or 'the whole object'}",
+            pointer=pointer,
+        )

@@ -9,9 +9,9 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from webhook.bundle.rules import Rule
-from webhook.engine.context import Review, labels_of, ledger_of
+from webhook.engine.context import Review, annotations_of, labels_of, ledger_of
 from webhook.engine.decision import Violation
-from webhook.ledger import TARGET_ANNOTATION, escape, owner_of
+from webhook.ledger import TARGET_ANNOTATION, entries_below, escape, ledger_problem, owner_of
 from webhook.values import is_mapping
 
 RETAIN_LABEL = "resourcetemplate.karmada.io/retain-replicas"
@@ -65,7 +65,7 @@ def written_pointers(overriders: Mapping[str, Any]) -> Iterator[tuple[str, str]]
 def _owners_written(pointer: str, ledger: Mapping[str, str]) -> set[str]:
     """The owners of ``pointer`` and of every ledger entry below it."""
     found = owner_of(pointer, ledger)
-    below = {owner for owned, owner in ledger.items() if owned.startswith(pointer + "/")}
+    below = {owner for _, owner in entries_below(ledger, pointer)}
     return below | ({found[0]} if found else set())
 
 
@@ -73,14 +73,27 @@ def check_override_owned_field(review: Review, rule: Rule) -> Iterator[Violation
     obj = review.request.object
     target = ledger_of(obj, TARGET_ANNOTATION)
     spec = (obj or {}).get("spec")
-    if target is None or not is_mapping(spec):
+    if target is None:
+        text = annotations_of(obj).get(TARGET_ANNOTATION)
+        if isinstance(text, str):  # present but unreadable: the override cannot be judged
+            yield review.violation(
+                rule,
+                f"{TARGET_ANNOTATION} is not an ownership ledger ({ledger_problem(text)}), so "
+                "what this override writes cannot be checked against the selected object",
+                pointer="/metadata/annotations/" + escape(TARGET_ANNOTATION),
+            )
         return
+    if not is_mapping(spec):
+        return
+    owners: dict[str, list[str]] = {}
     for r_index, override_rule in enumerate(spec.get("overrideRules") or ()):
         overriders = override_rule.get("overriders") if is_mapping(override_rule) else None
         if not is_mapping(overriders):
             continue
         for pointer, where in written_pointers(overriders):
-            for owner in sorted(_owners_written(pointer, target) - {"git"}):
+            if pointer not in owners:  # many overriders may write one pointer: look it up once
+                owners[pointer] = sorted(_owners_written(pointer, target) - {"git"})
+            for owner in owners[pointer]:
                 yield review.violation(
                     rule,
                     f"this override writes {pointer} of the selected object, which its ledger "

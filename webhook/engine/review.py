@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from webhook.bundle.model import Bundle
 from webhook.bundle.rules import Rule
-from webhook.engine import celrules
+from webhook.engine import admissible, celrules
 from webhook.engine.builtins import BUILTINS
 from webhook.engine.context import Review
 from webhook.engine.decision import Decision, Violation
@@ -23,6 +23,9 @@ EXEMPT_WRITERS = ("system",)
 """The control plane's own controllers (namespace deletion, garbage collection): never blocked,
 or deleting a namespace would hang forever."""
 BREAK_GLASS = "break-glass"
+UNEXPECTED = "request.unexpected"
+"""The violation of a request the API server never sends (``admissible.py``): not a bundle
+rule, so no bundle can turn it off."""
 
 
 def review(request: AdmissionRequest, bundle: Bundle, *, cluster: str | None = None) -> Decision:
@@ -35,6 +38,14 @@ def review(request: AdmissionRequest, bundle: Bundle, *, cluster: str | None = N
         (request.user.username, request.user.groups),
         lambda: identify(request.user, bundle),
     )
+    unexpected = admissible.problems(request, bundle)
+    if unexpected:  # before anyone's exemption: the API server never sends these
+        return Decision.of(
+            [
+                Violation(UNEXPECTED, "", "", identity.describe(), "deny", "error", problem)
+                for problem in unexpected
+            ]
+        )
     tenant = bundle.tenant_of_namespace(request.namespace) if request.namespace else None
     context = Review(request, bundle, identity, tenant, cluster)
     if identity.writer in EXEMPT_WRITERS:

@@ -18,7 +18,14 @@ from webhook.engine.decision import Violation
 from webhook.values import is_mapping
 
 NAMESPACE_WRITERS = ("git", "platform", "karmada", "break-glass")
-CLUSTER_POLICY_WRITERS = ("platform", "karmada", "break-glass")
+CLUSTER_POLICY_WRITERS = ("platform", "break-glass")
+KARMADA_POLICY_WRITERS = ("system:karmada:karmada-controller-manager",)
+"""The Karmada identities that write cluster-wide policies, unless the rule's binding names
+others (``params.karmadaWriters``): the controller-manager's detector removes its finalizer
+from a ClusterPropagationPolicy being deleted (karmada v1.18.0 pkg/detector/detector.go); its
+permanent-id label and finalizer are added by Karmada's mutating webhook, within the writer's
+own request. Other ``system:karmada:`` users (the scheduler, the webhook, the aggregated API
+server) have no business writing them."""
 PLACING_KINDS = ("PropagationPolicy", "ClusterPropagationPolicy")
 
 
@@ -206,6 +213,8 @@ def check_cluster_policy(review: Review, rule: Rule) -> Iterator[Violation]:
     identity = review.identity
     if identity.writer in CLUSTER_POLICY_WRITERS:
         return
+    if identity.writer == "karmada" and identity.username in _karmada_writers(rule):
+        return
     ledger = ledger_of(review.request.current)
     if identity.writer == "git" and ledger is not None and ledger.get("") == "platform":
         return  # git syncing a policy the platform team owns
@@ -216,6 +225,15 @@ def check_cluster_policy(review: Review, rule: Rule) -> Iterator[Violation]:
         "gives it to platform)",
         owner="platform",
     )
+
+
+def _karmada_writers(rule: Rule) -> tuple[str, ...]:
+    """``params.karmadaWriters`` of the binding (a list of usernames), else the default; a
+    malformed value admits nobody."""
+    named = rule.params.get("karmadaWriters", KARMADA_POLICY_WRITERS)
+    if isinstance(named, list | tuple) and all(isinstance(n, str) for n in named):
+        return tuple(named)
+    return ()
 
 
 def _registry_hosts(tenant: Tenant) -> set[str]:

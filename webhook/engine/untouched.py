@@ -25,7 +25,7 @@ from typing import Any
 
 from jsonpointer import JsonPointer, JsonPointerException
 
-from webhook.ledger import owner_of
+from webhook.ledger import entries_below, owner_of
 from webhook.values import same_json
 
 
@@ -75,7 +75,7 @@ def regions(
             continue  # inside the parent's region
         tokens = parsed[pointer]
         steps = tuple((t, int(t) if _INDEX.fullmatch(t) else None) for t in tokens)
-        taken_out = [p for p, o in ledger.items() if may_write(o) and _strictly_below(p, pointer)]
+        taken_out = [p for p, o in entries_below(ledger, pointer) if may_write(o)]
         taken_out += [p for p in ignored if _strictly_below(p, pointer)]
         below = [tuple(JsonPointer(p).parts)[len(tokens) :] for p in taken_out]
         mask = _mask(below) if below else None

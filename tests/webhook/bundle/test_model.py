@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from functools import partial
 
-from webhook.bundle.model import MEMO_ENTRIES, Bundle
+from webhook.bundle.model import MEMO_ENTRY_BYTES, MEMO_TABLE_BYTES, Bundle
 from webhook.engine.review import review
 from webhook.engine.synthesize import sync_request
 
@@ -22,11 +22,16 @@ def test_memo_computes_once_per_key(bundle: Bundle) -> None:
     assert (answers, calls) == (["A", "B", "A", "A"], ["a", "b"])
 
 
-def test_memo_is_bounded(bundle: Bundle) -> None:
+def test_memo_is_bounded_in_bytes(bundle: Bundle) -> None:
+    """Keys come from requests: many distinct large ones never hold more than the budget."""
     fresh = replace(bundle)
-    for key in range(MEMO_ENTRIES + 10):
-        assert fresh.memo("bounded", key, partial(abs, -key)) == key
-    assert len(fresh._memo["bounded"]) == MEMO_ENTRIES
+    for index in range(400):
+        key = (f"{index:08d}" + "x" * 100_000, "alice")
+        assert fresh.memo("bounded", key, partial(len, key[0])) == 100_008
+        assert fresh._memo["bounded"].used <= MEMO_TABLE_BYTES
+    huge = "y" * MEMO_ENTRY_BYTES
+    assert fresh.memo("bounded", huge, partial(len, huge)) == MEMO_ENTRY_BYTES
+    assert huge not in fresh._memo["bounded"]._values  # computed, not kept
 
 
 def test_a_changed_bundle_does_not_reuse_the_old_one_s_answers(bundle: Bundle) -> None:

@@ -1,0 +1,79 @@
+"""A memo table bounded in bytes, for values worked out from what requests carry.
+
+Keys come from requests (ledger texts, usernames, kinds), so a table keyed by them must not grow
+with what a client sends: a distinct 110 KiB ledger per request once grew a worker by 750 MiB in
+20 s. Each entry is charged an estimate of its size (``cost``: the key's text, times
+``VALUE_FACTOR`` for the value built from it, plus ``ENTRY_OVERHEAD``); a key costing more than
+``max_entry`` is computed but not kept, and an insert that would pass ``budget`` empties the
+table first. Hits take no lock and do no bookkeeping; emptying is amortised over the inserts
+that filled the table, and what was dropped is simply computed again.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Hashable
+from typing import Any, Generic, TypeVar
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+ENTRY_OVERHEAD = 256
+"""Bytes charged per entry for the dict slot, the key tuple and the value's own objects."""
+VALUE_FACTOR = 4
+"""A value costs this many times its key's text (a parsed ledger: about 4x its JSON)."""
+
+
+def cost(key: Any) -> int:
+    """Estimated bytes of an entry keyed by ``key`` (strings by length, tuples summed)."""
+    if isinstance(key, str | bytes):
+        text = len(key)
+    elif isinstance(key, tuple):
+        text = sum(_text(part) for part in key)
+    else:
+        text = 8
+    return ENTRY_OVERHEAD + VALUE_FACTOR * text
+
+
+def _text(part: Any) -> int:
+    if isinstance(part, str | bytes):
+        return len(part)
+    if isinstance(part, tuple):
+        return sum(_text(inner) for inner in part)
+    return 8
+
+
+class Memo(Generic[K, V]):
+    """``compute()`` once per key while it fits; see the module docstring for the bounds."""
+
+    def __init__(self, budget: int, max_entry: int) -> None:
+        self.budget = budget
+        self.max_entry = max_entry
+        self._values: dict[K, V] = {}
+        self._used = 0
+        self._lock = threading.Lock()
+
+    def get(self, key: K, compute: Callable[[], V]) -> V:
+        try:
+            return self._values[key]
+        except KeyError:
+            pass
+        value = compute()
+        charge = cost(key)
+        if charge <= self.max_entry:
+            with self._lock:
+                if self._used + charge > self.budget:
+                    self._values.clear()
+                    self._used = 0
+                if key not in self._values:
+                    self._values[key] = value
+                    self._used += charge
+        return value
+
+    @property
+    def used(self) -> int:
+        """Bytes charged to the entries held now."""
+        return self._used
+
+    def __len__(self) -> int:
+        return len(self._values)
