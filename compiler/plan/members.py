@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from webhook.bundle.model import Bundle
+from webhook.engine.admissible import NAMESPACED
 from webhook.engine.decision import Violation
 from webhook.engine.review import review
 from webhook.engine.synthesize import sync_request
@@ -58,7 +59,19 @@ class MemberViolation:
 
 def judge(obj: Mapping[str, Any], cluster: str, bundle: Bundle) -> tuple[Violation, ...]:
     """The rules' objections to ``obj`` as ``cluster``'s copy."""
-    return review(sync_request(obj, None, bundle), bundle, cluster=cluster).violations
+    return review(sync_request(_namespaced(obj), None, bundle), bundle, cluster=cluster).violations
+
+
+def _namespaced(obj: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A manifest of a namespaced kind that names no namespace is judged where ``kubectl
+    apply`` would create it, in ``default`` (an API server request always names one)."""
+    metadata = obj.get("metadata")
+    group = str(obj.get("apiVersion", "")).rpartition("/")[0]
+    if (group, obj.get("kind")) not in NAMESPACED or not isinstance(metadata, Mapping):
+        return obj
+    if metadata.get("namespace"):
+        return obj
+    return {**obj, "metadata": {**metadata, "namespace": "default"}}
 
 
 def _key(violation: Violation) -> tuple[str, str]:
