@@ -11,6 +11,7 @@ directories are read like any other.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Mapping
 from pathlib import PurePosixPath
@@ -18,13 +19,26 @@ from typing import Any
 
 from compiler.argocd.glob import match
 
-MANIFEST_NAME = re.compile(r"^.*\.(yaml|yml|json|jsonnet)$", re.DOTALL)
+MANIFEST_NAME = re.compile(r"^.*\.(yaml|yml|json|jsonnet)\Z")
+"""``manifestFile``, with Go's RE2 meanings: ``.`` stops at a newline, ``$`` is the very end."""
 SKIP_MARKER = b"+argocd:skip-file-rendering"
 """A file holding this string is never rendered by Argo CD."""
 
 
+def _application_directory(source_path: str) -> PurePosixPath | None:
+    """``util/app/path.Path``: an absolute ``source.path`` is refused, the rest is cleaned
+    (``filepath.Join``); a path that leaves the repository reads nothing of it."""
+    if source_path.startswith("/"):
+        return None
+    cleaned = PurePosixPath(posixpath.normpath(source_path))
+    return None if cleaned.parts[:1] == ("..",) else cleaned
+
+
 def _relative(source_path: str, path: str) -> str | None:
-    base = PurePosixPath(source_path.strip("/") or ".")
+    """``filepath.Rel(appPath, path)`` for a file below the application's directory."""
+    base = _application_directory(source_path)
+    if base is None:
+        return None
     candidate = PurePosixPath(path)
     if str(base) == ".":
         return str(candidate)
