@@ -11,6 +11,7 @@ directories are read like any other.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Mapping
 from functools import lru_cache
@@ -19,25 +20,35 @@ from typing import Any
 
 from compiler.argocd.glob import match
 
-MANIFEST_NAME = re.compile(r"^.*\.(yaml|yml|json|jsonnet)$", re.DOTALL)
+MANIFEST_NAME = re.compile(r"^.*\.(yaml|yml|json|jsonnet)\Z")
+"""``manifestFile``, with Go's RE2 meanings: ``.`` stops at a newline, ``$`` is the very end."""
 SKIP_MARKER = b"+argocd:skip-file-rendering"
 """A file holding this string is never rendered by Argo CD."""
 
 
 @lru_cache(maxsize=256)
-def _base(source_path: str) -> str:
-    """``source.path`` normalised as PurePosixPath would (``./a//b/`` -> ``a/b``; ``.`` -> "")."""
-    base = str(PurePosixPath(source_path.strip("/") or "."))
-    return "" if base == "." else base
+def _application_directory(source_path: str) -> str | None:
+    """``util/app/path.Path``: an absolute ``source.path`` is refused, the rest is cleaned
+    (``filepath.Join``); a path that leaves the repository reads nothing of it. "" is the
+    repository's root."""
+    if source_path.startswith("/"):
+        return None
+    cleaned = posixpath.normpath(source_path or ".")
+    if cleaned == ".." or cleaned.startswith("../"):
+        return None
+    return "" if cleaned == "." else cleaned
 
 
 def _relative(source_path: str, path: str) -> str | None:
-    """``path`` relative to ``source.path``, by string operations (a check of a thousand apps'
-    tree asks this tens of thousands of times; PurePosixPath was most of its cost)."""
-    base = _base(source_path)
+    """``filepath.Rel(appPath, path)`` for a file below the application's directory, by string
+    operations (a check of a thousand apps' tree asks this tens of thousands of times;
+    PurePosixPath was most of its cost); rare spellings of ``path`` take the slow way."""
+    base = _application_directory(source_path)
+    if base is None:
+        return None
     plain = path and "//" not in path and not path.startswith("/") and not path.endswith("/")
     slow = not plain or "." in path.split("/")
-    candidate = str(PurePosixPath(path)) if slow else path  # rare spellings: the slow way
+    candidate = str(PurePosixPath(path)) if slow else path
     if not base:
         return candidate
     if candidate == base:

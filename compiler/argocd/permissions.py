@@ -1,7 +1,10 @@
 """Argo CD's AppProject rules, ported from its source, to refuse at compile time what Argo CD
 would refuse at sync time.
 
-Sources (argoproj/argo-cd; the same logic from v2.6.0 to 3.x):
+Sources (argoproj/argo-cd at 37ee009, 3.6 development; the answers are held to that code by
+tests/compiler/argocd/test_go_oracle.py). Older releases differ in two places fedgate's projects
+do not reach: before v2.14 ``isDestinationMatched`` let a deny pattern veto without the
+namespace or server condition, and names in cluster-scoped lists exist from v3.3.
 
 - ``pkg/apis/application/v1alpha1/app_project_types.go``: ``IsSourcePermitted``,
   ``IsDestinationPermitted`` / ``isDestinationMatched`` (gobwas globs, ``!`` deny patterns),
@@ -23,9 +26,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
 
-from compiler.argocd.glob import match, path_match
+from compiler.argocd.giturl import normalize_git_url
+from compiler.argocd.glob import GlobPanic, match, path_match
 
 DEFAULT_PROJECT: Mapping[str, Any] = {
     "metadata": {"name": "default"},
@@ -62,20 +65,6 @@ def glob_match(pattern: str, value: str, *, allow_negation: bool, separators: st
     if pattern == "*":
         return True
     return match(pattern, value, separators)
-
-
-def normalize_git_url(repo: str) -> str:
-    """``util/git.NormalizeGitURL``: lower case, ``git@host:path`` as ``host/path``, no
-    ``.git`` suffix."""
-    repo = repo.strip().lower()
-    if "@" in repo and not repo.startswith(("ssh://", "http://", "https://")):
-        repo = "ssh://" + repo.replace(":", "/", 1)
-    repo = repo.removesuffix(".git")
-    try:
-        urlsplit(repo)
-    except ValueError:
-        return ""
-    return repo.removeprefix("ssh://")
 
 
 def source_permitted(project: Mapping[str, Any], repo_url: str) -> bool:
@@ -154,7 +143,15 @@ def application_cluster(application: Mapping[str, Any]) -> Cluster:
 
 
 def application_refusals(application: Mapping[str, Any], project: Mapping[str, Any]) -> list[str]:
-    """``ValidatePermissions`` for a single-source Application: Argo CD's condition messages."""
+    """``ValidatePermissions`` for a single-source Application: Argo CD's condition messages,
+    or why Argo CD would crash on it (a glob of the project that makes gobwas panic)."""
+    try:
+        return _permission_refusals(application, project)
+    except GlobPanic as panic:
+        return [str(panic)]
+
+
+def _permission_refusals(application: Mapping[str, Any], project: Mapping[str, Any]) -> list[str]:
     spec = application.get("spec") or {}
     project_name = (project.get("metadata") or {}).get("name", "")
     refusals = []
@@ -183,6 +180,10 @@ def sync_refusal(
     project_name = (project.get("metadata") or {}).get("name", "")
     if not group_kind_permitted(project, group, kind, name, namespaced=namespaced):
         return f"resource {group}:{kind} is not permitted in project {project_name}"
-    if namespaced and not destination_permitted(project, cluster, namespace):
+    try:
+        permitted = not namespaced or destination_permitted(project, cluster, namespace)
+    except GlobPanic as panic:
+        return str(panic)
+    if not permitted:
         return f"namespace {namespace} is not permitted in project '{project_name}'"
     return None

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from compiler.argocd import directory, permissions
+from compiler.argocd.glob import GlobPanic
 
 
 @dataclass(frozen=True)
@@ -37,7 +38,8 @@ class ArgoCDTree:
         return permissions.DEFAULT_PROJECT if name == "default" else None
 
     def syncing(self, repo_path: str) -> list[Mapping[str, Any]]:
-        """The Applications whose directory source reads ``repo_path``."""
+        """The Applications whose directory source reads ``repo_path``; GlobPanic when Argo CD's
+        repo server would crash deciding it (a directory include or exclude)."""
         return [
             app
             for app in self.applications
@@ -62,7 +64,10 @@ class ArgoCDTree:
         self, repo_path: str, obj: Mapping[str, Any], *, namespaced: bool = True
     ) -> list[str]:
         """Why Argo CD would not sync ``obj`` (read from ``repo_path``); [] when it would."""
-        syncing = self.syncing(repo_path)
+        try:
+            syncing = self.syncing(repo_path)
+        except GlobPanic as panic:
+            return [f"Argo CD's repo server would fail to generate the manifests: {panic}"]
         if not syncing:
             return ["no Argo CD Application syncs this file: it would never reach the cluster"]
         if len(syncing) > 1:

@@ -249,3 +249,23 @@ def test_a_fixed_argocd_does_not_warn(tmp_path: Path) -> None:
     bundle = _bundle(tmp_path, argocd=ARGOCD.replace("{version}", "2.10.6"))
     compiled = compile_apps(_specs(), bundle)
     assert not [w for w in compiled.warnings if "argo-cd #17693" in w.message]
+
+
+def test_an_include_argo_cd_would_crash_on_is_reported_for_the_file() -> None:
+    application = {
+        "kind": "Application",
+        "metadata": {"name": "fedgate-team-a"},
+        "spec": {
+            "project": "default",
+            "source": {"path": "rendered", "directory": {"recurse": True, "exclude": "??.yaml{"}},
+            "destination": {"server": "https://kubernetes.default.svc", "namespace": "a"},
+        },
+    }
+    tree = ArgoCDTree.of([application])
+    obj = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x", "namespace": "a"}}
+    [refusal] = tree.object_refusals("rendered/ab.yaml", obj)
+    assert refusal.startswith(
+        "Argo CD's repo server would fail to generate the manifests: Argo CD would crash on the "
+        "pattern '??.yaml{' (matching 'ab.yaml'"
+    )
+    assert tree.object_refusals("rendered/abc.yaml", obj) == []

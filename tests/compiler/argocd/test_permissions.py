@@ -377,3 +377,31 @@ def test_an_application_without_a_destination_namespace_is_refused_with_argocds_
 def test_sync_refusal(obj: dict[str, Any], namespaced: bool, expected: str | None) -> None:
     cluster = Cluster(name="karmada-apiserver")
     assert sync_refusal(TEAM_A, cluster, obj, namespaced=namespaced) == expected
+
+
+PANICKING_PROJECT = {
+    "metadata": {"name": "team-a"},
+    "spec": {
+        "sourceRepos": ["https://git.example.com/platform/federation.git"],
+        # gobwas compiles '?{' to a Row ending in Nothing, which slices past a 1-rune text
+        "destinations": [{"name": "karmada-apiserver", "namespace": "?{"}],
+    },
+}
+CRASH = (
+    "Argo CD would crash on the pattern '?{' (matching 'a', gobwas/glob panics: runtime error: "
+    "slice bounds out of range [:2] with length 1), so it would never reconcile the Application"
+)
+
+
+def test_a_project_glob_argo_cd_would_crash_on_is_a_refusal() -> None:
+    assert application_refusals(_application("a"), PANICKING_PROJECT) == [CRASH]
+    assert application_refusals(_application("ab"), PANICKING_PROJECT) == [
+        "application destination server 'karmada-apiserver' and namespace 'ab' do not match any "
+        "of the allowed destinations in project 'team-a'"
+    ]
+
+
+def test_a_synced_object_whose_namespace_crashes_argo_cd_is_refused() -> None:
+    obj = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x", "namespace": "a"}}
+    cluster = Cluster(name="karmada-apiserver")
+    assert sync_refusal(PANICKING_PROJECT, cluster, obj, namespaced=True) == CRASH
