@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 from webhook.bundle.rules import FailurePolicy, Match, Rule, Scope, Validation
 from webhook.engine.builtins import BUILTINS
 from webhook.engine.cel import Backend
+from webhook.engine.cel.values import problems
 from webhook.engine.celrules import CompiledRule, compile_rule
 from webhook.engine.decision import Action
 from webhook.errors import Finding
@@ -99,6 +100,8 @@ def build_rule(
     params = binding.get(("params",)) or {}
     if not isinstance(params, dict):
         binding.report(("params",), "must be a mapping")
+    for field, why in problems(params, "params"):
+        binding.report(("params",), f"{field} {why}")
     if builtin is not None:
         match = _builtin_match(rule, binding, builtin)
         validations: tuple[Validation, ...] = ()

@@ -21,6 +21,7 @@ from webhook.engine.cel import Backend, CelCompileError, CelEvalError
 from webhook.engine.cel.backend import VARIABLES
 from webhook.engine.cel.paths import PathTree, narrowed, read_paths
 from webhook.engine.cel.proof import Proof, compile_proof
+from webhook.engine.cel.values import mended, problems, suspect, without_nulls
 from webhook.engine.context import Review
 from webhook.engine.decision import Violation
 from webhook.engine.request import AdmissionRequest
@@ -93,20 +94,18 @@ class CelRuntime:
             name for proof in self.proofs.values() for name in proof.variables
         )
         self.read_paths = read_paths(
-            [
-                text
-                for r in rules
-                if r.builtin is None
-                for text in (
-                    *r.match_conditions,
-                    *(v.expression for v in r.validations),
-                    *(v.message_expression or "" for v in r.validations),
-                )
-            ]
+            [text for r in rules if r.builtin is None for text in _texts(r)]
         )
         self.validation_paths = read_paths(
             [v.expression for r in rules if self.eligible(r) for v in r.validations]
         )
+        self.rule_paths = {
+            r.id: read_paths([*r.match_conditions, *(v.expression for v in r.validations)])
+            for r in rules
+            if r.builtin is None
+        }
+        """What each rule's decision reads: where a value no engine represents refuses it
+        (``refusal``); its messages only word a failure the decision already made."""
         clusters = clusters_variable(world)
         self.clusters = narrowed(clusters, self.read_paths.get("clusters"))
         self.cluster = {n: narrowed(c, self.read_paths.get("cluster")) for n, c in clusters.items()}
@@ -120,40 +119,74 @@ class CelRuntime:
     def variables(
         self,
         review: Review,
+        values: Mapping[str, Any],
         params: Mapping[str, Any],
         reads: Mapping[str, PathTree | None] | None = None,
     ) -> dict[str, Any]:
         """The variables some expression names, narrowed to the paths they read (``reads``:
         those of every expression, unless given; tenants and clusters are narrowed once, to
-        what every expression reads)."""
+        what every expression reads). ``values``: the request's variables as ``screened``."""
         reads = self.read_paths if reads is None else reads
-        request = review.request
-        values: dict[str, Any] = self._shared(review, reads)
-        if "object" in reads:
-            values["object"] = narrowed(request.object, reads["object"])
-        if "oldObject" in reads:
-            values["oldObject"] = narrowed(request.old_object, reads["oldObject"])
-        if "request" in reads:
-            values["request"] = narrowed(request_variable(request), reads["request"])
+        found: dict[str, Any] = self._shared(review, reads)
+        for name in REQUEST_VARIABLES:
+            if name in reads:
+                found[name] = narrowed(values[name], reads[name])
         if "params" in reads:
-            values["params"] = narrowed(dict(params), reads["params"])
-        return values
+            found["params"] = narrowed(dict(params), reads["params"])
+        return found
 
-    def plain_variables(self, review: Review, params: Mapping[str, Any]) -> dict[str, Any]:
-        """The variables the proofs read, as they arrived: a proof reads only what it names,
-        so nothing needs narrowing (the bundle's tenants and clusters are the same values)."""
+    def plain_variables(
+        self, review: Review, values: Mapping[str, Any], params: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        """The variables the proofs read, as screened: a proof reads only what it names, so
+        nothing needs narrowing (the bundle's tenants and clusters are the same values)."""
         reads = self.proof_reads
-        request = review.request
-        values: dict[str, Any] = self._shared(review, reads)
-        if "object" in reads:
-            values["object"] = request.object
-        if "oldObject" in reads:
-            values["oldObject"] = request.old_object
-        if "request" in reads:
-            values["request"] = request_variable(request)
+        found: dict[str, Any] = self._shared(review, reads)
+        for name in REQUEST_VARIABLES:
+            if name in reads:
+                found[name] = values[name]
         if "params" in reads:
-            values["params"] = dict(params)
-        return values
+            found["params"] = dict(params)
+        return found
+
+    def screened(self, request: AdmissionRequest) -> Screened:
+        """The request's variables as CEL sees them (null map entries dropped where a rule
+        reads, as Kubernetes does), and every (field, why) no engine represents faithfully in
+        what some rule reads (``cel.values``), such values mended for the rules that do not
+        read them."""
+        raw = {
+            "object": request.object,
+            "oldObject": request.old_object,
+            "request": request_variable(request) if "request" in self.read_paths else None,
+        }
+        values: dict[str, Any] = {}
+        found: list[tuple[str, str]] = []
+        for name, value in raw.items():
+            if name in self.read_paths and value is not None and suspect(value):
+                tree = self.read_paths[name]
+                here = list(problems(value, name, tree))
+                value = mended(value, tree) if here else without_nulls(value, tree)  # noqa: PLW2901
+                found += here
+            values[name] = value
+        return Screened(values, raw, found)
+
+    def refusal(self, rule: Rule, screened: Screened) -> str | None:
+        """Why ``rule`` cannot be evaluated faithfully on this request (a value its decision
+        reads that no engine represents), or None."""
+        if not screened.found:
+            return None
+        reads, raw = self.rule_paths.get(rule.id, {}), screened.raw
+        mine = [
+            problem
+            for name in REQUEST_VARIABLES
+            if name in reads and raw[name] is not None
+            for problem in problems(raw[name], name, reads[name])
+        ]
+        if not mine:
+            return None
+        (where, why), more = mine[0], len(mine) - 1
+        others = f" (and {more} more such value{'s' if more > 1 else ''})" if more else ""
+        return f"{where} {why}{others}: the rule cannot be evaluated on this request"
 
     def _shared(self, review: Review, reads: Mapping[str, Any] | frozenset[str]) -> dict[str, Any]:
         """The variables that come from the bundle, built once when it loads."""
@@ -192,6 +225,29 @@ class CelRuntime:
             return self.backend.evaluate(self.program(rule_ids), activation) is True
         except (CelEvalError, CelCompileError):
             return False
+
+
+@dataclass(frozen=True)
+class Screened:
+    """One request's variables from the request, as CEL is handed them (``values``) and as
+    they arrived (``raw``), and what no engine represents in what some rule reads."""
+
+    values: Mapping[str, Any]
+    raw: Mapping[str, Any]
+    found: list[tuple[str, str]]
+
+
+REQUEST_VARIABLES = ("object", "oldObject", "request")
+"""The variables that come from the request (the others come from the bundle)."""
+
+
+def _texts(rule: Rule) -> tuple[str, ...]:
+    """Every CEL text of a rule: what it reads is what these read."""
+    return (
+        *rule.match_conditions,
+        *(v.expression for v in rule.validations),
+        *(v.message_expression or "" for v in rule.validations),
+    )
 
 
 def _proofs(rules: Sequence[Rule]) -> dict[str, Proof]:
@@ -247,13 +303,27 @@ def request_variable(request: AdmissionRequest) -> dict[str, Any]:
 class Activations:
     """One request's activations, built on first use and shared by every rule with the same
     params (most rules have none, so one conversion serves them all); and the plain variables
-    the proofs read, likewise."""
+    the proofs read, likewise. Everything starts from the request's variables as ``screened``
+    once per request."""
 
     def __init__(self, review: Review, runtime: CelRuntime) -> None:
         self._review, self._runtime = review, runtime
         self._cache: dict[int, Any] = {}
         self._plain: dict[int, dict[str, Any]] = {}
         self._validations: Any = None
+        self._screened: Screened | None = None
+
+    def _values(self) -> Screened:
+        if self._screened is None:
+            self._screened = self._runtime.screened(self._review.request)
+        return self._screened
+
+    def refusal(self, rule: Rule) -> str | None:
+        """Why this CEL rule is refused on this request (``CelRuntime.refusal``), or None: it
+        comes before every fast path, so the proofs, the all-pass conjunction and the engine
+        give one answer."""
+        screened = self._values()
+        return self._runtime.refusal(rule, screened) if screened.found else None
 
     def proven(self, rule: Rule) -> bool:
         """Every matchCondition and validation of ``rule`` proven true in Python: it applies
@@ -265,14 +335,18 @@ class Activations:
         key = id(rule.params) if rule.params else 0
         variables = self._plain.get(key)
         if variables is None:
-            variables = self._plain[key] = runtime.plain_variables(self._review, rule.params)
+            variables = self._plain[key] = runtime.plain_variables(
+                self._review, self._values().values, rule.params
+            )
         return proof.holds(variables)
 
     def get(self, params: Mapping[str, Any]) -> Any:
         key = id(params) if params else 0  # rules without params share one activation
         if key not in self._cache:
             runtime = self._runtime
-            self._cache[key] = runtime.backend.activation(runtime.variables(self._review, params))
+            self._cache[key] = runtime.backend.activation(
+                runtime.variables(self._review, self._values().values, params)
+            )
         return self._cache[key]
 
     def validations(self) -> Any:
@@ -282,7 +356,7 @@ class Activations:
         if self._validations is None:
             runtime = self._runtime
             self._validations = runtime.backend.activation(
-                runtime.variables(self._review, {}, runtime.validation_paths)
+                runtime.variables(self._review, self._values().values, {}, runtime.validation_paths)
             )
         return self._validations
 
@@ -324,6 +398,11 @@ def _message(static: str, program: Any | None, backend: Backend, activation: Any
     except CelEvalError:
         return static
     return text if isinstance(text, str) and text else static
+
+
+def refused(review: Review, rule: Rule, why: str) -> Violation:
+    """A rule refused on this request (``Activations.refusal``): an evaluation error."""
+    return _error(review, rule, why)
 
 
 def _error(review: Review, rule: Rule, message: str) -> Violation:

@@ -78,7 +78,12 @@ class CelExprBackend:
             value = program.eval(activation)
         except Exception as exc:  # the engine raises for errors in Python-side functions
             raise CelEvalError(_clean(str(exc))) from None
-        plain = value.plain_value()
+        try:
+            plain = value.plain_value()
+        except TypeError:  # a value Python cannot hold (an optional, a type...): not a result
+            raise CelEvalError(
+                "the result is not a value a rule can return (an optional?)"
+            ) from None
         if plain is True or plain is False:  # what rules return: never an error (the type
             return plain  # test costs as much again as the evaluation of a simple rule)
         if value.type() == cel.Type.ERROR:  # errors come back as values: never read as a pass

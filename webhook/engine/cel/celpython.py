@@ -6,10 +6,11 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import celpy
-from celpy import celtypes
+import lark
+from celpy import InterpretedRunner, celtypes
 from celpy.adapter import json_to_cel
 from celpy.celparser import CELParseError
-from celpy.evaluation import CELEvalError
+from celpy.evaluation import CELEvalError, Evaluator
 
 from webhook.engine.cel import library
 from webhook.engine.cel.backend import CelCompileError
@@ -36,7 +37,119 @@ def _plain(value: Any) -> Any:
     return value
 
 
+# ---- CEL's own semantics where celpy departs from them (measured: ``true <= 50`` was true,
+# ``string(true)`` was 'True', ``1 == 1.0`` an error, ``has()`` of a field of a string false)
+
+_NUMBERS = (celtypes.IntType, celtypes.UintType, celtypes.DoubleType)
+
+
+def _kind(value: Any) -> str:
+    """The CEL kind that decides which overload applies (a bool is never a number)."""
+    if isinstance(value, celtypes.BoolType):
+        return "bool"
+    if isinstance(value, _NUMBERS):
+        return "number"
+    if isinstance(value, celtypes.StringType):
+        return "string"
+    if isinstance(value, celtypes.BytesType):
+        return "bytes"
+    if isinstance(value, celtypes.ListType):
+        return "list"
+    if isinstance(value, celtypes.MapType):
+        return "map"
+    if value is None or isinstance(value, celtypes.NullType):
+        return "null"
+    return type(value).__name__
+
+
+def cel_equal(a: Any, b: Any) -> bool:
+    """CEL's heterogeneous equality (cel-go and cel-cpp at run time): numbers compare by
+    value across int, uint and double; lists and maps element by element; values of
+    different kinds are unequal (``true == 1`` is false)."""
+    kind = _kind(a)
+    if kind != _kind(b):
+        return False
+    if kind == "list":
+        return len(a) == len(b) and all(cel_equal(x, y) for x, y in zip(a, b, strict=True))
+    if kind == "map":
+        if len(a) != len(b):
+            return False
+        for key, value in a.items():
+            match = next((k for k in b if cel_equal(k, key)), _ABSENT)
+            if match is _ABSENT or not cel_equal(value, b[match]):
+                return False
+        return True
+    if kind == "null":
+        return True
+    if kind == "number":  # celpy's own int == double raises: compare the exact values
+        return _number(a) == _number(b)
+    return bool(a == b)
+
+
+def _number(value: Any) -> int | float:
+    return float(value) if isinstance(value, celtypes.DoubleType) else int(value)
+
+
+_ABSENT = object()
+
+
+def _ordering(compare: Callable[[Any, Any], bool]) -> Callable[[Any, Any], Any]:
+    def ordered(a: Any, b: Any) -> Any:
+        if isinstance(a, CELEvalError):
+            return a
+        if isinstance(b, CELEvalError):
+            return b
+        kind = _kind(a)
+        if kind != _kind(b) or kind in ("list", "map", "null"):
+            return CELEvalError(f"no such overload: {kind} and {_kind(b)} are not ordered")
+        if kind == "number":
+            return celtypes.BoolType(compare(_number(a), _number(b)))
+        return celtypes.BoolType(compare(a, b))
+
+    return ordered
+
+
+def _equality(negate: bool) -> Callable[[Any, Any], Any]:
+    def equal(a: Any, b: Any) -> Any:
+        if isinstance(a, CELEvalError):
+            return a
+        if isinstance(b, CELEvalError):
+            return b
+        return celtypes.BoolType(cel_equal(a, b) is not negate)
+
+    return equal
+
+
+def _in(item: Any, container: Any) -> Any:
+    if isinstance(item, CELEvalError):
+        return item
+    if isinstance(container, celtypes.MapType | celtypes.ListType):
+        return celtypes.BoolType(any(cel_equal(item, c) for c in container))
+    if isinstance(container, CELEvalError):
+        return container
+    return CELEvalError(f"no such overload: in on a {_kind(container)}")
+
+
+def _string(value: Any) -> Any:
+    if isinstance(value, celtypes.BoolType):
+        return celtypes.StringType("true" if value else "false")
+    return celtypes.StringType(value)
+
+
+OPERATORS: dict[str, Callable[..., Any]] = {
+    "_<_": _ordering(lambda a, b: a < b),
+    "_<=_": _ordering(lambda a, b: a <= b),
+    "_>_": _ordering(lambda a, b: a > b),
+    "_>=_": _ordering(lambda a, b: a >= b),
+    "_==_": _equality(negate=False),
+    "_!=_": _equality(negate=True),
+    "_in_": _in,
+    "string": _string,
+}
+
+
 FUNCTIONS: dict[str, Callable[..., Any]] = {
+    **OPERATORS,
     "quantity": _wrap(library.quantity, celtypes.DoubleType),
     "isQuantity": _wrap(library.is_quantity, celtypes.BoolType),
     **{n: _wrap(f, _RESULT[r]) for n, (f, r) in library.MEMBER_FUNCTIONS.items()},
@@ -45,11 +158,56 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
 }
 
 
+class _Evaluator(Evaluator):
+    """celpy's evaluator with CEL's ``has()``: on a map, whether it has the key; an error
+    inside the operand is that error; on anything else, an error (celpy said false)."""
+
+    def macro_has_eval(self, exprlist: lark.Tree[Any]) -> Any:
+        selection = _unwrap(exprlist.children[0]) if exprlist.children else None
+        if not (isinstance(selection, lark.Tree) and selection.data == "member_dot"):
+            return CELEvalError("has() takes a field selection, e.g. has(object.spec)")
+        target = self.visit(selection.children[0])
+        if isinstance(target, CELEvalError):
+            return target
+        if isinstance(target, celtypes.MapType):
+            return celtypes.BoolType(celtypes.StringType(str(selection.children[1])) in target)
+        return CELEvalError(f"no such overload: has() of a field of a {_kind(target)}")
+
+    def sub_evaluator(self, ast: lark.Tree[Any]) -> Evaluator:
+        """Macro bodies are evaluated with these rules too (celpy built its own class)."""
+        return _Evaluator(ast, activation=self.activation)
+
+    def member_dot_arg(self, tree: lark.Tree[Any]) -> Any:
+        """The macros range over lists and maps only (celpy ranged over a string's
+        characters, and raised on a number)."""
+        method = str(tree.children[1])
+        if method in _MACROS:
+            target = self.visit(tree.children[0])
+            if not isinstance(target, celtypes.ListType | celtypes.MapType | CELEvalError):
+                return CELEvalError(f"no such overload: {method}() over a {_kind(target)}")
+        return super().member_dot_arg(tree)
+
+
+_MACROS = frozenset({"all", "exists", "exists_one", "map", "filter"})
+
+
+def _unwrap(tree: Any) -> Any:
+    """The node below a chain of single-child nodes (CEL's precedence levels)."""
+    while isinstance(tree, lark.Tree) and tree.data != "member_dot" and len(tree.children) == 1:
+        tree = tree.children[0]
+    return tree
+
+
+class _Runner(InterpretedRunner):
+    def evaluate(self, context: Any) -> Any:
+        return _Evaluator(ast=self.ast, activation=self.new_activation()).evaluate(context)
+
+
 class CelPythonBackend:
     name = "cel-python"
 
     def __init__(self) -> None:
-        self._env = celpy.Environment()
+        self._env = celpy.Environment(runner_class=_Runner)
 
     def compile(self, expression: str) -> Any:
         try:

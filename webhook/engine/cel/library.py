@@ -39,9 +39,16 @@ def is_quantity(text: str) -> bool:
     return True
 
 
+def is_integer(value: float) -> bool:
+    """Kubernetes' ``isInteger``: ``AsInt64`` succeeds, i.e. a whole number within int64 (a
+    quantity of 1e37 is whole, and not an integer). Near 2^63 the double is not exact: a
+    quantity within 512 of it counts as outside."""
+    return value == int(value) and -(2.0**63) <= value < 2.0**63
+
+
 def as_integer(value: float) -> int:
-    if value != int(value):
-        raise LibraryError(f"{value} is not a whole number")
+    if not is_integer(value):
+        raise LibraryError(f"{value} cannot be converted to an integer (int64)")
     return int(value)
 
 
@@ -59,7 +66,7 @@ MEMBER_FUNCTIONS: dict[str, tuple[Callable[..., object], str]] = {
 UNARY_MEMBER_FUNCTIONS: dict[str, tuple[Callable[..., object], str]] = {
     "asApproximateFloat": (float, "double"),
     "asInteger": (as_integer, "int"),
-    "isInteger": (lambda a: a == int(a), "bool"),
+    "isInteger": (is_integer, "bool"),
 }
 
 STRING_FUNCTIONS: dict[str, tuple[Callable[..., object], str]] = {

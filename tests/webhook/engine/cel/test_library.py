@@ -26,6 +26,16 @@ CASES = [
     ("quantity('1.5').isInteger()", False),
     ("isQuantity('12Mi')", True),
     ("isQuantity('12 apples')", False),
+    ("quantity('9999999999999999999999999999999999999G').isInteger()", False),  # as Kubernetes
+    ("quantity('1500m').isInteger()", False),
+    ("quantity('1000m').isInteger()", True),
+    # CEL's own semantics, which cel-python departed from (issue 17)
+    ("string(true)", "true"),
+    ("dyn(true) == 1", False),
+    ("[dyn(true)] == [1]", False),
+    ("dyn(1) == 1.0", True),
+    ("dyn(1) < 1.5", True),
+    ("dyn(true) in [1]", False),
 ]
 
 
@@ -40,7 +50,24 @@ def test_value(backend: Backend, expression: str, expected: object) -> None:
     assert value == expected and type(value) is type(expected)
 
 
-@pytest.mark.parametrize("expression", ["quantity('12 apples')", "quantity('1.5').asInteger()"])
+@pytest.mark.parametrize(
+    "expression",
+    [
+        "quantity('12 apples')",
+        "quantity('1.5').asInteger()",
+        "quantity('1e30').asInteger()",
+        "dyn(true) <= 50",  # cel-python compared a bool as an int
+        "has(dyn('text').field)",  # cel-python answered false
+        "dyn('text').all(c, c == 't')",  # cel-python ranged over the characters
+        "dyn(1).exists(c, true)",
+    ],
+)
 def test_errors(backend: Backend, expression: str) -> None:
     with pytest.raises(CelEvalError):
         backend.evaluate(backend.compile(expression), backend.activation({}))
+
+
+def test_an_optional_as_a_whole_result_is_an_evaluation_error() -> None:
+    backend = make_backend("cel-expr")  # cel-python has no optionals
+    with pytest.raises(CelEvalError, match="not a value a rule can return"):
+        backend.evaluate(backend.compile("optional.of(1)"), backend.activation({}))

@@ -118,6 +118,9 @@ TABLE = [
     ("isQuantity('12Mi') && !isQuantity('12 apples')", True),
     ("r'a\\b'.size() == 3", True),
     ("tenant.name == 'team-a'", True),
+    # Kubernetes: isInteger is AsInt64 succeeding, false for a whole number beyond int64
+    ("quantity('9999999999999999999999999999999999999G').isInteger()", False),
+    ("!quantity('9999999999999999999999999999999999999G').isInteger()", True),
 ]
 
 
