@@ -51,6 +51,91 @@ def _declarations() -> list[Any]:
                 ],
             )
         )
+    return [*functions, *_kubernetes_declarations()]
+
+
+def _kubernetes_declarations() -> list[Any]:
+    """Kubernetes' lists and regex libraries and cel-go's sets extension (``library``), with
+    Kubernetes' overloads (one per element type). cel-expr runs one implementation per
+    runtime signature, and every ``list(T)`` is a list at run time: the first overload
+    carries the one Python implementation, and returns dyn where the result is an element
+    (its declared type converts the result)."""
+    t = cel.Type
+    comparable = [t.BYTES, t.INT, t.UINT, t.DOUBLE, t.BOOL, t.DURATION, t.TIMESTAMP, t.STRING]
+    summable = [t.DURATION, t.INT, t.UINT, t.DOUBLE]
+    members: dict[str, tuple[list[Any], bool]] = {  # name: (element types, returns one)
+        "isSorted": (comparable, False),
+        "sum": (summable, True),
+        "min": (comparable, True),
+        "max": (comparable, True),
+    }
+    functions = []
+    for name, (elements, returns_element) in members.items():
+        impl = library.LIST_FUNCTIONS[name][0]
+        functions.append(
+            cel.FunctionDecl(
+                name,
+                [
+                    cel.Overload(
+                        f"list_{element.name().lower()}_{name}",
+                        (t.DYN if i == 0 else element) if returns_element else t.BOOL,
+                        [t.List(element)],
+                        is_member=True,
+                        **({"impl": impl} if i == 0 else {}),
+                    )
+                    for i, element in enumerate(elements)
+                ],
+            )
+        )
+    for name, impl in library.SETS_FUNCTIONS.items():
+        functions.append(
+            cel.FunctionDecl(
+                name,
+                [
+                    cel.Overload(
+                        f"{name.replace('.', '_')}_{element.name().lower()}",
+                        t.BOOL,
+                        [t.List(element), t.List(element)],
+                        **({"impl": impl} if i == 0 else {}),
+                    )
+                    for i, element in enumerate(comparable)
+                ],
+            )
+        )
+    string, strings = t.STRING, t.List(t.STRING)
+    functions += [
+        cel.FunctionDecl(
+            "find",
+            [
+                cel.Overload(
+                    "string_find_string",
+                    string,
+                    [string, string],
+                    is_member=True,
+                    impl=library.regex_find,
+                )
+            ],
+        ),
+        cel.FunctionDecl(
+            "findAll",
+            [
+                cel.Overload(
+                    "string_find_all_string",
+                    strings,
+                    [string, string],
+                    is_member=True,
+                    impl=library.regex_find_all,
+                ),
+                cel.Overload(
+                    "string_find_all_string_int",
+                    strings,
+                    [string, string, t.INT],
+                    is_member=True,
+                    impl=library.regex_find_all,
+                ),
+            ],
+        ),
+    ]
     return functions
 
 

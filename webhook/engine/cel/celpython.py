@@ -148,8 +148,27 @@ OPERATORS: dict[str, Callable[..., Any]] = {
 }
 
 
+def _library(impl: Callable[..., Any]) -> Callable[..., Any]:
+    """A ``library`` function on plain values, its result back as celpy's."""
+
+    def call(*args: Any) -> Any:
+        for arg in args:
+            if isinstance(arg, CELEvalError):
+                return arg
+        try:
+            return json_to_cel(impl(*(_to_python(a) for a in args)))
+        except (library.LibraryError, TypeError, ValueError) as exc:
+            return CELEvalError(str(exc), type(exc), None)
+
+    return call
+
+
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     **OPERATORS,
+    **{n: _library(f) for n, (f, _) in library.LIST_FUNCTIONS.items()},
+    **{n: _library(f) for n, f in library.SETS_FUNCTIONS.items()},
+    "find": _library(library.regex_find),
+    "findAll": _library(library.regex_find_all),
     "quantity": _wrap(library.quantity, celtypes.DoubleType),
     "isQuantity": _wrap(library.is_quantity, celtypes.BoolType),
     **{n: _wrap(f, _RESULT[r]) for n, (f, r) in library.MEMBER_FUNCTIONS.items()},
@@ -181,6 +200,18 @@ class _Evaluator(Evaluator):
         """The macros range over lists and maps only (celpy ranged over a string's
         characters, and raised on a number)."""
         method = str(tree.children[1])
+        arguments = tree.children[2].children if len(tree.children) > 2 and tree.children[2] else []
+        target_tree = _unwrap(tree.children[0])
+        if (  # sets.contains(a, b): celpy reads ``sets`` as a variable
+            isinstance(target_tree, lark.Tree)
+            and target_tree.data == "ident"
+            and str(target_tree.children[0]) == "sets"
+            and f"sets.{method}" in library.SETS_FUNCTIONS
+        ):
+            values = [self.visit(a) for a in arguments]
+            return _library(library.SETS_FUNCTIONS[f"sets.{method}"])(*values)
+        if method in ("min", "max") and not arguments:  # Kubernetes' lists, not celpy's macro
+            return _library(library.LIST_FUNCTIONS[method][0])(self.visit(tree.children[0]))
         if method in _MACROS:
             target = self.visit(tree.children[0])
             if not isinstance(target, celtypes.ListType | celtypes.MapType | CELEvalError):
@@ -193,7 +224,11 @@ _MACROS = frozenset({"all", "exists", "exists_one", "map", "filter"})
 
 def _unwrap(tree: Any) -> Any:
     """The node below a chain of single-child nodes (CEL's precedence levels)."""
-    while isinstance(tree, lark.Tree) and tree.data != "member_dot" and len(tree.children) == 1:
+    while (
+        isinstance(tree, lark.Tree)
+        and tree.data not in ("member_dot", "ident")
+        and len(tree.children) == 1
+    ):
         tree = tree.children[0]
     return tree
 
