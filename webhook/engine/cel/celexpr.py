@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 from cel_expr_python import cel  # type: ignore[import-untyped]
@@ -11,42 +13,109 @@ from cel_expr_python.ext import ext_math, ext_optional, ext_strings  # type: ign
 from webhook.engine.cel import library
 from webhook.engine.cel.backend import VARIABLES, CelCompileError, CelEvalError
 
-_TYPES = {"bool": cel.Type.BOOL, "int": cel.Type.INT, "double": cel.Type.DOUBLE}
+QUANTITY = "kubernetes.Quantity"
 
 
-def _declarations() -> list[Any]:
-    double, string = cel.Type.DOUBLE, cel.Type.STRING
+def _descriptors() -> Any:
+    """A descriptor pool with the message types that stand for Kubernetes' opaque CEL types
+    (cel-expr-python cannot hold a Python object): ``kubernetes.Quantity`` carries its exact
+    value as text. A message type, unlike a double, has no ``<`` or ``+``, and two are equal
+    when their fields are: the exact value, so ``quantity('1') == quantity('1000m')``."""
+    from google.protobuf import descriptor_pb2, descriptor_pool  # noqa: PLC0415
+
+    proto = descriptor_pb2.FileDescriptorProto(
+        name="fedgate_kubernetes_cel.proto", package="kubernetes", syntax="proto3"
+    )
+    message = proto.message_type.add(name="Quantity")
+    message.field.add(
+        name="value",
+        number=1,
+        type=descriptor_pb2.FieldDescriptorProto.TYPE_STRING,
+        label=descriptor_pb2.FieldDescriptorProto.LABEL_OPTIONAL,
+    )
+    pool = descriptor_pool.DescriptorPool()
+    pool.Add(proto)
+    return pool
+
+
+class _Quantities:
+    """Quantities across the boundary: a message in CEL, a ``library.Quantity`` in Python."""
+
+    def __init__(self, pool: Any) -> None:
+        from google.protobuf import message_factory  # noqa: PLC0415
+
+        self.message = message_factory.GetMessageClass(pool.FindMessageTypeByName(QUANTITY))
+
+    def out(self, value: library.Quantity) -> Any:
+        return self.message(value=value.text)
+
+    @staticmethod
+    @lru_cache(maxsize=4096)
+    def _parse(text: str) -> library.Quantity:
+        return library.Quantity(Fraction(text))
+
+    def into(self, message: Any) -> library.Quantity:
+        return self._parse(message.value)
+
+    def wrap(self, impl: Callable[..., Any], result: str) -> Callable[..., Any]:
+        """``impl`` on library values; its result as CEL takes it."""
+
+        def call(*args: Any) -> Any:
+            value = impl(*(self.into(a) if isinstance(a, self.message) else a for a in args))
+            return self.out(value) if result == "quantity" else value
+
+        return call
+
+
+def _declarations(quantities: _Quantities) -> list[Any]:
+    t = cel.Type
+    quantity, string = t(QUANTITY), t.STRING
+    types = {"bool": t.BOOL, "int": t.INT, "double": t.DOUBLE, "quantity": quantity}
     functions = [
         cel.FunctionDecl(
-            "quantity", [cel.Overload("quantity_string", double, [string], impl=library.quantity)]
+            "quantity",
+            [
+                cel.Overload(
+                    "string_to_quantity",
+                    quantity,
+                    [string],
+                    impl=quantities.wrap(library.quantity, "quantity"),
+                )
+            ],
         ),
         cel.FunctionDecl(
             "isQuantity",
-            [cel.Overload("isQuantity_string", cel.Type.BOOL, [string], impl=library.is_quantity)],
+            [cel.Overload("is_quantity_string", t.BOOL, [string], impl=library.is_quantity)],
         ),
     ]
-    for name, (impl, result) in library.MEMBER_FUNCTIONS.items():
+    for name, (impl, operand, result) in library.QUANTITY_MEMBERS.items():
+        operands = [operand, "int"] if name in ("add", "sub") else [operand]
         functions.append(
             cel.FunctionDecl(
                 name,
                 [
                     cel.Overload(
-                        f"{name}_double_double",
-                        _TYPES[result],
-                        [double, double],
+                        f"quantity_{name}_{kind}",
+                        types[result],
+                        [quantity, types[kind]],
                         is_member=True,
-                        impl=impl,
+                        impl=quantities.wrap(impl, result),
                     )
+                    for kind in operands
                 ],
             )
         )
-    for name, (impl, result) in library.UNARY_MEMBER_FUNCTIONS.items():
+    for name, (impl, result) in library.QUANTITY_UNARY.items():
         functions.append(
             cel.FunctionDecl(
                 name,
                 [
                     cel.Overload(
-                        f"{name}_double", _TYPES[result], [double], is_member=True, impl=impl
+                        f"quantity_{name}",
+                        types[result],
+                        [quantity],
+                        is_member=True,
+                        impl=quantities.wrap(impl, result),
                     )
                 ],
             )
@@ -143,10 +212,12 @@ class CelExprBackend:
     name = "cel-expr"
 
     def __init__(self) -> None:
+        pool = _descriptors()
         self._env = cel.NewEnv(
+            descriptor_pool=pool,
             variables={name: cel.Type.DYN for name in VARIABLES},
             extensions=[ext_strings.ExtStrings(), ext_optional.ExtOptional(), ext_math.ExtMath()],
-            functions=_declarations(),
+            functions=_declarations(_Quantities(pool)),
         )
 
     def compile(self, expression: str) -> Any:

@@ -15,27 +15,7 @@ from celpy.evaluation import CELEvalError, Evaluator
 from webhook.engine.cel import library
 from webhook.engine.cel.backend import CelCompileError
 from webhook.engine.cel.backend import CelEvalError as EvalError
-
-_RESULT = {"bool": celtypes.BoolType, "int": celtypes.IntType, "double": celtypes.DoubleType}
-
-
-def _wrap(impl: Callable[..., Any], result: type) -> Callable[..., Any]:
-    def call(*args: Any) -> Any:
-        try:
-            return result(impl(*(_plain(a) for a in args)))
-        except (library.LibraryError, TypeError, ValueError) as exc:
-            return CELEvalError(str(exc), type(exc), None)
-
-    return call
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, celtypes.StringType):
-        return str(value)
-    if isinstance(value, celtypes.DoubleType | celtypes.IntType):
-        return float(value)
-    return value
-
+from webhook.engine.cel.celexpr import CelExprBackend
 
 # ---- CEL's own semantics where celpy departs from them (measured: ``true <= 50`` was true,
 # ``string(true)`` was 'True', ``1 == 1.0`` an error, ``has()`` of a field of a string false)
@@ -91,6 +71,7 @@ def _number(value: Any) -> int | float:
 
 
 _ABSENT = object()
+_ORDERED = frozenset({"bool", "number", "string", "bytes", "TimestampType", "DurationType"})
 
 
 def _ordering(compare: Callable[[Any, Any], bool]) -> Callable[[Any, Any], Any]:
@@ -100,7 +81,7 @@ def _ordering(compare: Callable[[Any, Any], bool]) -> Callable[[Any, Any], Any]:
         if isinstance(b, CELEvalError):
             return b
         kind = _kind(a)
-        if kind != _kind(b) or kind in ("list", "map", "null"):
+        if kind != _kind(b) or kind not in _ORDERED:
             return CELEvalError(f"no such overload: {kind} and {_kind(b)} are not ordered")
         if kind == "number":
             return celtypes.BoolType(compare(_number(a), _number(b)))
@@ -156,7 +137,8 @@ def _library(impl: Callable[..., Any]) -> Callable[..., Any]:
             if isinstance(arg, CELEvalError):
                 return arg
         try:
-            return json_to_cel(impl(*(_to_python(a) for a in args)))
+            result = impl(*(_to_python(a) for a in args))
+            return result if isinstance(result, library.Quantity) else json_to_cel(result)
         except (library.LibraryError, TypeError, ValueError) as exc:
             return CELEvalError(str(exc), type(exc), None)
 
@@ -169,11 +151,11 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     **{n: _library(f) for n, f in library.SETS_FUNCTIONS.items()},
     "find": _library(library.regex_find),
     "findAll": _library(library.regex_find_all),
-    "quantity": _wrap(library.quantity, celtypes.DoubleType),
-    "isQuantity": _wrap(library.is_quantity, celtypes.BoolType),
-    **{n: _wrap(f, _RESULT[r]) for n, (f, r) in library.MEMBER_FUNCTIONS.items()},
-    **{n: _wrap(f, _RESULT[r]) for n, (f, r) in library.UNARY_MEMBER_FUNCTIONS.items()},
-    **{n: _wrap(f, _RESULT[r]) for n, (f, r) in library.STRING_FUNCTIONS.items()},
+    "quantity": _library(library.quantity),
+    "isQuantity": _library(library.is_quantity),
+    **{n: _library(f) for n, (f, _, _) in library.QUANTITY_MEMBERS.items()},
+    **{n: _library(f) for n, (f, _) in library.QUANTITY_UNARY.items()},
+    **{n: _library(f) for n, (f, _) in library.STRING_FUNCTIONS.items()},
 }
 
 
@@ -239,12 +221,18 @@ class _Runner(InterpretedRunner):
 
 
 class CelPythonBackend:
+    """celpy evaluates; cel-expr's type checker compiles first, so an expression Kubernetes
+    would refuse (a Quantity compared with ``<``, ``1 == 1.0``...) is refused when the bundle
+    loads on both backends alike, not found at evaluation."""
+
     name = "cel-python"
 
     def __init__(self) -> None:
         self._env = celpy.Environment(runner_class=_Runner)
+        self._checker = CelExprBackend()
 
     def compile(self, expression: str) -> Any:
+        self._checker.compile(expression)  # raises CelCompileError
         try:
             ast = self._env.compile(expression)
             return self._env.program(ast, functions=FUNCTIONS)

@@ -1,20 +1,24 @@
-"""The Kubernetes CEL library functions fedgate's rules use, defined once for both engines.
+"""The Kubernetes CEL library functions, defined once for both engines and the proofs.
 
-Neither engine ships the Kubernetes libraries. Supported: ``quantity(string)`` returns the
-quantity's value as a double (exact for every quantity a manifest can hold in practice), with
-the Kubernetes Quantity member functions on it: ``isLessThan``, ``isGreaterThan``,
-``compareTo``, ``asApproximateFloat``, ``asInteger``, ``isInteger``; and ``isQuantity(string)``.
-Because a quantity is a double, ``<``, ``<=``, ``+`` work on it as well.
+Neither engine ships the Kubernetes libraries. Here, on plain Python values:
 
-The strings library (``indexOf``, ``lastIndexOf``, ``split``, ...) comes with cel-expr's strings
-extension; cel-python has none of it, so its backend gets the one-argument ``indexOf`` and
-``lastIndexOf`` from STRING_FUNCTIONS (code-point offsets, -1 when absent, as in Kubernetes).
+- Quantity (``apiserver/pkg/cel/library/quantity.go``): ``quantity(string)`` makes an exact
+  ``Quantity`` (a Fraction), with ``isLessThan``, ``isGreaterThan``, ``compareTo``, ``add``,
+  ``sub``, ``mul``, ``sign``, ``asApproximateFloat``, ``asInteger``, ``isInteger``; and
+  ``isQuantity(string)``. As in Kubernetes there is no ``<`` or ``+`` on a Quantity.
+- the lists library (``isSorted``, ``sum``, ``min``, ``max``), the regex library (``find``,
+  ``findAll``, RE2) and cel-go's sets extension (``sets.contains``, ``sets.equivalent``,
+  ``sets.intersects``).
+- for cel-python, which has no strings extension, the one-argument ``indexOf`` and
+  ``lastIndexOf`` of strings (code-point offsets, -1 when absent); cel-expr has its own.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import timedelta
+from fractions import Fraction
 from functools import lru_cache
 from itertools import pairwise
 from typing import Any, cast
@@ -28,10 +32,24 @@ class LibraryError(ValueError):
     """A library function was called with a value it cannot take."""
 
 
+@dataclass(frozen=True)
+class Quantity:
+    """Kubernetes' Quantity as CEL sees it: an exact value. Equal when the values are
+    (``quantity('1') == quantity('1000m')``, as ``Quantity.Equal``); no ``<``: compare with
+    ``compareTo``, ``isLessThan``, ``isGreaterThan``."""
+
+    value: Fraction
+
+    @property
+    def text(self) -> str:
+        """The exact value as one string (how the cel-expr message carries it)."""
+        return str(self.value)
+
+
 @lru_cache(maxsize=4096)  # the same few quantities recur in every request
-def quantity(text: str) -> float:
+def quantity(text: str) -> Quantity:
     try:
-        return float(parse_quantity(text))
+        return Quantity(parse_quantity(text))
     except QuantityError as exc:
         raise LibraryError(str(exc)) from None
 
@@ -44,35 +62,67 @@ def is_quantity(text: str) -> bool:
     return True
 
 
-def is_integer(value: float) -> bool:
-    """Kubernetes' ``isInteger``: ``AsInt64`` succeeds, i.e. a whole number within int64 (a
-    quantity of 1e37 is whole, and not an integer). Near 2^63 the double is not exact: a
-    quantity within 512 of it counts as outside."""
-    return value == int(value) and -(2.0**63) <= value < 2.0**63
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
 
-def as_integer(value: float) -> int:
-    if not is_integer(value):
-        raise LibraryError(f"{value} cannot be converted to an integer (int64)")
-    return int(value)
+def is_integer(q: Quantity) -> bool:
+    """Kubernetes' ``isInteger``: ``AsInt64`` succeeds, a whole number within int64 (a
+    quantity of 1e37 is whole, and not an integer)."""
+    return q.value.denominator == 1 and INT64_MIN <= q.value.numerator <= INT64_MAX
 
 
-def compare_to(a: float, b: float) -> int:
-    return (a > b) - (a < b)
+def as_integer(q: Quantity) -> int:
+    if not is_integer(q):
+        raise LibraryError("cannot convert value to integer")
+    return q.value.numerator
 
 
-MEMBER_FUNCTIONS: dict[str, tuple[Callable[..., object], str]] = {
-    "isLessThan": (lambda a, b: a < b, "bool"),
-    "isGreaterThan": (lambda a, b: a > b, "bool"),
-    "compareTo": (compare_to, "int"),
+def as_approximate_float(q: Quantity) -> float:
+    return float(q.value)
+
+
+def compare_to(a: Quantity, b: Quantity) -> int:
+    return (a.value > b.value) - (a.value < b.value)
+
+
+def sign(q: Quantity) -> int:
+    return (q.value > 0) - (q.value < 0)
+
+
+def _operand(value: Quantity | int) -> Fraction:
+    return value.value if isinstance(value, Quantity) else Fraction(value)
+
+
+def add(a: Quantity, b: Quantity | int) -> Quantity:
+    return Quantity(a.value + _operand(b))
+
+
+def sub(a: Quantity, b: Quantity | int) -> Quantity:
+    return Quantity(a.value - _operand(b))
+
+
+def mul(a: Quantity, b: int) -> Quantity:
+    return Quantity(a.value * b)
+
+
+QUANTITY_MEMBERS: dict[str, tuple[Callable[..., object], str, str]] = {
+    "isLessThan": (lambda a, b: a.value < b.value, "quantity", "bool"),
+    "isGreaterThan": (lambda a, b: a.value > b.value, "quantity", "bool"),
+    "compareTo": (compare_to, "quantity", "int"),
+    "add": (add, "quantity", "quantity"),
+    "sub": (sub, "quantity", "quantity"),
+    "mul": (mul, "int", "quantity"),
 }
-"""Binary member functions on a quantity (double, double) -> result type."""
+"""Binary member functions of a Quantity: name -> (implementation, operand, result). ``add``
+and ``sub`` also take an int (the same implementation)."""
 
-UNARY_MEMBER_FUNCTIONS: dict[str, tuple[Callable[..., object], str]] = {
-    "asApproximateFloat": (float, "double"),
+QUANTITY_UNARY: dict[str, tuple[Callable[..., object], str]] = {
+    "asApproximateFloat": (as_approximate_float, "double"),
     "asInteger": (as_integer, "int"),
     "isInteger": (is_integer, "bool"),
+    "sign": (sign, "int"),
 }
+"""Member functions of a Quantity without operands: name -> (implementation, result)."""
 
 STRING_FUNCTIONS: dict[str, tuple[Callable[..., object], str]] = {
     "indexOf": (str.find, "int"),

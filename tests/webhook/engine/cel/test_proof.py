@@ -112,8 +112,9 @@ TABLE = [
     ("object.one == 2 ? object.missing : object.kind == 'Deployment'", True),
     ("object.name ? true : true", False),  # a non-bool condition: an error
     ("-object.one == -1", True),
-    ("quantity('500m') <= quantity('1')", True),
-    ("quantity(object.name) <= quantity('1')", False),  # not a quantity: an error
+    ("quantity('500m').isLessThan(quantity('1'))", True),
+    ("quantity('500m') == quantity('0.5')", True),
+    ("quantity(object.name).isLessThan(quantity('1'))", False),  # not a quantity: an error
     ("quantity('1Gi').isGreaterThan(quantity('1Mi'))", True),
     ("isQuantity('12Mi') && !isQuantity('12 apples')", True),
     ("r'a\\b'.size() == 3", True),
