@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
@@ -17,57 +16,64 @@ QUANTITY = "kubernetes.Quantity"
 
 
 def _descriptors() -> Any:
-    """A descriptor pool with the message types that stand for Kubernetes' opaque CEL types
-    (cel-expr-python cannot hold a Python object): ``kubernetes.Quantity`` carries its exact
-    value as text. A message type, unlike a double, has no ``<`` or ``+``, and two are equal
-    when their fields are: the exact value, so ``quantity('1') == quantity('1000m')``."""
+    """A descriptor pool with one message type per Kubernetes opaque CEL type
+    (``library.OPAQUE_TYPES``: ``kubernetes.Quantity``, ``net.IP``, ``net.CIDR``), each holding
+    the value's text: cel-expr-python cannot hold a Python object. A message type, unlike a
+    double or a string, has no ``<`` or ``+``, its own ``type()``, and two are equal when their
+    text is: the exact value, so ``quantity('1') == quantity('1000m')``."""
     from google.protobuf import descriptor_pb2, descriptor_pool  # noqa: PLC0415
 
-    proto = descriptor_pb2.FileDescriptorProto(
-        name="fedgate_kubernetes_cel.proto", package="kubernetes", syntax="proto3"
-    )
-    message = proto.message_type.add(name="Quantity")
-    message.field.add(
-        name="value",
-        number=1,
-        type=descriptor_pb2.FieldDescriptorProto.TYPE_STRING,
-        label=descriptor_pb2.FieldDescriptorProto.LABEL_OPTIONAL,
-    )
     pool = descriptor_pool.DescriptorPool()
-    pool.Add(proto)
+    packages: dict[str, Any] = {}
+    for name in library.OPAQUE_TYPES:
+        package, _, message_name = name.rpartition(".")
+        if package not in packages:
+            packages[package] = descriptor_pb2.FileDescriptorProto(
+                name=f"fedgate_{package}.proto", package=package, syntax="proto3"
+            )
+        message = packages[package].message_type.add(name=message_name)
+        message.field.add(
+            name="value",
+            number=1,
+            type=descriptor_pb2.FieldDescriptorProto.TYPE_STRING,
+            label=descriptor_pb2.FieldDescriptorProto.LABEL_OPTIONAL,
+        )
+    for proto in packages.values():
+        pool.Add(proto)
     return pool
 
 
-class _Quantities:
-    """Quantities across the boundary: a message in CEL, a ``library.Quantity`` in Python."""
+class _Opaque:
+    """Opaque values across the boundary: a message in CEL, a library value in Python."""
 
     def __init__(self, pool: Any) -> None:
         from google.protobuf import message_factory  # noqa: PLC0415
 
-        self.message = message_factory.GetMessageClass(pool.FindMessageTypeByName(QUANTITY))
+        self.messages: dict[type, Any] = {}  # library class -> message class
+        self.readers: dict[Any, Callable[[str], object]] = {}  # message class -> reader
+        for name, (kind, read) in library.OPAQUE_TYPES.items():
+            message = message_factory.GetMessageClass(pool.FindMessageTypeByName(name))
+            self.messages[kind] = message
+            self.readers[message] = lru_cache(maxsize=4096)(read)
 
-    def out(self, value: library.Quantity) -> Any:
-        return self.message(value=value.text)
+    def into(self, value: Any) -> Any:
+        read = self.readers.get(type(value))
+        return value if read is None else read(value.value)
 
-    @staticmethod
-    @lru_cache(maxsize=4096)
-    def _parse(text: str) -> library.Quantity:
-        return library.Quantity(Fraction(text))
+    def out(self, value: Any) -> Any:
+        message = self.messages.get(type(value))
+        return value if message is None else message(value=value.text)
 
-    def into(self, message: Any) -> library.Quantity:
-        return self._parse(message.value)
-
-    def wrap(self, impl: Callable[..., Any], result: str) -> Callable[..., Any]:
+    def wrap(self, impl: Callable[..., Any]) -> Callable[..., Any]:
         """``impl`` on library values; its result as CEL takes it."""
 
         def call(*args: Any) -> Any:
-            value = impl(*(self.into(a) if isinstance(a, self.message) else a for a in args))
-            return self.out(value) if result == "quantity" else value
+            return self.out(impl(*(self.into(a) for a in args)))
 
         return call
 
 
-def _declarations(quantities: _Quantities) -> list[Any]:
+def _declarations(quantities: _Opaque) -> list[Any]:
     t = cel.Type
     quantity, string = t(QUANTITY), t.STRING
     types = {"bool": t.BOOL, "int": t.INT, "double": t.DOUBLE, "quantity": quantity}
@@ -79,7 +85,7 @@ def _declarations(quantities: _Quantities) -> list[Any]:
                     "string_to_quantity",
                     quantity,
                     [string],
-                    impl=quantities.wrap(library.quantity, "quantity"),
+                    impl=quantities.wrap(library.quantity),
                 )
             ],
         ),
@@ -99,7 +105,7 @@ def _declarations(quantities: _Quantities) -> list[Any]:
                         types[result],
                         [quantity, types[kind]],
                         is_member=True,
-                        impl=quantities.wrap(impl, result),
+                        impl=quantities.wrap(impl),
                     )
                     for kind in operands
                 ],
@@ -115,12 +121,38 @@ def _declarations(quantities: _Quantities) -> list[Any]:
                         types[result],
                         [quantity],
                         is_member=True,
-                        impl=quantities.wrap(impl, result),
+                        impl=quantities.wrap(impl),
                     )
                 ],
             )
         )
-    return [*functions, *_kubernetes_declarations()]
+    return [*functions, *_kubernetes_declarations(), *_net_declarations(quantities)]
+
+
+def _net_declarations(opaque: _Opaque) -> list[Any]:
+    """Kubernetes' IP and CIDR libraries, overloads as ``library.NET_FUNCTIONS`` declares."""
+    t = cel.Type
+    types = {"string": t.STRING, "bool": t.BOOL, "int": t.INT}
+    functions = []
+    for name, (impl, overloads) in library.NET_FUNCTIONS.items():
+        declared = []
+        for parameters, result in overloads:
+            kinds = [types.get(p) or t(p) for p in parameters]
+            member = parameters[0] in library.OPAQUE_TYPES
+            overload_id = "_".join(
+                [name.replace(".", "_"), *(p.replace(".", "_") for p in parameters)]
+            )
+            declared.append(
+                cel.Overload(
+                    overload_id,
+                    types.get(result) or t(result),
+                    kinds,
+                    is_member=member,
+                    impl=opaque.wrap(impl),
+                )
+            )
+        functions.append(cel.FunctionDecl(name, declared))
+    return functions
 
 
 def _kubernetes_declarations() -> list[Any]:
@@ -217,7 +249,7 @@ class CelExprBackend:
             descriptor_pool=pool,
             variables={name: cel.Type.DYN for name in VARIABLES},
             extensions=[ext_strings.ExtStrings(), ext_optional.ExtOptional(), ext_math.ExtMath()],
-            functions=_declarations(_Quantities(pool)),
+            functions=_declarations(_Opaque(pool)),
         )
 
     def compile(self, expression: str) -> Any:

@@ -138,12 +138,20 @@ def _library(impl: Callable[..., Any]) -> Callable[..., Any]:
                 return arg
         try:
             result = impl(*(_to_python(a) for a in args))
-            return result if isinstance(result, library.Quantity) else json_to_cel(result)
+            return result if isinstance(result, _OPAQUE) else json_to_cel(result)
         except (library.LibraryError, TypeError, ValueError) as exc:
             return CELEvalError(str(exc), type(exc), None)
 
     return call
 
+
+_OPAQUE = tuple(kind for kind, _ in library.OPAQUE_TYPES.values())
+_NAMESPACED = {
+    **library.SETS_FUNCTIONS,
+    "ip.isCanonical": library.NET_FUNCTIONS["ip.isCanonical"][0],
+}
+"""Functions whose names have a dot: celpy reads ``sets.contains(a, b)`` as a method of a
+variable ``sets``."""
 
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     **OPERATORS,
@@ -156,6 +164,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     **{n: _library(f) for n, (f, _, _) in library.QUANTITY_MEMBERS.items()},
     **{n: _library(f) for n, (f, _) in library.QUANTITY_UNARY.items()},
     **{n: _library(f) for n, (f, _) in library.STRING_FUNCTIONS.items()},
+    **{n: _library(f) for n, (f, _) in library.NET_FUNCTIONS.items() if "." not in n},
 }
 
 
@@ -187,11 +196,10 @@ class _Evaluator(Evaluator):
         if (  # sets.contains(a, b): celpy reads ``sets`` as a variable
             isinstance(target_tree, lark.Tree)
             and target_tree.data == "ident"
-            and str(target_tree.children[0]) == "sets"
-            and f"sets.{method}" in library.SETS_FUNCTIONS
+            and f"{target_tree.children[0]}.{method}" in _NAMESPACED
         ):
             values = [self.visit(a) for a in arguments]
-            return _library(library.SETS_FUNCTIONS[f"sets.{method}"])(*values)
+            return _library(_NAMESPACED[f"{target_tree.children[0]}.{method}"])(*values)
         if method in ("min", "max") and not arguments:  # Kubernetes' lists, not celpy's macro
             return _library(library.LIST_FUNCTIONS[method][0])(self.visit(tree.children[0]))
         if method in _MACROS:

@@ -25,6 +25,7 @@ from typing import Any, cast
 
 import re2  # type: ignore[import-untyped]
 
+from webhook.engine.cel import netlib
 from webhook.quantity import QuantityError, parse_quantity
 
 
@@ -243,3 +244,43 @@ SETS_FUNCTIONS: dict[str, Callable[..., bool]] = {
     "sets.intersects": sets_intersects,
 }
 """cel-go's sets extension, as Kubernetes enables it: (list, list) -> bool."""
+
+
+# ---- Kubernetes' IP and CIDR libraries (``netlib``), and every opaque type in one place
+
+OPAQUE_TYPES: dict[str, tuple[type, Callable[[str], object]]] = {
+    "kubernetes.Quantity": (Quantity, lambda text: Quantity(Fraction(text))),
+    "net.IP": (netlib.IP, lambda text: netlib.IP(netlib.parse_address(text))),
+    "net.CIDR": (netlib.CIDR, netlib.parse_cidr),
+}
+"""CEL type name -> (the Python class, how its ``text`` is read back): Kubernetes' opaque
+types, which cel-expr carries as messages of that name holding the text."""
+
+NET_FUNCTIONS: dict[str, tuple[Callable[..., object], list[tuple[list[str], str]]]] = {
+    "ip": (
+        lambda value: netlib.ip(value) if isinstance(value, str) else netlib.cidr_ip(value),
+        [(["string"], "net.IP"), (["net.CIDR"], "net.IP")],
+    ),
+    "isIP": (netlib.is_ip, [(["string"], "bool")]),
+    "ip.isCanonical": (netlib.ip_is_canonical, [(["string"], "bool")]),
+    "family": (netlib.family, [(["net.IP"], "int")]),
+    "isUnspecified": (netlib.is_unspecified, [(["net.IP"], "bool")]),
+    "isLoopback": (netlib.is_loopback, [(["net.IP"], "bool")]),
+    "isLinkLocalMulticast": (netlib.is_link_local_multicast, [(["net.IP"], "bool")]),
+    "isLinkLocalUnicast": (netlib.is_link_local_unicast, [(["net.IP"], "bool")]),
+    "isGlobalUnicast": (netlib.is_global_unicast, [(["net.IP"], "bool")]),
+    "cidr": (netlib.cidr, [(["string"], "net.CIDR")]),
+    "isCIDR": (netlib.is_cidr, [(["string"], "bool")]),
+    "containsIP": (
+        netlib.contains_ip,
+        [(["net.CIDR", "string"], "bool"), (["net.CIDR", "net.IP"], "bool")],
+    ),
+    "containsCIDR": (
+        netlib.contains_cidr,
+        [(["net.CIDR", "string"], "bool"), (["net.CIDR", "net.CIDR"], "bool")],
+    ),
+    "masked": (netlib.masked, [(["net.CIDR"], "net.CIDR")]),
+    "prefixLength": (netlib.prefix_length, [(["net.CIDR"], "int")]),
+}
+"""name -> (implementation, overloads as (parameter types, result type)); a first parameter
+of an opaque type makes a member function, as Kubernetes declares them."""

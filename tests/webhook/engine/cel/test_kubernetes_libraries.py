@@ -3,6 +3,9 @@
 Sources (the examples in each function's documentation, and the test tables):
 - kubernetes/kubernetes staging/src/k8s.io/apiserver/pkg/cel/library/lists.go (2293553) and
   regex.go (a604ef4): the documented examples;
+- kubernetes/kubernetes library/ip.go (2b24c51): the documented examples; library/cidr_test.go
+  (0f83589): TestCIDR's table (the two runtime-error cases are in ERRORS, the
+  compile-error case in COMPILE_ERRORS);
 - google/cel-go ext/sets_test.go (14f6746a): the cases with homogeneous list literals (the
   others mix int, uint and double in one literal, which Kubernetes refuses to compile).
 """
@@ -11,7 +14,7 @@ from __future__ import annotations
 
 import pytest
 
-from webhook.engine.cel import Backend, CelEvalError
+from webhook.engine.cel import Backend, CelCompileError, CelEvalError
 from webhook.engine.cel.backend import BACKENDS, make_backend
 
 # (expression, value) from lists.go
@@ -64,7 +67,90 @@ SETS = [
     ("!sets.intersects([1], [])", True),
     ("!sets.intersects([1], [2])", True),
 ]
-ERRORS = ["[].min()", "[].max()", "'abc'.find('[')"]
+# from ip.go
+IP = [
+    ("isIP('127.0.0.1')", True),
+    ("isIP('::1')", True),
+    ("isIP('127.0.0.256')", False),
+    ("isIP(':::1')", False),
+    ("ip.isCanonical('127.0.0.1')", True),
+    ("ip.isCanonical('2001:db8::abcd')", True),
+    ("ip.isCanonical('2001:DB8::ABCD')", False),
+    ("ip.isCanonical('2001:db8::0:0:0:abcd')", False),
+    ("ip('127.0.0.1').family()", 4),
+    ("ip('::1').family()", 6),
+    ("ip('127.0.0.1').family() == 4", True),
+    ("ip('::1').family() == 6", True),
+    ("ip('0.0.0.0').isUnspecified()", True),
+    ("ip('127.0.0.1').isUnspecified()", False),
+    ("ip('::').isUnspecified()", True),
+    ("ip('::1').isUnspecified()", False),
+    ("ip('127.0.0.1').isLoopback()", True),
+    ("ip('192.168.0.1').isLoopback()", False),
+    ("ip('::1').isLoopback()", True),
+    ("ip('2001:db8::abcd').isLoopback()", False),
+    ("ip('224.0.0.1').isLinkLocalMulticast()", True),
+    ("ip('224.0.1.1').isLinkLocalMulticast()", False),
+    ("ip('ff02::1').isLinkLocalMulticast()", True),
+    ("ip('fd00::1').isLinkLocalMulticast()", False),
+    ("ip('169.254.169.254').isLinkLocalUnicast()", True),
+    ("ip('192.168.0.1').isLinkLocalUnicast()", False),
+    ("ip('fe80::1').isLinkLocalUnicast()", True),
+    ("ip('fd80::1').isLinkLocalUnicast()", False),
+    ("ip('192.168.0.1').isGlobalUnicast()", True),
+    ("ip('255.255.255.255').isGlobalUnicast()", False),
+    ("ip('2001:db8::abcd').isGlobalUnicast()", True),
+    ("ip('ff00::1').isGlobalUnicast()", False),
+]
+# from cidr_test.go TestCIDR (values as the table's expectations, compared with ==)
+CIDR = [
+    ("cidr(dyn('192.168.0.0/24')) == cidr('192.168.0.0/24')", True),
+    ("cidr('192.168.0.0/24').containsIP(ip('192.168.0.1'))", True),
+    ("cidr('192.168.0.0/24').containsIP(ip('192.168.1.1'))", False),
+    ("cidr('192.168.0.0/24').containsIP('192.168.0.1')", True),
+    ("cidr('192.168.0.0/24').containsIP('192.168.1.1')", False),
+    ("cidr('192.168.0.0/24').containsCIDR(cidr('192.168.0.0/25'))", True),
+    ("cidr('192.168.0.0/24').containsCIDR(cidr('192.168.0.0/23'))", False),
+    ("cidr('192.168.0.0/24').containsCIDR('192.168.0.0/25')", True),
+    ("cidr('192.168.0.0/24').containsCIDR('192.168.0.0/23')", False),
+    ("cidr('192.168.0.0/24').ip() == ip('192.168.0.0')", True),
+    ("cidr('192.168.0.0/24').masked() == cidr('192.168.0.0/24')", True),
+    ("cidr('192.168.0.1/24').masked() == cidr('192.168.0.0/24')", True),
+    ("cidr('192.168.0.0/24').prefixLength()", 24),
+    ("cidr('2001:db8::/32') == cidr('2001:db8::/32')", True),
+    ("cidr('2001:db8::/32').containsIP(ip('2001:db8::1'))", True),
+    ("cidr('2001:db8::/32').containsIP(ip('2001:dc8::1'))", False),
+    ("cidr('2001:db8::/32').containsIP('2001:db8::1')", True),
+    ("cidr('2001:db8::/32').containsIP('2001:dc8::1')", False),
+    ("cidr('2001:db8::/32').containsCIDR(cidr('2001:db8::/33'))", True),
+    ("cidr('2001:db8::/32').containsCIDR(cidr('2001:db8::/31'))", False),
+    ("cidr('2001:db8::/32').containsCIDR('2001:db8::/33')", True),
+    ("cidr('2001:db8::/32').containsCIDR('2001:db8::/31')", False),
+    ("cidr('2001:db8::/32').ip() == ip('2001:db8::')", True),
+    ("cidr('2001:db8::/32').masked() == cidr('2001:db8::/32')", True),
+    ("cidr('2001:db8:1::/32').masked() == cidr('2001:db8::/32')", True),
+    ("cidr('2001:db8::/32').prefixLength()", 32),
+    # cidr.go's documented examples
+    ("cidr('192.168.0.1/24') == cidr('192.168.0.1/24').masked()", False),
+    ("cidr('192.168.0.1/24').ip().family()", 4),
+    ("cidr('::1/128').ip().family()", 6),
+    ("isCIDR('192.168.0.0/16')", True),
+    ("isCIDR('::1/128')", True),
+    ("isCIDR('192.168.0.0/33')", False),
+    ("isCIDR('::1/129')", False),
+]
+ERRORS = [
+    "[].min()",
+    "[].max()",
+    "'abc'.find('[')",
+    "cidr('192.168.0.0/')",
+    "cidr('2001:db8::/')",
+    "ip('127.0.0.256')",
+    "ip(':::1')",
+    "ip('::ffff:1.2.3.4')",
+    "ip('fe80::1%eth0')",
+]
+COMPILE_ERRORS = ["cidr(192168)", "ip('1.2.3.4') < ip('1.2.3.5')"]
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
@@ -72,7 +158,7 @@ def backend(request: pytest.FixtureRequest) -> Backend:
     return make_backend(request.param)
 
 
-@pytest.mark.parametrize(("expression", "expected"), LISTS + REGEX + SETS, ids=str)
+@pytest.mark.parametrize(("expression", "expected"), LISTS + REGEX + SETS + IP + CIDR, ids=str)
 def test_value(backend: Backend, expression: str, expected: object) -> None:
     value = backend.evaluate(backend.compile(expression), backend.activation({}))
     assert value == expected and type(value) is type(expected)
@@ -82,6 +168,20 @@ def test_value(backend: Backend, expression: str, expected: object) -> None:
 def test_error(backend: Backend, expression: str) -> None:
     with pytest.raises(CelEvalError):
         backend.evaluate(backend.compile(expression), backend.activation({}))
+
+
+@pytest.mark.parametrize("expression", COMPILE_ERRORS)
+def test_compile_error(backend: Backend, expression: str) -> None:
+    with pytest.raises(CelCompileError):
+        backend.compile(expression)
+
+
+def test_the_type_of_an_opaque_value() -> None:
+    """cidr_test.go: type(cidr(...)) == net.CIDR. cel-python (which has no such types) cannot
+    evaluate it: listed in the README as a cel-python gap."""
+    backend = make_backend("cel-expr")
+    program = backend.compile("type(cidr('192.168.0.0/24')) == net.CIDR")
+    assert backend.evaluate(program, backend.activation({})) is True
 
 
 def test_on_data_as_a_rule_reads_it(backend: Backend) -> None:
