@@ -62,7 +62,12 @@ class _Opaque:
 
     def out(self, value: Any) -> Any:
         message = self.messages.get(type(value))
-        return value if message is None else message(value=value.text)
+        return value if message is None else self._message(message, value.text)
+
+    @staticmethod
+    @lru_cache(maxsize=4096)  # the engine copies a message it is given: one serves every call
+    def _message(message: Any, text: str) -> Any:
+        return message(value=text)
 
     def wrap(self, impl: Callable[..., Any]) -> Callable[..., Any]:
         """``impl`` on library values; its result as CEL takes it."""
