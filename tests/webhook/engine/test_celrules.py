@@ -280,3 +280,23 @@ def test_params_no_engine_represents_are_refused_when_the_bundle_loads(tmp_path:
             "validations:\n  - expression: object.spec.replicas <= params.limit\n    message: m\n",
             f"action: deny\nparams: {{limit: 18446744073709551616}}\n{MATCH}",
         )
+
+
+@pytest.mark.parametrize(
+    ("expression", "construct"),
+    [
+        pytest.param("math.greatest(1, 2) == 2", "math.greatest()", id="math"),
+        pytest.param("optional.of(1).hasValue()", "optional.of()", id="optional"),
+        pytest.param("object.?spec.hasValue()", "cannot parse this", id="optional-syntax"),
+    ],
+)
+def test_cel_python_refuses_what_it_cannot_run_when_the_bundle_loads(
+    tmp_path: Path, expression: str, construct: str
+) -> None:
+    rule = f"validations:\n  - expression: {expression!r}\n    message: m\n"
+    bundle_with(tmp_path / "expr", rule, f"action: deny\n{MATCH}")  # cel-expr runs it
+    with pytest.raises(BundleError) as caught:
+        bundle_with(tmp_path / "python", rule, f"action: deny\n{MATCH}", "cel-python")
+    text = str(caught.value)
+    assert "rules/custom/rule.yaml:4: validations[0].expression: cel-python" in text
+    assert construct in text

@@ -10,7 +10,7 @@ import lark
 from celpy import InterpretedRunner, celtypes
 from celpy.adapter import json_to_cel
 from celpy.celparser import CELParseError
-from celpy.evaluation import CELEvalError, Evaluator
+from celpy.evaluation import CELEvalError, Evaluator, base_functions
 
 from webhook.engine.cel import library
 from webhook.engine.cel.backend import CelCompileError
@@ -212,6 +212,34 @@ class _Evaluator(Evaluator):
 _MACROS = frozenset({"all", "exists", "exists_one", "map", "filter"})
 
 
+_KNOWN = frozenset(
+    {*base_functions, *FUNCTIONS, *_MACROS, "has", "dyn", "min", "max", "size", "type"}
+)
+
+
+def _unsupported(ast: Any) -> set[str]:
+    """The functions and methods an expression calls that cel-python has no implementation
+    of (cel-expr's type checker knows them: the string extensions, optionals...)."""
+    found = set()
+    for node in ast.iter_subtrees():
+        if node.data == "ident_arg":
+            name = str(node.children[0])
+        elif node.data == "member_dot_arg":
+            name = str(node.children[1])
+            target = _unwrap(node.children[0])
+            if isinstance(target, lark.Tree) and target.data == "ident":
+                qualified = f"{target.children[0]}.{name}"
+                if qualified in _NAMESPACED:
+                    continue
+                if str(target.children[0]) in ("optional", "strings", "math", "base64"):
+                    name = qualified
+        else:
+            continue
+        if name not in _KNOWN:
+            found.add(f"{name}()")
+    return found
+
+
 def _unwrap(tree: Any) -> Any:
     """The node below a chain of single-child nodes (CEL's precedence levels)."""
     while (
@@ -243,9 +271,17 @@ class CelPythonBackend:
         self._checker.compile(expression)  # raises CelCompileError
         try:
             ast = self._env.compile(expression)
-            return self._env.program(ast, functions=FUNCTIONS)
         except CELParseError as exc:
-            raise CelCompileError(str(exc).strip()) from None
+            raise CelCompileError(
+                f"cel-python cannot parse this (optional syntax .? and [?]?): {str(exc).strip()}"
+            ) from None
+        missing = sorted(_unsupported(ast))
+        if missing:
+            raise CelCompileError(
+                f"cel-python cannot run {', '.join(missing)}; "
+                "use the cel-expr backend or write the rule without it"
+            )
+        return self._env.program(ast, functions=FUNCTIONS)
 
     def activation(self, variables: Mapping[str, Any]) -> Any:
         return {name: json_to_cel(value) for name, value in variables.items()}

@@ -125,11 +125,85 @@ QUANTITY_UNARY: dict[str, tuple[Callable[..., object], str]] = {
 }
 """Member functions of a Quantity without operands: name -> (implementation, result)."""
 
+_GO_SPACE = frozenset(
+    "\t\n\v\f\r \u0085\u00a0\u1680\u2028\u2029\u202f\u205f\u3000"
+    + "".join(chr(c) for c in range(0x2000, 0x200B))
+)
+"""Go's unicode.IsSpace (strings.TrimSpace), which is not Python's str.isspace."""
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+_ASCII_UPPER = str.maketrans("abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+
+def char_at(text: str, index: int) -> str:
+    if not 0 <= index <= len(text):
+        raise LibraryError(f"index out of range: {index}")
+    return text[index : index + 1]
+
+
+def index_of(text: str, other: str, offset: int = 0) -> int:
+    if not 0 <= offset <= len(text):
+        raise LibraryError(f"index out of range: {offset}")
+    return text.find(other, offset)
+
+
+def last_index_of(text: str, other: str, offset: int | None = None) -> int:
+    if offset is None:
+        return text.rfind(other)
+    if not 0 <= offset <= len(text):
+        raise LibraryError(f"index out of range: {offset}")
+    return text.rfind(other, 0, offset + len(other))
+
+
+def split(text: str, separator: str, limit: int = -1) -> list[str]:
+    """Go's strings.SplitN: a limit of 0 gives [], a negative one every part; an empty
+    separator splits between characters."""
+    if limit == 0:
+        return []
+    if separator == "":
+        parts = list(text)
+        return (
+            parts if limit < 0 or limit >= len(parts) else [*parts[: limit - 1], text[limit - 1 :]]
+        )
+    return text.split(separator) if limit < 0 else text.split(separator, limit - 1)
+
+
+def substring(text: str, start: int, end: int | None = None) -> str:
+    end = len(text) if end is None else end
+    if not 0 <= start <= end <= len(text):
+        raise LibraryError(f"index out of range: substring({start}, {end}) of {len(text)}")
+    return text[start:end]
+
+
+def trim(text: str) -> str:
+    begin, finish = 0, len(text)
+    while begin < finish and text[begin] in _GO_SPACE:
+        begin += 1
+    while finish > begin and text[finish - 1] in _GO_SPACE:
+        finish -= 1
+    return text[begin:finish]
+
+
+def join(items: list[object], separator: str = "") -> str:
+    if not all(isinstance(item, str) for item in items):
+        raise LibraryError("no such overload: join() of a list that is not all strings")
+    return separator.join(cast(list[str], items))
+
+
 STRING_FUNCTIONS: dict[str, tuple[Callable[..., object], str]] = {
-    "indexOf": (str.find, "int"),
-    "lastIndexOf": (str.rfind, "int"),
+    "indexOf": (index_of, "int"),
+    "lastIndexOf": (last_index_of, "int"),
+    "charAt": (char_at, "string"),
+    "lowerAscii": (lambda text: text.translate(_ASCII_LOWER), "string"),
+    "upperAscii": (lambda text: text.translate(_ASCII_UPPER), "string"),
+    "replace": (lambda text, old, new, n=-1: text.replace(old, new, n), "string"),
+    "split": (split, "list"),
+    "substring": (substring, "string"),
+    "trim": (trim, "string"),
+    "join": (join, "string"),
+    "reverse": (lambda text: text[::-1], "string"),
 }
-"""Member functions of the Kubernetes strings library, (string, string) -> int, for cel-python."""
+"""cel-go's strings extension (what Kubernetes enables), for cel-python: cel-expr has its own.
+Offsets count code points, as in cel-go."""
 
 
 # ---- Kubernetes' lists library (apiserver/pkg/cel/library/lists.go), cel-go's sets extension
