@@ -33,6 +33,7 @@ class CompiledRule:
 
     conditions: tuple[Any, ...]
     validations: tuple[tuple[Any, Any | None], ...]  # (expression, messageExpression)
+    variables: tuple[Any, ...] = ()  # a ValidatingAdmissionPolicy's, in order
 
 
 def compile_rule(rule: Rule, backend: Backend) -> tuple[CompiledRule | None, list[tuple[str, str]]]:
@@ -58,7 +59,15 @@ def compile_rule(rule: Rule, backend: Backend) -> tuple[CompiledRule | None, lis
         )
         for i, v in enumerate(rule.validations)
     )
-    return (None, errors) if errors else (CompiledRule(conditions, validations), [])
+    variables = tuple(
+        build(expression, f"variables[{i}].expression")
+        for i, (_, expression) in enumerate(rule.variables)
+    )
+    for i, (_, expression) in enumerate(rule.audit_annotations):  # compiled to be checked
+        build(expression, f"auditAnnotations[{i}].valueExpression")
+    if errors:
+        return None, errors
+    return CompiledRule(conditions, validations, variables), []
 
 
 class CelRuntime:
@@ -85,9 +94,17 @@ class CelRuntime:
     """
 
     def __init__(
-        self, backend: Backend, rules: Sequence[Rule], world: Bundle, *, proofs: bool = True
+        self,
+        backend: Backend,
+        rules: Sequence[Rule],
+        world: Bundle,
+        *,
+        proofs: bool = True,
+        namespaces: Mapping[str, Any] | None = None,
     ) -> None:
         self.backend = backend
+        self.namespaces = namespaces or {}
+        """The Namespace objects the bundle holds (``namespaceObject``; else null)."""
         self._by_id = {r.id: r for r in rules}
         self.proofs = _proofs(rules) if proofs else {}
         self.proof_reads: frozenset[str] = frozenset(
@@ -100,7 +117,13 @@ class CelRuntime:
             [v.expression for r in rules if self.eligible(r) for v in r.validations]
         )
         self.rule_paths = {
-            r.id: read_paths([*r.match_conditions, *(v.expression for v in r.validations)])
+            r.id: read_paths(
+                [
+                    *r.match_conditions,
+                    *(v.expression for v in r.validations),
+                    *(expression for _, expression in r.variables),
+                ]
+            )
             for r in rules
             if r.builtin is None
         }
@@ -198,12 +221,18 @@ class CelRuntime:
         if "cluster" in reads:
             values["cluster"] = self.cluster.get(review.cluster, {}) if review.cluster else {}
         if "namespaceObject" in reads:
-            values["namespaceObject"] = None
+            values["namespaceObject"] = self.namespaces.get(review.request.namespace)
         return values
 
     @staticmethod
     def eligible(rule: Rule) -> bool:
-        return rule.builtin is None and not rule.match_conditions and not rule.params
+        return (
+            rule.builtin is None
+            and not rule.match_conditions
+            and not rule.params
+            and not rule.variables
+            and rule.param_source is None
+        )
 
     def program(self, rule_ids: tuple[str, ...]) -> Any:
         program = self._programs.get(rule_ids)
@@ -247,6 +276,8 @@ def _texts(rule: Rule) -> tuple[str, ...]:
         *rule.match_conditions,
         *(v.expression for v in rule.validations),
         *(v.message_expression or "" for v in rule.validations),
+        *(expression for _, expression in rule.variables),
+        *(expression for _, expression in rule.audit_annotations),
     )
 
 
@@ -254,7 +285,7 @@ def _proofs(rules: Sequence[Rule]) -> dict[str, Proof]:
     """One proof per CEL rule wholly in the subset: its conditions and validations all true."""
     found: dict[str, Proof] = {}
     for rule in rules:
-        if rule.builtin is None:
+        if rule.builtin is None and rule.param_source is None and not rule.variables:
             expressions = [*rule.match_conditions, *(v.expression for v in rule.validations)]
             proof = compile_proof(expressions, VARIABLES)
             if proof is not None:
@@ -349,6 +380,32 @@ class Activations:
             )
         return self._cache[key]
 
+    def with_variables(
+        self, rule: Rule, compiled: CompiledRule, params: Mapping[str, Any]
+    ) -> tuple[Any, dict[str, str]]:
+        """An activation with a ValidatingAdmissionPolicy's ``variables`` (each in order, over
+        the ones before it), and the ones that could not be evaluated with why. A variable that
+        fails is left out: an expression that reads it fails, one that does not (``false &&
+        variables.x``) does not, as with the API server's lazy variables."""
+        runtime = self._runtime
+        base = runtime.variables(self._review, self._values().values, params)
+        done: dict[str, Any] = {}
+        failed: dict[str, str] = {}
+        activation = runtime.backend.activation({**base, "variables": {}})
+        stale = False
+        for (name, text), program in zip(rule.variables, compiled.variables, strict=True):
+            if stale and "variables" in text:
+                activation = runtime.backend.activation({**base, "variables": dict(done)})
+                stale = False
+            try:
+                done[name] = runtime.backend.evaluate(program, activation)
+                stale = True
+            except CelEvalError as exc:
+                failed[name] = str(exc)
+        if stale:
+            activation = runtime.backend.activation({**base, "variables": done})
+        return activation, failed
+
     def validations(self) -> Any:
         """The activation of the all-pass conjunction: only what the validations of the
         eligible rules read (a messageExpression's ``filter`` needs whole items; a validation's
@@ -364,7 +421,32 @@ class Activations:
 def evaluate(
     review: Review, rule: Rule, compiled: CompiledRule, backend: Backend, activations: Activations
 ) -> Iterator[Violation]:
-    activation = activations.get(rule.params)
+    """The rule's violations on this request: with its params, or a ValidatingAdmissionPolicy
+    binding's, resolved for the request (evaluated once per param object, as the API server
+    does; none found: allowed, or an error under ``parameterNotFoundAction: Deny``)."""
+    if rule.param_source is None:
+        yield from _evaluate(review, rule, compiled, backend, activations, params=rule.params)
+        return
+    found = rule.param_source.resolve(review.request)
+    if found is None:
+        yield _error(
+            review, rule, "no params found for policy binding with `Deny` parameterNotFoundAction"
+        )
+        return
+    for params in found:
+        yield from _evaluate(review, rule, compiled, backend, activations, params=params)
+
+
+def _evaluate(
+    review: Review,
+    rule: Rule,
+    compiled: CompiledRule,
+    backend: Backend,
+    activations: Activations,
+    *,
+    params: Mapping[str, Any],
+) -> Iterator[Violation]:
+    activation = activations.get(params)
     for index, condition in enumerate(compiled.conditions):
         try:
             result = backend.evaluate(condition, activation)
@@ -373,12 +455,19 @@ def evaluate(
             return
         if result is not True:
             return
+    failed: dict[str, str] = {}
+    if compiled.variables:
+        activation, failed = activations.with_variables(rule, compiled, params)
     for index, (program, message_program) in enumerate(compiled.validations):
         validation = rule.validations[index]
         try:
             result = backend.evaluate(program, activation)
         except CelEvalError as exc:
-            yield _error(review, rule, f"validations[{index}] could not be evaluated: {exc}")
+            yield _error(
+                review,
+                rule,
+                f"validations[{index}] could not be evaluated: {exc}{_failed(failed)}",
+            )
             continue
         if result is True:
             continue
@@ -388,6 +477,15 @@ def evaluate(
         yield review.violation(
             rule, _message(validation.message, message_program, backend, activation)
         )
+
+
+def _failed(failed: Mapping[str, str]) -> str:
+    """Which variables could not be evaluated (an expression reading one fails with it)."""
+    if not failed:
+        return ""
+    return "".join(
+        f" (variables.{name} could not be evaluated: {why})" for name, why in failed.items()
+    )
 
 
 def _message(static: str, program: Any | None, backend: Backend, activation: Any) -> str:

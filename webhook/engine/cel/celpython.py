@@ -284,7 +284,7 @@ class CelPythonBackend:
         return self._env.program(ast, functions=FUNCTIONS)
 
     def activation(self, variables: Mapping[str, Any]) -> Any:
-        return {name: json_to_cel(value) for name, value in variables.items()}
+        return {name: _to_cel(value) for name, value in variables.items()}
 
     def evaluate(self, program: Any, activation: Any) -> Any:
         try:
@@ -296,6 +296,17 @@ class CelPythonBackend:
         if isinstance(value, CELEvalError):
             raise EvalError(_short(value.args[0] if value.args else value))
         return _to_python(value)
+
+
+def _to_cel(value: Any) -> Any:
+    """JSON as celpy's values; an opaque library value (a variable's Quantity) as it is."""
+    if isinstance(value, _OPAQUE):
+        return value
+    if isinstance(value, dict):
+        return celtypes.MapType({_to_cel(k): _to_cel(v) for k, v in value.items()})
+    if isinstance(value, list):
+        return celtypes.ListType([_to_cel(v) for v in value])
+    return json_to_cel(value)
 
 
 def _short(message: object) -> str:
