@@ -3,7 +3,9 @@
 ``policies/vaps/`` holds any number of YAML files, each any number of documents:
 ``admissionregistration.k8s.io/v1`` ``ValidatingAdmissionPolicy`` and
 ``ValidatingAdmissionPolicyBinding`` objects as they are, and the objects they refer to
-(the params of a ``paramKind``, Namespaces a ``namespaceSelector`` reads). Each binding of a
+(the params of a ``paramKind``, Namespaces a ``namespaceSelector`` reads); and Gatekeeper's
+CEL ConstraintTemplates and Constraints, read as the VAPs Gatekeeper makes of them
+(``bundle.gatekeeper``). Each binding of a
 policy becomes one rule, ``<policy>/<binding>``, evaluated as the API server evaluates it:
 ``matchConstraints`` and the binding's ``matchResources`` (resource rules, exclusions,
 namespace and object selectors, resource names), ``matchConditions``, ``variables``,
@@ -18,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
+from webhook.bundle import gatekeeper
 from webhook.bundle.rules import FailurePolicy, Rule, Validation
 from webhook.engine.affinity import label_selector_matches
 from webhook.engine.cel import Backend
@@ -270,6 +273,16 @@ def _parse(source: BundleSource) -> _Parsed:
             if not isinstance(data, dict):
                 parsed.findings.append(document.finding((), "must be a Kubernetes object"))
                 continue
+            if gatekeeper.is_template(data):
+                made = gatekeeper.template_policy(document)
+                if isinstance(made, str):
+                    parsed.findings.append(document.finding(("spec", "targets"), made))
+                    continue
+                document, data = made, made.data  # noqa: PLW2901 - read as the VAP it makes
+            elif gatekeeper.is_constraint(data):
+                parsed.objects.append(data)  # the params of its binding
+                document = gatekeeper.constraint_binding(document)  # noqa: PLW2901
+                data = document.data
             kind, version = data.get("kind"), data.get("apiVersion")
             if version in API_VERSIONS and kind == POLICY:
                 checker = Checker(document)

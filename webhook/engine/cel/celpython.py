@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -16,6 +17,7 @@ from webhook.engine.cel import library
 from webhook.engine.cel.backend import CelCompileError
 from webhook.engine.cel.backend import CelEvalError as EvalError
 from webhook.engine.cel.celexpr import CelExprBackend
+from webhook.engine.cel.paths import STRING_LITERAL
 
 # ---- CEL's own semantics where celpy departs from them (measured: ``true <= 50`` was true,
 # ``string(true)`` was 'True', ``1 == 1.0`` an error, ``has()`` of a field of a string false)
@@ -24,18 +26,19 @@ _NUMBERS = (celtypes.IntType, celtypes.UintType, celtypes.DoubleType)
 
 
 def _kind(value: Any) -> str:
-    """The CEL kind that decides which overload applies (a bool is never a number)."""
-    if isinstance(value, celtypes.BoolType):
+    """The CEL kind that decides which overload applies (a bool is never a number). celpy
+    hands back plain Python values too (``'a' + 'b'`` is a str, ``[1] + [2]`` a list)."""
+    if isinstance(value, celtypes.BoolType | bool):
         return "bool"
-    if isinstance(value, _NUMBERS):
+    if isinstance(value, int | float):
         return "number"
-    if isinstance(value, celtypes.StringType):
+    if isinstance(value, str):
         return "string"
-    if isinstance(value, celtypes.BytesType):
+    if isinstance(value, bytes):
         return "bytes"
-    if isinstance(value, celtypes.ListType):
+    if isinstance(value, list):
         return "list"
-    if isinstance(value, celtypes.MapType):
+    if isinstance(value, dict):
         return "map"
     if value is None or isinstance(value, celtypes.NullType):
         return "null"
@@ -67,7 +70,7 @@ def cel_equal(a: Any, b: Any) -> bool:
 
 
 def _number(value: Any) -> int | float:
-    return float(value) if isinstance(value, celtypes.DoubleType) else int(value)
+    return float(value) if isinstance(value, float) else int(value)
 
 
 _ABSENT = object()
@@ -202,11 +205,43 @@ class _Evaluator(Evaluator):
             return _library(_NAMESPACED[f"{target_tree.children[0]}.{method}"])(*values)
         if method in ("min", "max") and not arguments:  # Kubernetes' lists, not celpy's macro
             return _library(library.LIST_FUNCTIONS[method][0])(self.visit(tree.children[0]))
+        if method == "map" and len(arguments) == 3:
+            return self._map_filter(tree.children[0], arguments)
         if method in _MACROS:
             target = self.visit(tree.children[0])
-            if not isinstance(target, celtypes.ListType | celtypes.MapType | CELEvalError):
+            if not isinstance(target, list | dict | CELEvalError):  # celpy's list + list: a list
                 return CELEvalError(f"no such overload: {method}() over a {_kind(target)}")
         return super().member_dot_arg(tree)
+
+    def _map_filter(self, target_tree: Any, arguments: list[Any]) -> Any:
+        """``list.map(x, keep, make)``: CEL's map with a filter (celpy has only two
+        arguments)."""
+        target = self.visit(target_tree)
+        if isinstance(target, CELEvalError):
+            return target
+        if not isinstance(target, list | dict):
+            return CELEvalError(f"no such overload: map() over a {_kind(target)}")
+        variable = _unwrap(arguments[0])
+        if not (isinstance(variable, lark.Tree) and variable.data == "ident"):
+            return CELEvalError("map() needs a variable name")
+        name = str(variable.children[0])
+        keep, make = self.sub_evaluator(arguments[1]), self.sub_evaluator(arguments[2])
+        found = []
+        for item in target:
+            try:
+                chosen: Any = keep.evaluate({name: item})
+                if isinstance(chosen, CELEvalError):
+                    return chosen
+                if _kind(chosen) != "bool":
+                    return CELEvalError("no such overload: map()'s filter is not a bool")
+                if chosen:
+                    found.append(make.evaluate({name: item}))
+            except CELEvalError as exc:
+                return exc
+        for value in found:
+            if isinstance(value, CELEvalError):
+                return value
+        return celtypes.ListType(found)
 
 
 _MACROS = frozenset({"all", "exists", "exists_one", "map", "filter"})
@@ -270,10 +305,11 @@ class CelPythonBackend:
     def compile(self, expression: str) -> Any:
         self._checker.compile(expression)  # raises CelCompileError
         try:
-            ast = self._env.compile(expression)
+            ast = self._env.compile(_without_trailing_commas(expression))
         except CELParseError as exc:
             raise CelCompileError(
-                f"cel-python cannot parse this (optional syntax .? and [?]?): {str(exc).strip()}"
+                "cel-python's parser cannot read this (cel-expr's can: optional syntax .? or "
+                f"[?...]?): {str(exc).strip()}"
             ) from None
         missing = sorted(_unsupported(ast))
         if missing:
@@ -298,9 +334,39 @@ class CelPythonBackend:
         return _to_python(value)
 
 
+_CELPY_SCALARS = (
+    celtypes.BoolType,
+    celtypes.IntType,
+    celtypes.UintType,
+    celtypes.DoubleType,
+    celtypes.StringType,
+    celtypes.BytesType,
+    celtypes.TimestampType,
+    celtypes.DurationType,
+)
+
+
+_TRAILING_COMMA = re.compile(r",(\s*[\]}])")
+
+
+def _without_trailing_commas(expression: str) -> str:
+    """CEL allows ``[1, 2,]`` and ``{'a': 1,}``; celpy's grammar does not. Outside string
+    literals, a comma before a closing bracket is dropped (it means nothing)."""
+    if "," not in expression:
+        return expression
+    parts, last = [], 0
+    for literal in STRING_LITERAL.finditer(expression):
+        parts.append(_TRAILING_COMMA.sub(r"\1", expression[last : literal.start()]))
+        parts.append(literal.group(0))
+        last = literal.end()
+    parts.append(_TRAILING_COMMA.sub(r"\1", expression[last:]))
+    return "".join(parts)
+
+
 def _to_cel(value: Any) -> Any:
-    """JSON as celpy's values; an opaque library value (a variable's Quantity) as it is."""
-    if isinstance(value, _OPAQUE):
+    """JSON as celpy's values; an opaque library value (a variable's Quantity) and a value
+    already celpy's as they are (json_to_cel would make celpy's bool an int)."""
+    if isinstance(value, (*_OPAQUE, *_CELPY_SCALARS)):
         return value
     if isinstance(value, dict):
         return celtypes.MapType({_to_cel(k): _to_cel(v) for k, v in value.items()})
@@ -324,9 +390,9 @@ def _to_python(value: Any) -> Any:
         return float(value)
     if isinstance(value, celtypes.StringType):
         return str(value)
-    if isinstance(value, celtypes.ListType):
+    if isinstance(value, list):  # a ListType, or the plain list celpy's list + list makes
         return [_to_python(v) for v in value]
-    if isinstance(value, celtypes.MapType):
+    if isinstance(value, dict):
         return {_to_python(k): _to_python(v) for k, v in value.items()}
     if value is None or isinstance(value, celtypes.NullType):
         return None
