@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import sys
 from pathlib import Path
 from typing import Any
 
+from compiler.canonical import dump
+from compiler.commands.common import load_policy_bundle
 from compiler.commands.review import read_review
 from compiler.output import Output
+from webhook.bundle.export import export
 from webhook.engine.cel.backend import BACKENDS, DEFAULT_BACKEND, make_backend
 from webhook.engine.cel.evaluate import Outcome, evaluate
 from webhook.errors import RequestError, UsageError
@@ -23,16 +28,26 @@ and the time evaluating took; --output json prints [{"value": v, "error": null}]
 {"expr": "...", "vars": {"object": {...}}}, and prints one result a line's, in order.
 Exit 0 when every expression evaluated, 1 when one did not.
 
+fedgate cel export writes every CEL rule that reads only object, oldObject, request and params
+as a ValidatingAdmissionPolicy and binding (--out FILE, default standard output), so the
+Karmada API server runs it itself even when the webhook is unreachable; it reports where every
+rule runs (vap or webhook) and why, on standard error (--output json: a JSON list).
+
 examples:
   fedgate cel eval "object.spec.replicas <= 10" --object deployment.yaml
   fedgate cel eval "quantity('1500m').isGreaterThan(quantity('1'))"
   fedgate cel eval "params.max > 3" --var 'params={"max": 5}' --backend cel-python
   fedgate cel eval --batch cases.jsonl --output json
+  fedgate cel export --out rendered/fedgate-vaps.yaml
 """
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("action", choices=("eval",), help="what to do (eval)")
+    parser.add_argument(
+        "action",
+        choices=("eval", "export"),
+        help="eval: evaluate expressions; export: the rules a Karmada API server can run itself",
+    )
     parser.add_argument("expression", nargs="?", metavar="EXPR", help="the CEL expression")
     parser.add_argument("--object", type=Path, metavar="FILE", help="object (JSON or YAML)")
     parser.add_argument("--old-object", type=Path, metavar="FILE", help="oldObject")
@@ -48,6 +63,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--batch", type=Path, metavar="FILE", help='one JSON object a line: {"expr", "vars"}'
     )
     parser.add_argument(
+        "--out",
+        metavar="FILE",
+        default="-",
+        help="export: where to write the policies and bindings (default: standard output)",
+    )
+    parser.add_argument(
         "--backend",
         choices=BACKENDS,
         default=DEFAULT_BACKEND,
@@ -56,6 +77,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, out: Output) -> int:
+    if args.action == "export":
+        return _export(args, out)
     if (args.expression is None) == (args.batch is None):
         raise UsageError("cel eval takes EXPR or --batch FILE (one of them)")
     variables = _variables(args)
@@ -120,3 +143,27 @@ def _batch(path: Path) -> list[tuple[str, dict[str, Any]]]:
             raise RequestError(f"{path}:{number}: vars must be an object")
         items.append((item["expr"], line_variables))
     return items
+
+
+def _export(args: argparse.Namespace, out: Output) -> int:
+    """The bundle's CEL rules a Karmada API server runs itself, as ValidatingAdmissionPolicy
+    and binding objects (to --out); where every rule runs, and why, to the report."""
+    exported = export(load_policy_bundle(args))
+    text = b"---\n".join(
+        dump(obj, "fedgate cel export: run by the Karmada API server itself" if i == 0 else "")
+        for i, obj in enumerate(exported.objects)
+    )
+    if args.out == "-":
+        sys.stdout.buffer.write(text)
+        sys.stdout.flush()
+    else:
+        target = Path(args.out)
+        temporary = target.with_name(f".{target.name}.tmp")
+        temporary.write_bytes(text)
+        os.replace(temporary, target)
+    if out.format == "json":
+        out.json([p.as_json() for p in exported.placements])
+    else:
+        for placement in exported.placements:
+            out.error(f"{placement.where:8} {placement.rule}: {placement.reason}")
+    return 0

@@ -71,3 +71,20 @@ def test_vars_and_what_no_engine_represents() -> None:
 def test_usage_errors(argv: list[str]) -> None:
     code, _, err = run(*argv)
     assert code == 2 and err.startswith("fedgate: ")
+
+
+def test_export_writes_the_objects_and_says_where_every_rule_runs(tmp_path: Path) -> None:
+    target = tmp_path / "vaps.yaml"
+    code, out, err = run("export", "--out", str(target))
+    assert code == 0 and out == ""
+    assert "vap      image-tag: reads only object, oldObject, request and params" in err
+    assert "webhook  registry-allowed: reads fedgate's tenant" in err
+    text = target.read_text()
+    assert text.startswith("# fedgate cel export") and text.count("\n---\n") == 5
+    code, out, _ = run("export", "--out", str(target), "--output", "json")
+    placements = json.loads(out)
+    assert {p["rule"] for p in placements if p["where"] == "vap"} == {
+        "image-tag",
+        "resource-requests",
+        "stateful-purge",
+    }
