@@ -127,7 +127,9 @@ def with_params(expression: str, params: Mapping[str, Any]) -> str:
 
 
 def cel_literal(value: Any) -> str:
-    """A JSON value as a CEL literal (strings JSON-quoted: CEL reads JSON's escapes)."""
+    """A JSON value as a CEL literal (strings JSON-quoted: CEL reads JSON's escapes). Where
+    a list's items or a map's values differ in type, each is ``dyn(...)``: Kubernetes refuses
+    mixed literals (``{'a': 1, 'b': [2]}``) at compile time."""
     if value is None:
         return "null"
     if value is True or value is False:
@@ -137,14 +139,18 @@ def cel_literal(value: Any) -> str:
     if isinstance(value, str):
         return json.dumps(value)
     if isinstance(value, list):
-        return "[" + ", ".join(cel_literal(v) for v in value) + "]"
+        return "[" + ", ".join(_uniform(value)) + "]"
     if isinstance(value, dict):
-        return (
-            "{"
-            + ", ".join(f"{cel_literal(str(k))}: {cel_literal(v)}" for k, v in value.items())
-            + "}"
-        )
+        keys = [cel_literal(str(k)) for k in value]
+        values = _uniform(list(value.values()))
+        return "{" + ", ".join(f"{k}: {v}" for k, v in zip(keys, values, strict=True)) + "}"
     raise TypeError(f"{type(value).__name__} is not JSON")
+
+
+def _uniform(values: list[Any]) -> list[str]:
+    texts = [cel_literal(v) for v in values]
+    kinds = {"bool" if isinstance(v, bool) else type(v).__name__ for v in values}
+    return texts if len(kinds) <= 1 else [f"dyn({text})" for text in texts]
 
 
 def _policy(rule: Rule, bundle: Bundle) -> dict[str, Any]:

@@ -123,7 +123,13 @@ def test_params_are_written_in(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("value", "text"),
     [
-        pytest.param({"a": [1, 2.5, True, None]}, '{"a": [1, 2.5, true, null]}', id="nested"),
+        pytest.param(
+            {"a": [1, 2.5, True, None]},
+            '{"a": [dyn(1), dyn(2.5), dyn(true), dyn(null)]}',
+            id="mixed-items",
+        ),
+        pytest.param({"n": 1, "l": ["x"]}, '{"n": dyn(1), "l": dyn(["x"])}', id="mixed-values"),
+        pytest.param({"n": 1, "m": 2}, '{"n": 1, "m": 2}', id="uniform"),
         pytest.param('it\'s "q"\n', '"it\'s \\"q\\"\\n"', id="escapes"),
     ],
 )

@@ -245,6 +245,42 @@ def _kubernetes_declarations() -> list[Any]:
     return functions
 
 
+_ORDERINGS = {"_<_": "less", "_<=_": "less_equals", "_>_": "greater", "_>=_": "greater_equals"}
+_ORDERING_EXCLUDED = "stdlib:\n  exclude_functions:\n" + "".join(
+    f"    - name: {name}\n" for name in _ORDERINGS
+)
+"""cel-expr's standard <, <=, >, >= leave out int against double; Kubernetes enables
+cross-type numeric comparisons (``5 < 10.0`` compiles). They are declared again below with
+those overloads; cel-expr's runtime already compares across numeric types."""
+
+
+def _ordering_declarations() -> list[Any]:
+    t = cel.Type
+    same = [t.INT, t.UINT, t.DOUBLE, t.STRING, t.BOOL, t.BYTES, t.TIMESTAMP, t.DURATION]
+    numbers = [t.INT, t.UINT, t.DOUBLE]
+    pairs = [(a, a) for a in same] + [(a, b) for a in numbers for b in numbers if a != b]
+    return [
+        cel.FunctionDecl(
+            operator,
+            [
+                cel.Overload(f"{name}_{a.name().lower()}_{b.name().lower()}", t.BOOL, [a, b])
+                for a, b in pairs
+            ],
+        )
+        for operator, name in _ORDERINGS.items()
+    ]
+
+
+def _literal_elements(node: Any) -> list[list[Any]]:
+    """The element lists of a list or map literal node: its items; a map's keys and values."""
+    if node.data == "list_lit" and node.children and node.children[0] is not None:
+        return [list(node.children[0].children)]
+    if node.data == "map_lit" and node.children and node.children[0] is not None:
+        inits = node.children[0].children
+        return [inits[0::2], inits[1::2]]
+    return []
+
+
 class CelExprBackend:
     name = "cel-expr"
 
@@ -252,16 +288,58 @@ class CelExprBackend:
         pool = _descriptors()
         self._env = cel.NewEnv(
             descriptor_pool=pool,
+            config=cel.NewEnvConfigFromYaml(_ORDERING_EXCLUDED),
             variables={name: cel.Type.DYN for name in VARIABLES},
             extensions=[ext_strings.ExtStrings(), ext_optional.ExtOptional(), ext_math.ExtMath()],
-            functions=_declarations(_Opaque(pool)),
+            functions=[*_declarations(_Opaque(pool)), *_ordering_declarations()],
         )
 
     def compile(self, expression: str) -> Any:
         try:
-            return self._env.compile(expression)
+            program = self._env.compile(expression)
         except RuntimeError as exc:
             raise CelCompileError(_clean(str(exc))) from None
+        mixed = self._mixed_literal(expression)
+        if mixed is not None:
+            raise CelCompileError(mixed)
+        return program
+
+    def _mixed_literal(self, expression: str) -> str | None:
+        """Kubernetes compiles with homogeneous aggregate literals: ``[1, 'a']`` and
+        ``{'a': 1, 'b': 'x'}`` do not compile; cel-expr would accept them. An element's type
+        is what it compiles to on its own (dyn when it reads a comprehension's variable or
+        the data: dyn goes with anything, as in cel-go)."""
+        if "[" not in expression and "{" not in expression:
+            return None
+        from celpy.celparser import CELParser  # noqa: PLC0415 - the parser, only for literals
+
+        try:
+            tree = CELParser().parse(expression)
+        except Exception:
+            return None
+        for node in tree.iter_subtrees():
+            groups = _literal_elements(node)
+            for elements in groups:
+                kinds = {self._type_of(expression, element) for element in elements} - {"dyn"}
+                if len(kinds) > 1:
+                    return (
+                        f"mixed types in one literal ({', '.join(sorted(kinds))}): Kubernetes "
+                        "refuses it at compile time; convert the elements to one type"
+                    )
+        return None
+
+    def _type_of(self, expression: str, element: Any) -> str:
+        text = expression[element.meta.start_pos : element.meta.end_pos]
+        try:
+            kind = self._env.compile(text).return_type()
+        except RuntimeError:
+            return "dyn"  # a comprehension variable, or an element that needs its context
+        name = str(kind.name()).lower()
+        if name.startswith("list"):
+            return "list"
+        if name.startswith("map"):
+            return "map"
+        return "dyn" if name in ("dyn", "null_type", "error") else name
 
     def activation(self, variables: Mapping[str, Any]) -> Any:
         return self._env.Activation(dict(variables))

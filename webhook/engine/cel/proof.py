@@ -22,7 +22,7 @@ and always go to the engine.
 Supported: literals (int, double, bool, null, strings without escapes, lists), the
 variables, field selection, ``[]`` on maps and lists, ``has()``, ``!``, unary ``-``, ``&&``,
 ``||``, ``?:``, ``==``, ``!=``, ``<``, ``<=``, ``>``, ``>=``, ``in``, ``all`` and ``exists``
-over lists and maps, ``size``, ``string``, ``startsWith``, ``endsWith``, ``contains``,
+over lists and maps, ``size``, ``dyn``, ``string``, ``startsWith``, ``endsWith``, ``contains``,
 ``indexOf``, ``lastIndexOf`` (one argument), ``quantity``, ``isQuantity`` and the Quantity
 member functions of ``library``.
 
@@ -483,6 +483,8 @@ class _Translator:
             return self._has(arguments), "bool"
         if len(arguments) != 1:
             raise Unsupported(f"function {function} with {len(arguments)} arguments")
+        if function == "dyn":  # the identity at run time; only the type checker reads it
+            return self.node(arguments[0])[0], None
         if function == "string":
             code, kind = self.node(arguments[0])
             if kind == "string":

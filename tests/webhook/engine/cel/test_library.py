@@ -87,3 +87,32 @@ def test_an_optional_as_a_whole_result_is_an_evaluation_error() -> None:
 def test_what_kubernetes_refuses_to_compile(backend: Backend, expression: str) -> None:
     with pytest.raises(CelCompileError):
         backend.compile(expression)
+
+
+@pytest.mark.parametrize(
+    ("expression", "expected"),
+    [
+        ("5 < 10.0", True),  # Kubernetes enables cross-type numeric comparisons
+        ("10.0 >= 5", True),
+        ("1u < 2.5", True),
+        ("dyn(3) <= 2.5", False),
+    ],
+)
+def test_cross_type_numeric_ordering_compiles(
+    backend: Backend, expression: str, expected: bool
+) -> None:
+    assert backend.evaluate(backend.compile(expression), backend.activation({})) is expected
+
+
+@pytest.mark.parametrize(
+    "expression",
+    ["[1, 'a']", "{'a': 1, 'b': 'x'}", "[1, 2.0]", "['a' + 'b', 1]", "1 == 1.0"],
+)
+def test_mixed_literals_do_not_compile_as_in_kubernetes(backend: Backend, expression: str) -> None:
+    with pytest.raises(CelCompileError):
+        backend.compile(expression)
+
+
+@pytest.mark.parametrize("expression", ["[dyn(1), 'a'].size() == 2", "[object.x, 1].size() == 2"])
+def test_dyn_goes_with_anything(backend: Backend, expression: str) -> None:
+    backend.compile(expression)

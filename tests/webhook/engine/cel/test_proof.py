@@ -97,7 +97,7 @@ TABLE = [
     ("object.numbers.exists(n, n == 2) && object.numbers.all(n, n > 0)", True),
     ("['app'].all(k, k in object.labels && object.labels[k] == 'web')", True),
     ("['app', 'none'].all(k, k in object.labels)", False),
-    ("['web:1.2', 1].exists(x, x == object.name)", True),  # mixed: tested one by one
+    ("['web:1.2', dyn(1)].exists(x, x == object.name)", True),  # mixed: tested one by one
     ("[1, 'web:1.2'].exists(x, x == object.name)", False),  # 1 == a string: the engine's
     ("['a', 'b'].exists(x, x == 1)", False),
     ("object.items.all(i, ['a:1', 'b:latest'].exists(x, x == i.image))", True),
