@@ -63,7 +63,8 @@ def load_rules(
         if rule.builtin is None:
             program, errors = compile_rule(rule, backend)
             findings += [
-                documents["rule.yaml"].finding(_path(where), message) for where, message in errors
+                documents["rule.yaml"].finding(field_path(where), message)
+                for where, message in errors
             ]
             if program is None:
                 continue
@@ -72,7 +73,7 @@ def load_rules(
     return tuple(sorted(rules, key=lambda r: r.id)), compiled, findings
 
 
-def _path(where: str) -> tuple[str | int, ...]:
+def field_path(where: str) -> tuple[str | int, ...]:
     """``validations[1].expression`` -> ("validations", 1, "expression")."""
     out: list[str | int] = []
     for part in where.split("."):

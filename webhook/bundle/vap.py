@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
 from webhook.bundle import gatekeeper
+from webhook.bundle.load_rules import field_path
 from webhook.bundle.rules import FailurePolicy, Rule, Validation
 from webhook.engine.affinity import label_selector_matches
 from webhook.engine.cel import Backend
@@ -252,7 +253,7 @@ def load_vaps(
         if rule is None:
             continue
         program, errors = compile_rule(rule, backend)
-        findings += [policy_document.finding(_vap_path(w), m) for w, m in errors]
+        findings += [policy_document.finding(("spec", *field_path(w)), m) for w, m in errors]
         if program is not None:
             compiled[rule.id] = program
             rules.append(rule)
@@ -515,14 +516,3 @@ def _params(policy: Checker, binding: Checker, objects: list[Mapping[str, Any]])
         deny_when_missing=action == "Deny",
         namespaced=any(_metadata(obj, "namespace") for obj in candidates) or not candidates,
     )
-
-
-def _vap_path(where: str) -> tuple[str | int, ...]:
-    """``validations[1].expression`` -> ("spec", "validations", 1, "expression")."""
-    out: list[str | int] = ["spec"]
-    for part in where.split("."):
-        name, _, index = part.partition("[")
-        out.append(name)
-        if index:
-            out.append(int(index.rstrip("]")))
-    return tuple(out)

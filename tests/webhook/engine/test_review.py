@@ -12,9 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import EXAMPLES, POLICIES
+from tests.webhook.engine.cel.test_conformance import _essence
 from webhook.bundle.load import load_bundle
 from webhook.bundle.model import Bundle
-from webhook.engine.decision import Decision
 from webhook.engine.request import AdmissionRequest, parse_review
 from webhook.engine.review import review
 
@@ -75,17 +75,6 @@ def bundles() -> dict[str, Bundle]:
         "engine": load_bundle(POLICIES, proofs=False),
         "cel-python": load_bundle(POLICIES, "cel-python"),
     }
-
-
-def _essence(decision: Decision) -> tuple[object, ...]:
-    """The decision, less the wording of evaluation errors (each engine words its own)."""
-    return (
-        decision.allowed,
-        tuple(
-            (v.rule, v.pointer, v.action, v.status, v.message if v.status != "error" else "")
-            for v in decision.violations
-        ),
-    )
 
 
 def _request(body: dict[str, Any]) -> AdmissionRequest | None:

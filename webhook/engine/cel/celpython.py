@@ -22,8 +22,6 @@ from webhook.engine.cel.paths import STRING_LITERAL
 # ---- CEL's own semantics where celpy departs from them (measured: ``true <= 50`` was true,
 # ``string(true)`` was 'True', ``1 == 1.0`` an error, ``has()`` of a field of a string false)
 
-_NUMBERS = (celtypes.IntType, celtypes.UintType, celtypes.DoubleType)
-
 
 def _kind(value: Any) -> str:
     """The CEL kind that decides which overload applies (a bool is never a number). celpy

@@ -26,6 +26,7 @@ from typing import Any, cast
 import re2  # type: ignore[import-untyped]
 
 from webhook.engine.cel import netlib
+from webhook.engine.cel.values import INT64_MAX, INT64_MIN
 from webhook.quantity import QuantityError, parse_quantity
 
 
@@ -61,9 +62,6 @@ def is_quantity(text: str) -> bool:
     except QuantityError:
         return False
     return True
-
-
-INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
 
 def is_integer(q: Quantity) -> bool:

@@ -43,8 +43,7 @@ from typing import Any
 from lark import Token, Tree
 
 from webhook.engine.cel import library
-
-INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+from webhook.engine.cel.values import INT64_MAX, INT64_MIN
 
 
 class Undecided(Exception):
