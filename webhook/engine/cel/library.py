@@ -16,7 +16,7 @@ Neither engine ships the Kubernetes libraries. Here, on plain Python values:
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 from fractions import Fraction
 from functools import lru_cache
@@ -41,6 +41,12 @@ class Quantity:
     ``compareTo``, ``isLessThan``, ``isGreaterThan``."""
 
     value: Fraction
+    approximate: float = field(init=False, compare=False, repr=False)
+    """``float(value)``: rounding keeps order, so where two differ, so do the exact values,
+    the same way round; comparing them first spares most Fraction comparisons."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "approximate", float(self.value))
 
     @property
     def text(self) -> str:
@@ -77,11 +83,21 @@ def as_integer(q: Quantity) -> int:
 
 
 def as_approximate_float(q: Quantity) -> float:
-    return float(q.value)
+    return q.approximate
 
 
 def compare_to(a: Quantity, b: Quantity) -> int:
+    if a.approximate != b.approximate:
+        return 1 if a.approximate > b.approximate else -1
     return (a.value > b.value) - (a.value < b.value)
+
+
+def is_less_than(a: Quantity, b: Quantity) -> bool:
+    return compare_to(a, b) < 0
+
+
+def is_greater_than(a: Quantity, b: Quantity) -> bool:
+    return compare_to(a, b) > 0
 
 
 def sign(q: Quantity) -> int:
@@ -105,8 +121,8 @@ def mul(a: Quantity, b: int) -> Quantity:
 
 
 QUANTITY_MEMBERS: dict[str, tuple[Callable[..., object], str, str]] = {
-    "isLessThan": (lambda a, b: a.value < b.value, "quantity", "bool"),
-    "isGreaterThan": (lambda a, b: a.value > b.value, "quantity", "bool"),
+    "isLessThan": (is_less_than, "quantity", "bool"),
+    "isGreaterThan": (is_greater_than, "quantity", "bool"),
     "compareTo": (compare_to, "quantity", "int"),
     "add": (add, "quantity", "quantity"),
     "sub": (sub, "quantity", "quantity"),
