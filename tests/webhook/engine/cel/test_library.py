@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-import pytest
+from fractions import Fraction
 
-from webhook.engine.cel import Backend, CelCompileError, CelEvalError
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from webhook.engine.cel import Backend, CelCompileError, CelEvalError, library
 from webhook.engine.cel.backend import BACKENDS, make_backend
 
 CASES = [
@@ -116,3 +120,16 @@ def test_mixed_literals_do_not_compile_as_in_kubernetes(backend: Backend, expres
 @pytest.mark.parametrize("expression", ["[dyn(1), 'a'].size() == 2", "[object.x, 1].size() == 2"])
 def test_dyn_goes_with_anything(backend: Backend, expression: str) -> None:
     backend.compile(expression)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.fractions(max_denominator=10**9) | st.integers(-(2**70), 2**70).map(Fraction),
+    st.fractions(max_denominator=10**9) | st.integers(-(2**70), 2**70).map(Fraction),
+)
+def test_quantity_comparisons_are_exact(a: Fraction, b: Fraction) -> None:
+    """The doubles decide only where they differ; near-equal exact values still compare."""
+    one, other = library.Quantity(a), library.Quantity(b)
+    assert library.compare_to(one, other) == (a > b) - (a < b)
+    near = library.Quantity(a + Fraction(1, 10**30))
+    assert library.compare_to(near, one) == 1 and library.is_greater_than(near, one)
