@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from functools import lru_cache
 from typing import Any
 
 from cel_expr_python import cel  # type: ignore[import-untyped]
-from cel_expr_python.ext import ext_math, ext_optional, ext_strings  # type: ignore[import-untyped]
+from cel_expr_python.ext import (  # type: ignore[import-untyped]
+    ext_bindings,
+    ext_math,
+    ext_optional,
+    ext_strings,
+)
 
 from webhook.engine.cel import library
 from webhook.engine.cel.backend import VARIABLES, CelCompileError, CelEvalError
+from webhook.engine.cel.paths import STRING_LITERAL
 
 QUANTITY = "kubernetes.Quantity"
 
@@ -246,12 +253,17 @@ def _kubernetes_declarations() -> list[Any]:
 
 
 _ORDERINGS = {"_<_": "less", "_<=_": "less_equals", "_>_": "greater", "_>=_": "greater_equals"}
-_ORDERING_EXCLUDED = "stdlib:\n  exclude_functions:\n" + "".join(
-    f"    - name: {name}\n" for name in _ORDERINGS
+_ORDERING_EXCLUDED = (
+    "stdlib:\n  exclude_functions:\n"
+    + "".join(f"    - name: {name}\n" for name in _ORDERINGS)
+    + "extensions:\n  - name: two-var-comprehensions\n  - name: lists\n"
 )
 """cel-expr's standard <, <=, >, >= leave out int against double; Kubernetes enables
 cross-type numeric comparisons (``5 < 10.0`` compiles). They are declared again below with
-those overloads; cel-expr's runtime already compares across numeric types."""
+those overloads; cel-expr's runtime already compares across numeric types. And cel-cpp's
+two-variable comprehensions (``all(i, v, ...)``, ``exists``, ``existsOne``, ``transformList``)
+and lists extension (``sort``, ``sortBy``, ``distinct``, ``flatten``, ``slice``, ``reverse``,
+``lists.range``), which Kubernetes enables from cel-go."""
 
 
 def _ordering_declarations() -> list[Any]:
@@ -281,6 +293,12 @@ def _literal_elements(node: Any) -> list[list[Any]]:
     return []
 
 
+_MISSING_AT_RUN_TIME = re.compile(r"\.\s*(transformMap|transformMapEntry)\s*\(")
+"""Declared by cel-cpp's two-variable comprehensions, but their runtime helper
+(``cel.@mapInsert``) is missing from cel-expr-python: refused when compiling, not found when a
+request comes."""
+
+
 class CelExprBackend:
     name = "cel-expr"
 
@@ -290,7 +308,12 @@ class CelExprBackend:
             descriptor_pool=pool,
             config=cel.NewEnvConfigFromYaml(_ORDERING_EXCLUDED),
             variables={name: cel.Type.DYN for name in VARIABLES},
-            extensions=[ext_strings.ExtStrings(), ext_optional.ExtOptional(), ext_math.ExtMath()],
+            extensions=[
+                ext_strings.ExtStrings(),
+                ext_optional.ExtOptional(),
+                ext_math.ExtMath(),
+                ext_bindings.ExtBindings(),
+            ],
             functions=[*_declarations(_Opaque(pool)), *_ordering_declarations()],
         )
 
@@ -302,6 +325,12 @@ class CelExprBackend:
         mixed = self._mixed_literal(expression)
         if mixed is not None:
             raise CelCompileError(mixed)
+        missing = _MISSING_AT_RUN_TIME.search(STRING_LITERAL.sub("''", expression))
+        if missing is not None:
+            raise CelCompileError(
+                f"{missing.group(1)}() is not available in fedgate's engine yet (cel-expr-python "
+                "compiles it but cannot run it): write the rule without it"
+            )
         return program
 
     def _mixed_literal(self, expression: str) -> str | None:

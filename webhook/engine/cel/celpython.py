@@ -259,12 +259,18 @@ def _unsupported(ast: Any) -> set[str]:
             name = str(node.children[0])
         elif node.data == "member_dot_arg":
             name = str(node.children[1])
+            arguments = (
+                node.children[2].children if len(node.children) > 2 and node.children[2] else []
+            )
+            if name in ("all", "exists", "exists_one") and len(arguments) == 3:
+                found.add(f"{name}() with two variables")
+                continue
             target = _unwrap(node.children[0])
             if isinstance(target, lark.Tree) and target.data == "ident":
                 qualified = f"{target.children[0]}.{name}"
                 if qualified in _NAMESPACED:
                     continue
-                if str(target.children[0]) in ("optional", "strings", "math", "base64"):
+                if str(target.children[0]) in ("optional", "strings", "math", "base64", "lists"):
                     name = qualified
         else:
             continue
