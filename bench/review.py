@@ -93,6 +93,7 @@ FUNCTIONS = [
     ("quantity().isInteger()", "quantity(object.q).isInteger()"),
     ("quantity().isLessThan()", "quantity(object.q).isLessThan(quantity('2Gi'))"),
     ("ip().isLoopback()", "!ip(object.ip).isLoopback()"),
+    ("url().getHost()", "url(object.url).getHost() == 'example.com'"),
     ("cidr().containsIP()", "cidr('10.0.0.0/8').containsIP(object.ip)"),
     ("isSorted()", "object.ports.isSorted()"),
     ("min()", "object.ports.min() > 0"),
@@ -109,7 +110,15 @@ def function_costs(iterations: int) -> None:
     backend = make_backend("cel-expr")
     body = (ROOT / "examples" / "requests" / REQUESTS["Deployment UPDATE"]).read_bytes()
     deployment = json.loads(body)["request"]["object"]
-    variables = {"object": {**deployment, "q": "1500Mi", "ip": "10.1.2.3", "ports": [80, 443]}}
+    variables = {
+        "object": {
+            **deployment,
+            "q": "1500Mi",
+            "ip": "10.1.2.3",
+            "ports": [80, 443],
+            "url": "https://example.com/x",
+        }
+    }
     activation = backend.activation(variables)
     print(f"\n{'function (cel-expr)':28} {'us per evaluation':>18}")
     for label, expression in FUNCTIONS:

@@ -141,7 +141,7 @@ def _foreign(old: Any, new: Any, ledger: dict[str, str], writable: set[str]) -> 
     )
 
 
-@settings(max_examples=1500, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(writes(), ledgers, st.sets(st.sampled_from(OWNERS), max_size=2))
 def test_untouched_only_where_the_full_rule_finds_nothing(
     write: tuple[dict[str, Any], dict[str, Any]], ledger: dict[str, str], writable: set[str]

@@ -142,11 +142,17 @@ def _declarations(quantities: _Opaque) -> list[Any]:
 
 
 def _net_declarations(opaque: _Opaque) -> list[Any]:
-    """Kubernetes' IP and CIDR libraries, overloads as ``library.NET_FUNCTIONS`` declares."""
+    """Kubernetes' IP, CIDR and URL libraries, overloads as ``library.OPAQUE_FUNCTIONS``
+    declares."""
     t = cel.Type
-    types = {"string": t.STRING, "bool": t.BOOL, "int": t.INT}
+    types = {
+        "string": t.STRING,
+        "bool": t.BOOL,
+        "int": t.INT,
+        "map(string, list(string))": t.Map(t.STRING, t.List(t.STRING)),
+    }
     functions = []
-    for name, (impl, overloads) in library.NET_FUNCTIONS.items():
+    for name, (impl, overloads) in library.OPAQUE_FUNCTIONS.items():
         declared = []
         for parameters, result in overloads:
             kinds = [types.get(p) or t(p) for p in parameters]

@@ -149,7 +149,7 @@ def _library(impl: Callable[..., Any]) -> Callable[..., Any]:
 _OPAQUE = tuple(kind for kind, _ in library.OPAQUE_TYPES.values())
 _NAMESPACED = {
     **library.SETS_FUNCTIONS,
-    "ip.isCanonical": library.NET_FUNCTIONS["ip.isCanonical"][0],
+    "ip.isCanonical": library.OPAQUE_FUNCTIONS["ip.isCanonical"][0],
 }
 """Functions whose names have a dot: celpy reads ``sets.contains(a, b)`` as a method of a
 variable ``sets``."""
@@ -165,7 +165,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     **{n: _library(f) for n, (f, _, _) in library.QUANTITY_MEMBERS.items()},
     **{n: _library(f) for n, (f, _) in library.QUANTITY_UNARY.items()},
     **{n: _library(f) for n, (f, _) in library.STRING_FUNCTIONS.items()},
-    **{n: _library(f) for n, (f, _) in library.NET_FUNCTIONS.items() if "." not in n},
+    **{n: _library(f) for n, (f, _) in library.OPAQUE_FUNCTIONS.items() if "." not in n},
 }
 
 

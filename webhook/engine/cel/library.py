@@ -25,7 +25,7 @@ from typing import Any, cast
 
 import re2  # type: ignore[import-untyped]
 
-from webhook.engine.cel import netlib
+from webhook.engine.cel import netlib, urllib_go
 from webhook.engine.cel.values import INT64_MAX, INT64_MIN
 from webhook.quantity import QuantityError, parse_quantity
 
@@ -334,17 +334,19 @@ SETS_FUNCTIONS: dict[str, Callable[..., bool]] = {
 """cel-go's sets extension, as Kubernetes enables it: (list, list) -> bool."""
 
 
-# ---- Kubernetes' IP and CIDR libraries (``netlib``), and every opaque type in one place
+# ---- Kubernetes' IP, CIDR and URL libraries (``netlib``, ``urllib_go``), and every opaque
+# type in one place
 
 OPAQUE_TYPES: dict[str, tuple[type, Callable[[str], object]]] = {
     "kubernetes.Quantity": (Quantity, lambda text: Quantity(Fraction(text))),
     "net.IP": (netlib.IP, lambda text: netlib.IP(netlib.parse_address(text))),
     "net.CIDR": (netlib.CIDR, netlib.parse_cidr),
+    "kubernetes.URL": (urllib_go.URL, urllib_go.parse),
 }
 """CEL type name -> (the Python class, how its ``text`` is read back): Kubernetes' opaque
 types, which cel-expr carries as messages of that name holding the text."""
 
-NET_FUNCTIONS: dict[str, tuple[Callable[..., object], list[tuple[list[str], str]]]] = {
+OPAQUE_FUNCTIONS: dict[str, tuple[Callable[..., object], list[tuple[list[str], str]]]] = {
     "ip": (
         lambda value: netlib.ip(value) if isinstance(value, str) else netlib.cidr_ip(value),
         [(["string"], "net.IP"), (["net.CIDR"], "net.IP")],
@@ -369,6 +371,14 @@ NET_FUNCTIONS: dict[str, tuple[Callable[..., object], list[tuple[list[str], str]
     ),
     "masked": (netlib.masked, [(["net.CIDR"], "net.CIDR")]),
     "prefixLength": (netlib.prefix_length, [(["net.CIDR"], "int")]),
+    "url": (urllib_go.parse, [(["string"], "kubernetes.URL")]),
+    "isURL": (urllib_go.is_url, [(["string"], "bool")]),
+    "getScheme": (lambda u: u.scheme, [(["kubernetes.URL"], "string")]),
+    "getHost": (lambda u: u.host, [(["kubernetes.URL"], "string")]),
+    "getHostname": (urllib_go.hostname, [(["kubernetes.URL"], "string")]),
+    "getPort": (urllib_go.port, [(["kubernetes.URL"], "string")]),
+    "getEscapedPath": (urllib_go.escaped_path, [(["kubernetes.URL"], "string")]),
+    "getQuery": (urllib_go.query, [(["kubernetes.URL"], "map(string, list(string))")]),
 }
 """name -> (implementation, overloads as (parameter types, result type)); a first parameter
 of an opaque type makes a member function, as Kubernetes declares them."""

@@ -6,6 +6,7 @@ Sources (the examples in each function's documentation, and the test tables):
 - kubernetes/kubernetes library/ip.go (2b24c51): the documented examples; library/cidr_test.go
   (0f83589): TestCIDR's table (the two runtime-error cases are in ERRORS, the
   compile-error case in COMPILE_ERRORS);
+- kubernetes/kubernetes library/urls.go (6732d91): the documented examples;
 - google/cel-go ext/sets_test.go (14f6746a): the cases with homogeneous list literals (the
   others mix int, uint and double in one literal, which Kubernetes refuses to compile).
 """
@@ -139,7 +140,43 @@ CIDR = [
     ("isCIDR('192.168.0.0/33')", False),
     ("isCIDR('::1/129')", False),
 ]
+# from urls.go
+URL = [
+    ("isURL('https://user:pass@example.com:80/path?query=val#fragment')", True),
+    ("isURL('/absolute-path')", True),
+    ("isURL('https://a:b:c/')", False),
+    ("isURL('../relative-path')", False),
+    ("url('/path').getScheme()", ""),
+    ("url('https://example.com/').getScheme()", "https"),
+    ("url('https://example.com:80/').getHost()", "example.com:80"),
+    ("url('https://example.com/').getHost()", "example.com"),
+    ("url('https://[::1]:80/').getHost()", "[::1]:80"),
+    ("url('https://[::1]/').getHost()", "[::1]"),
+    ("url('/path').getHost()", ""),
+    ("url('https://example.com:80/').getHostname()", "example.com"),
+    ("url('https://127.0.0.1:80/').getHostname()", "127.0.0.1"),
+    ("url('https://[::1]:80/').getHostname()", "::1"),
+    ("url('/path').getHostname()", ""),
+    ("url('https://example.com:80/').getPort()", "80"),
+    ("url('https://example.com/').getPort()", ""),
+    ("url('/path').getPort()", ""),
+    ("url('https://example.com/path').getEscapedPath()", "/path"),
+    ("url('https://example.com/path with spaces/').getEscapedPath()", "/path%20with%20spaces/"),
+    ("url('https://example.com').getEscapedPath()", ""),
+    (
+        "url('https://example.com/path?k1=a&k2=b&k2=c').getQuery()",
+        {"k1": ["a"], "k2": ["b", "c"]},
+    ),
+    (
+        "url('https://example.com/path?key with spaces=value with spaces').getQuery()",
+        {"key with spaces": ["value with spaces"]},
+    ),
+    ("url('https://example.com/path?').getQuery()", {}),
+    ("url('https://example.com/path').getQuery()", {}),
+]
 ERRORS = [
+    "url('https://a:b:c/')",
+    "url('../relative-path')",
     "[].min()",
     "[].max()",
     "'abc'.find('[')",
@@ -150,7 +187,7 @@ ERRORS = [
     "ip('::ffff:1.2.3.4')",
     "ip('fe80::1%eth0')",
 ]
-COMPILE_ERRORS = ["cidr(192168)", "ip('1.2.3.4') < ip('1.2.3.5')"]
+COMPILE_ERRORS = ["cidr(192168)", "ip('1.2.3.4') < ip('1.2.3.5')", "url('/a') < url('/b')"]
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
