@@ -106,23 +106,24 @@ def _declarations(quantities: _Opaque) -> list[Any]:
             [cel.Overload("is_quantity_string", t.BOOL, [string], impl=library.is_quantity)],
         ),
     ]
+    semver = t("kubernetes.Semver")
     for name, (impl, operand, result) in library.QUANTITY_MEMBERS.items():
         operands = [operand, "int"] if name in ("add", "sub") else [operand]
-        functions.append(
-            cel.FunctionDecl(
-                name,
-                [
-                    cel.Overload(
-                        f"quantity_{name}_{kind}",
-                        types[result],
-                        [quantity, types[kind]],
-                        is_member=True,
-                        impl=quantities.wrap(impl),
-                    )
-                    for kind in operands
-                ],
+        overloads = [
+            cel.Overload(
+                f"quantity_{name}_{kind}",
+                types[result],
+                [quantity, types[kind]],
+                is_member=True,
+                impl=quantities.wrap(impl),
             )
-        )
+            for kind in operands
+        ]
+        if name in library.SEMVER_COMPARISONS:  # the same implementation: one per runtime
+            overloads.append(  # signature, and both are messages at run time
+                cel.Overload(f"semver_{name}", types[result], [semver, semver], is_member=True)
+            )
+        functions.append(cel.FunctionDecl(name, overloads))
     for name, (impl, result) in library.QUANTITY_UNARY.items():
         functions.append(
             cel.FunctionDecl(

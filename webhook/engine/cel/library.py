@@ -25,7 +25,7 @@ from typing import Any, cast
 
 import re2  # type: ignore[import-untyped]
 
-from webhook.engine.cel import netlib, urllib_go
+from webhook.engine.cel import netlib, semverlib, urllib_go
 from webhook.engine.cel.values import INT64_MAX, INT64_MIN
 from webhook.quantity import QuantityError, parse_quantity
 
@@ -86,17 +86,23 @@ def as_approximate_float(q: Quantity) -> float:
     return q.approximate
 
 
-def compare_to(a: Quantity, b: Quantity) -> int:
+def compare_to(a: Quantity | semverlib.Semver, b: Quantity | semverlib.Semver) -> int:
+    """``compareTo`` of two Quantities or two Semvers (the one name serves both libraries,
+    as in Kubernetes)."""
+    if isinstance(a, semverlib.Semver) and isinstance(b, semverlib.Semver):
+        return semverlib.compare(a, b)
+    if not (isinstance(a, Quantity) and isinstance(b, Quantity)):
+        raise LibraryError("no such overload: compare two quantities or two semvers")
     if a.approximate != b.approximate:
         return 1 if a.approximate > b.approximate else -1
     return (a.value > b.value) - (a.value < b.value)
 
 
-def is_less_than(a: Quantity, b: Quantity) -> bool:
+def is_less_than(a: Quantity | semverlib.Semver, b: Quantity | semverlib.Semver) -> bool:
     return compare_to(a, b) < 0
 
 
-def is_greater_than(a: Quantity, b: Quantity) -> bool:
+def is_greater_than(a: Quantity | semverlib.Semver, b: Quantity | semverlib.Semver) -> bool:
     return compare_to(a, b) > 0
 
 
@@ -342,6 +348,7 @@ OPAQUE_TYPES: dict[str, tuple[type, Callable[[str], object]]] = {
     "net.IP": (netlib.IP, lambda text: netlib.IP(netlib.parse_address(text))),
     "net.CIDR": (netlib.CIDR, netlib.parse_cidr),
     "kubernetes.URL": (urllib_go.URL, urllib_go.parse),
+    "kubernetes.Semver": (semverlib.Semver, semverlib.parse),
 }
 """CEL type name -> (the Python class, how its ``text`` is read back): Kubernetes' opaque
 types, which cel-expr carries as messages of that name holding the text."""
@@ -379,6 +386,18 @@ OPAQUE_FUNCTIONS: dict[str, tuple[Callable[..., object], list[tuple[list[str], s
     "getPort": (urllib_go.port, [(["kubernetes.URL"], "string")]),
     "getEscapedPath": (urllib_go.escaped_path, [(["kubernetes.URL"], "string")]),
     "getQuery": (urllib_go.query, [(["kubernetes.URL"], "map(string, list(string))")]),
+    "semver": (
+        semverlib.semver,
+        [(["string"], "kubernetes.Semver"), (["string", "bool"], "kubernetes.Semver")],
+    ),
+    "isSemver": (semverlib.is_semver, [(["string"], "bool"), (["string", "bool"], "bool")]),
+    "major": (lambda v: v.major, [(["kubernetes.Semver"], "int")]),
+    "minor": (lambda v: v.minor, [(["kubernetes.Semver"], "int")]),
+    "patch": (lambda v: v.patch, [(["kubernetes.Semver"], "int")]),
 }
+"""name -> (implementation, overloads as (parameter types, result type)); a first parameter
+of an opaque type makes a member function, as Kubernetes declares them. ``isLessThan``,
+``isGreaterThan`` and ``compareTo`` of Semvers share the Quantity implementations."""
+SEMVER_COMPARISONS = ("isLessThan", "isGreaterThan", "compareTo")
 """name -> (implementation, overloads as (parameter types, result type)); a first parameter
 of an opaque type makes a member function, as Kubernetes declares them."""

@@ -7,6 +7,8 @@ Sources (the examples in each function's documentation, and the test tables):
   (0f83589): TestCIDR's table (the two runtime-error cases are in ERRORS, the
   compile-error case in COMPILE_ERRORS);
 - kubernetes/kubernetes library/urls.go (6732d91): the documented examples;
+- kubernetes/kubernetes library/semverlib.go (2293553): the documented examples, and
+  semver.org's precedence example (1.0.0-alpha < 1.0.0-alpha.1 < ... < 1.0.0);
 - google/cel-go ext/sets_test.go (14f6746a): the cases with homogeneous list literals (the
   others mix int, uint and double in one literal, which Kubernetes refuses to compile).
 """
@@ -174,7 +176,41 @@ URL = [
     ("url('https://example.com/path?').getQuery()", {}),
     ("url('https://example.com/path').getQuery()", {}),
 ]
+# from semverlib.go
+SEMVER = [
+    ("isSemver('1.0.0')", True),
+    ("isSemver('hello')", False),
+    ("isSemver('v1.0')", False),
+    ("isSemver('v1.0', true)", True),
+    ("isSemver('1.0', true)", True),
+    ("isSemver('01.01.01', true)", True),
+    ("semver('v1.0.0', true) == semver('1.0.0')", True),
+    ("semver('1.0', true) == semver('1.0.0')", True),
+    ("semver('01.01.01', true) == semver('1.1.1')", True),
+    ("semver('1.2.3').major()", 1),
+    ("semver('1.2.3').minor()", 2),
+    ("semver('1.2.3').patch()", 3),
+    ("semver('1.2.3').compareTo(semver('1.2.3'))", 0),
+    ("semver('1.2.3').compareTo(semver('2.0.0'))", -1),
+    ("semver('1.2.3').compareTo(semver('0.1.2'))", 1),
+    ("semver('1.2.3').isGreaterThan(semver('0.1.2'))", True),
+    ("semver('1.2.3').isLessThan(semver('0.1.2'))", False),
+    (
+        "['1.0.0-alpha', '1.0.0-alpha.1', '1.0.0-alpha.beta', '1.0.0-beta', '1.0.0-beta.2', "
+        "'1.0.0-beta.11', '1.0.0-rc.1', '1.0.0'].map(v, semver(v))"
+        ".all(v, v.compareTo(semver('1.0.0-alpha')) >= 0)",
+        True,
+    ),
+    ("semver('1.0.0-beta.11').isGreaterThan(semver('1.0.0-beta.2'))", True),
+    ("semver('1.0.0-alpha.beta').isGreaterThan(semver('1.0.0-alpha.1'))", True),
+    ("semver('1.0.0').isGreaterThan(semver('1.0.0-rc.1'))", True),
+    ("semver('1.0.0+build.1') == semver('1.0.0+build.2')", True),
+]
 ERRORS = [
+    "semver('200K')",
+    "semver('Three')",
+    "semver('Mi')",
+    "semver('1.0.0-01')",
     "url('https://a:b:c/')",
     "url('../relative-path')",
     "[].min()",
@@ -195,7 +231,9 @@ def backend(request: pytest.FixtureRequest) -> Backend:
     return make_backend(request.param)
 
 
-@pytest.mark.parametrize(("expression", "expected"), LISTS + REGEX + SETS + IP + CIDR, ids=str)
+@pytest.mark.parametrize(
+    ("expression", "expected"), LISTS + REGEX + SETS + IP + CIDR + URL + SEMVER, ids=str
+)
 def test_value(backend: Backend, expression: str, expected: object) -> None:
     value = backend.evaluate(backend.compile(expression), backend.activation({}))
     assert value == expected and type(value) is type(expected)
