@@ -34,6 +34,14 @@ class CompiledRule:
     conditions: tuple[Any, ...]
     validations: tuple[tuple[Any, Any | None], ...]  # (expression, messageExpression)
     variables: tuple[Any, ...] = ()  # a ValidatingAdmissionPolicy's, in order
+    audit_annotations: tuple[Any, ...] = ()  # its auditAnnotations' valueExpressions
+
+
+@dataclass(frozen=True, order=True)
+class AuditAnnotation(Violation):
+    """Not an objection: an ``auditAnnotations`` entry of a ValidatingAdmissionPolicy, which
+    review() moves to the decision's audit annotations (``rule`` is the key, ``message`` the
+    value)."""
 
 
 def compile_rule(rule: Rule, backend: Backend) -> tuple[CompiledRule | None, list[tuple[str, str]]]:
@@ -63,11 +71,13 @@ def compile_rule(rule: Rule, backend: Backend) -> tuple[CompiledRule | None, lis
         build(expression, f"variables[{i}].expression")
         for i, (_, expression) in enumerate(rule.variables)
     )
-    for i, (_, expression) in enumerate(rule.audit_annotations):  # compiled to be checked
+    audit = tuple(
         build(expression, f"auditAnnotations[{i}].valueExpression")
+        for i, (_, expression) in enumerate(rule.audit_annotations)
+    )
     if errors:
         return None, errors
-    return CompiledRule(conditions, validations, variables), []
+    return CompiledRule(conditions, validations, variables, audit), []
 
 
 class CelRuntime:
@@ -225,6 +235,17 @@ class CelRuntime:
         return values
 
     @staticmethod
+    def provable(rule: Rule) -> bool:
+        """A proof can stand in for it: its decision is all it yields (no audit annotations)
+        and it reads only variables a proof has (no VAP variables or per-request params)."""
+        return (
+            rule.builtin is None
+            and rule.param_source is None
+            and not rule.variables
+            and not rule.audit_annotations
+        )
+
+    @staticmethod
     def eligible(rule: Rule) -> bool:
         return (
             rule.builtin is None
@@ -232,6 +253,7 @@ class CelRuntime:
             and not rule.params
             and not rule.variables
             and rule.param_source is None
+            and not rule.audit_annotations
         )
 
     def program(self, rule_ids: tuple[str, ...]) -> Any:
@@ -285,7 +307,7 @@ def _proofs(rules: Sequence[Rule]) -> dict[str, Proof]:
     """One proof per CEL rule wholly in the subset: its conditions and validations all true."""
     found: dict[str, Proof] = {}
     for rule in rules:
-        if rule.builtin is None and rule.param_source is None and not rule.variables:
+        if CelRuntime.provable(rule):
             expressions = [*rule.match_conditions, *(v.expression for v in rule.validations)]
             proof = compile_proof(expressions, VARIABLES)
             if proof is not None:
@@ -477,6 +499,29 @@ def _evaluate(
         yield review.violation(
             rule, _message(validation.message, message_program, backend, activation)
         )
+    yield from _audit_annotations(review, rule, compiled, backend, activation)
+
+
+def _audit_annotations(
+    review: Review, rule: Rule, compiled: CompiledRule, backend: Backend, activation: Any
+) -> Iterator[Violation]:
+    """``<policy>/<key>``: the value each valueExpression gives (null: no annotation)."""
+    policy = rule.id.split("/")[0]
+    for index, program in enumerate(compiled.audit_annotations):
+        key = rule.audit_annotations[index][0]
+        try:
+            value = backend.evaluate(program, activation)
+        except CelEvalError as exc:
+            yield _error(review, rule, f"auditAnnotations[{index}] could not be evaluated: {exc}")
+            continue
+        if value is None:
+            continue
+        if not isinstance(value, str):
+            yield _error(
+                review, rule, f"auditAnnotations[{index}] returned {value!r}, not a string"
+            )
+            continue
+        yield AuditAnnotation(rule=f"{policy}/{key}", action="audit", status="pass", message=value)
 
 
 def _failed(failed: Mapping[str, str]) -> str:

@@ -40,10 +40,12 @@ def review(request: AdmissionRequest, bundle: Bundle, *, cluster: str | None = N
     targets = _targets(context)
     if identity.writer in EXEMPT_WRITERS:
         return Decision(allowed=True, targets=targets)
-    violations = list(_violations(context))
+    found = list(_violations(context))
+    violations = [v for v in found if not isinstance(v, celrules.AuditAnnotation)]
+    audit = [(v.rule, v.message) for v in found if isinstance(v, celrules.AuditAnnotation)]
     if identity.writer == BREAK_GLASS:
-        return _break_glass(context, violations, targets)
-    return Decision.of(violations, targets=targets)
+        return _break_glass(context, violations, targets, audit)
+    return Decision.of(violations, targets=targets, audit=audit)
 
 
 def _violations(context: Review) -> Iterator[Violation]:
@@ -138,7 +140,10 @@ def _internal_error(context: Review, rule: Rule, exc: Exception) -> Violation:
 
 
 def _break_glass(
-    context: Review, violations: list[Violation], targets: tuple[str, ...] | None
+    context: Review,
+    violations: list[Violation],
+    targets: tuple[str, ...] | None,
+    audit: list[tuple[str, str]],
 ) -> Decision:
     """Allowed, every objection kept as a warning, and the bypass recorded for the audit log."""
     softened = [
@@ -149,5 +154,8 @@ def _break_glass(
     rules = sorted({v.rule for v in violations})
     bypass = f"{who} bypassed {', '.join(rules)}" if rules else f"{who} wrote with emergency access"
     return Decision.of(
-        softened, notes=[f"break-glass: {bypass}"], audit=[("break-glass", bypass)], targets=targets
+        softened,
+        notes=[f"break-glass: {bypass}"],
+        audit=[("break-glass", bypass), *audit],
+        targets=targets,
     )

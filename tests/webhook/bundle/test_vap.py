@@ -253,3 +253,39 @@ def test_load_errors_name_file_line_and_field(tmp_path: Path, text: str, message
     with pytest.raises(BundleError) as caught:
         bundle_with(tmp_path, text)
     assert message in str(caught.value)
+
+
+AUDITED = """\
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: replicas-audit}
+spec:
+  matchConstraints:
+    resourceRules:
+      - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [deployments]}
+  validations:
+    - expression: "object.spec.replicas < 100"
+  auditAnnotations:
+    - key: replicas
+      valueExpression: "'replicas: ' + string(object.spec.replicas)"
+    - key: never
+      valueExpression: "null"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: all}
+spec: {policyName: replicas-audit, validationActions: [Deny]}
+"""  # noqa: E501
+
+
+@pytest.mark.parametrize("backend", ["cel-expr", "cel-python"])
+def test_audit_annotations_are_written_whatever_the_outcome(tmp_path: Path, backend: str) -> None:
+    bundle = bundle_with(tmp_path, AUDITED, backend)
+    allowed = review(parse_review(deployment(3)), bundle)
+    assert allowed.allowed and ("replicas-audit/replicas", "replicas: 3") in allowed.audit
+    assert not [k for k, _ in allowed.audit if k.endswith("/never")]  # null: no annotation
+    denied = review(parse_review(deployment(200)), bundle)
+    assert not denied.allowed and ("replicas-audit/replicas", "replicas: 200") in denied.audit
+    assert [v[3] for v in vap_violations(denied)] == [
+        "failed expression: object.spec.replicas < 100"
+    ]
