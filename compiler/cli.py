@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TextIO
 
+from compiler.commands import cel as cel_command
 from compiler.commands import check as check_command
 from compiler.commands import compile as compile_command
 from compiler.commands import plan as plan_command
@@ -37,6 +38,7 @@ examples:
   fedgate plan                                 replicas per cluster, what each receives, the bill
   fedgate review request.json                  one AdmissionReview through the rule engine
   fedgate test policies/                       run the policy test suites
+  fedgate cel eval "object.spec.replicas <= 10" --object deploy.yaml   try a CEL expression
   fedgate serve --certfile tls.crt --keyfile tls.key   the admission webhook
 
 Every command takes --policies DIR (default: policies/ of the repository, else the bundled
@@ -70,6 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
         review_command,
         test_command,
         serve_command,
+        cel_command,
     ):
         sub = commands.add_parser(
             module.NAME,

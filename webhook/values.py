@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeGuard, TypeVar, dataclass_transform
@@ -27,7 +28,12 @@ def same_json(before: Any, after: Any) -> bool:
     kind = type(before)
     if kind is not type(after) or before != after:
         return False
-    return (kind is not dict and kind is not list) or orjson.dumps(before) == orjson.dumps(after)
+    if kind is not dict and kind is not list:
+        return True
+    try:
+        return orjson.dumps(before) == orjson.dumps(after)
+    except TypeError:  # what orjson does not write (an int beyond 64 bits): the slow way
+        return json.dumps(before) == json.dumps(after)
 
 
 @dataclass_transform(frozen_default=True, field_specifiers=(field,))

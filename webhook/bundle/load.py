@@ -23,6 +23,7 @@ from webhook.bundle.model import (
     Tenant,
     Writer,
 )
+from webhook.bundle.vap import VAP_DIRECTORY, load_vaps
 from webhook.engine.affinity import candidate_clusters
 from webhook.engine.cel import Backend, make_backend
 from webhook.engine.cel.backend import DEFAULT_BACKEND
@@ -63,6 +64,8 @@ class BundleSource:
     files: Mapping[str, str]
     rule_folders: tuple[str, ...] = ()
     unreadable: tuple[Finding, ...] = ()
+    vap_files: tuple[str, ...] = ()
+    """``vaps/...yaml``: ValidatingAdmissionPolicies, bindings and their objects."""
 
     def display(self, relative: str) -> str:
         return f"{self.root}/{relative}"
@@ -85,10 +88,23 @@ def read_source(directory: Path) -> BundleSource:
         folders = tuple(sorted(p.name for p in rules.iterdir() if p.is_dir()))
     files: dict[str, str] = {}
     unreadable: list[Finding] = []
+    if flat:
+        vaps = sorted(
+            f"{VAP_DIRECTORY}/{p.name.split(FLAT_SEPARATOR, 1)[1]}"
+            for p in directory.glob(f"{VAP_DIRECTORY}{FLAT_SEPARATOR}*")
+            if p.suffix in (".yaml", ".yml")
+        )
+    else:
+        vaps = sorted(
+            p.relative_to(directory).as_posix()
+            for p in (directory / VAP_DIRECTORY).rglob("*")
+            if p.suffix in (".yaml", ".yml") and p.is_file()
+        )
     names = [
         *BUNDLE_FILES,
         *OPTIONAL_FILES,
         *(f"{RULES_DIRECTORY}/{f}/{n}" for f in folders for n in RULE_FILES),
+        *vaps,
     ]
     for name in names:
         path = directory / (name.replace("/", FLAT_SEPARATOR) if flat else name)
@@ -98,7 +114,9 @@ def read_source(directory: Path) -> BundleSource:
             continue  # reported as missing when the bundle is built
         except (OSError, UnicodeDecodeError) as exc:
             unreadable.append(Finding(str(path), 0, "", f"cannot read: {exc}"))
-    return BundleSource(str(directory), files, folders, tuple(unreadable))
+    return BundleSource(
+        str(directory), files, folders, tuple(unreadable), tuple(v for v in vaps if v in files)
+    )
 
 
 def load_bundle(
@@ -133,6 +151,10 @@ def bundle_from_source(
         raise BundleError(findings)
     engine = make_backend(backend) if isinstance(backend, str) else backend
     rules, compiled, rule_findings = load_rules(source, engine)
+    vap_rules, vap_compiled, vap_findings, namespaces = load_vaps(source, engine)
+    rules = tuple(sorted((*rules, *vap_rules), key=lambda r: r.id))
+    compiled = {**compiled, **vap_compiled}
+    rule_findings += vap_findings
     try:
         world = build_bundle(documents, source=source.root)
     except BundleError as exc:
@@ -144,7 +166,7 @@ def bundle_from_source(
         rules=rules,
         compiled=compiled,
         backend=engine,
-        cel_runtime=CelRuntime(engine, rules, world, proofs=proofs),
+        cel_runtime=CelRuntime(engine, rules, world, proofs=proofs, namespaces=namespaces),
     ).indexed()
 
 

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 from webhook.bundle.rules import FailurePolicy, Match, Rule, Scope, Validation
 from webhook.engine.builtins import BUILTINS
 from webhook.engine.cel import Backend
+from webhook.engine.cel.values import problems
 from webhook.engine.celrules import CompiledRule, compile_rule
 from webhook.engine.decision import Action
 from webhook.errors import Finding
@@ -62,7 +63,8 @@ def load_rules(
         if rule.builtin is None:
             program, errors = compile_rule(rule, backend)
             findings += [
-                documents["rule.yaml"].finding(_path(where), message) for where, message in errors
+                documents["rule.yaml"].finding(field_path(where), message)
+                for where, message in errors
             ]
             if program is None:
                 continue
@@ -71,7 +73,7 @@ def load_rules(
     return tuple(sorted(rules, key=lambda r: r.id)), compiled, findings
 
 
-def _path(where: str) -> tuple[str | int, ...]:
+def field_path(where: str) -> tuple[str | int, ...]:
     """``validations[1].expression`` -> ("validations", 1, "expression")."""
     out: list[str | int] = []
     for part in where.split("."):
@@ -99,6 +101,8 @@ def build_rule(
     params = binding.get(("params",)) or {}
     if not isinstance(params, dict):
         binding.report(("params",), "must be a mapping")
+    for field, why in problems(params, "params"):
+        binding.report(("params",), f"{field} {why}")
     if builtin is not None:
         match = _builtin_match(rule, binding, builtin)
         validations: tuple[Validation, ...] = ()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from webhook.engine.affinity import label_selector_matches
 from webhook.engine.decision import Action
@@ -58,11 +58,39 @@ class Match:
 
 @dataclass(frozen=True)
 class Validation:
-    """One CEL check: true passes; false fails with ``message`` (or ``message_expression``)."""
+    """One CEL check: true passes; false fails with ``message`` (or ``message_expression``).
+    ``reason``: a ValidatingAdmissionPolicy's (Unauthorized, Forbidden, Invalid,
+    RequestEntityTooLarge), kept for the export."""
 
     expression: str
     message: str
     message_expression: str | None = None
+    reason: str | None = None
+
+
+class RuleMatch(Protocol):
+    """What the engine asks of a rule's match: fedgate's ``Match`` and a
+    ValidatingAdmissionPolicy's (``bundle.vap.ResourceMatch``)."""
+
+    @property
+    def kinds(self) -> frozenset[tuple[str, str]]:
+        """The (API group, kind) pairs it names, ``("*", "*")`` for any: the bundle's index."""
+        ...
+
+    def applies(
+        self, group: str, kind: str, operation: str, sub_resource: str, in_tenant_namespace: bool
+    ) -> bool: ...
+
+    def selects(self, request: AdmissionRequest) -> bool: ...
+
+
+class ParamSource(Protocol):
+    """Where a ValidatingAdmissionPolicy binding's params come from, per request."""
+
+    def resolve(self, request: AdmissionRequest) -> list[Mapping[str, Any]] | None:
+        """The param objects to evaluate with (each in turn); None when none is found and
+        the binding says Deny; [] when none is found and it says Allow."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -72,10 +100,19 @@ class Rule:
     id: str
     description: str
     action: Action
-    match: Match
+    match: RuleMatch
     failure_policy: FailurePolicy = "Fail"
     builtin: str | None = None
     validations: tuple[Validation, ...] = ()
     match_conditions: tuple[str, ...] = ()
     params: Mapping[str, Any] = field(default_factory=dict)
     folder: str = ""
+    variables: tuple[tuple[str, str], ...] = ()
+    """A ValidatingAdmissionPolicy's ``variables``: (name, expression), in order."""
+    param_source: ParamSource | None = None
+    """A ValidatingAdmissionPolicy binding's params, resolved per request (``params`` is then
+    unused)."""
+    audit_annotations: tuple[tuple[str, str], ...] = ()
+    """A ValidatingAdmissionPolicy's ``auditAnnotations``: (key, valueExpression)."""
+    source: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
+    """Where it came from, as written: the policy and binding objects of an imported VAP."""

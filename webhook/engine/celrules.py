@@ -21,6 +21,7 @@ from webhook.engine.cel import Backend, CelCompileError, CelEvalError
 from webhook.engine.cel.backend import VARIABLES
 from webhook.engine.cel.paths import PathTree, narrowed, read_paths
 from webhook.engine.cel.proof import Proof, compile_proof
+from webhook.engine.cel.values import mended, problems, suspect, without_nulls
 from webhook.engine.context import Review
 from webhook.engine.decision import Violation
 from webhook.engine.request import AdmissionRequest
@@ -32,6 +33,15 @@ class CompiledRule:
 
     conditions: tuple[Any, ...]
     validations: tuple[tuple[Any, Any | None], ...]  # (expression, messageExpression)
+    variables: tuple[Any, ...] = ()  # a ValidatingAdmissionPolicy's, in order
+    audit_annotations: tuple[Any, ...] = ()  # its auditAnnotations' valueExpressions
+
+
+@dataclass(frozen=True, order=True)
+class AuditAnnotation(Violation):
+    """Not an objection: an ``auditAnnotations`` entry of a ValidatingAdmissionPolicy, which
+    review() moves to the decision's audit annotations (``rule`` is the key, ``message`` the
+    value)."""
 
 
 def compile_rule(rule: Rule, backend: Backend) -> tuple[CompiledRule | None, list[tuple[str, str]]]:
@@ -57,7 +67,17 @@ def compile_rule(rule: Rule, backend: Backend) -> tuple[CompiledRule | None, lis
         )
         for i, v in enumerate(rule.validations)
     )
-    return (None, errors) if errors else (CompiledRule(conditions, validations), [])
+    variables = tuple(
+        build(expression, f"variables[{i}].expression")
+        for i, (_, expression) in enumerate(rule.variables)
+    )
+    audit = tuple(
+        build(expression, f"auditAnnotations[{i}].valueExpression")
+        for i, (_, expression) in enumerate(rule.audit_annotations)
+    )
+    if errors:
+        return None, errors
+    return CompiledRule(conditions, validations, variables, audit), []
 
 
 class CelRuntime:
@@ -84,29 +104,41 @@ class CelRuntime:
     """
 
     def __init__(
-        self, backend: Backend, rules: Sequence[Rule], world: Bundle, *, proofs: bool = True
+        self,
+        backend: Backend,
+        rules: Sequence[Rule],
+        world: Bundle,
+        *,
+        proofs: bool = True,
+        namespaces: Mapping[str, Any] | None = None,
     ) -> None:
         self.backend = backend
+        self.namespaces = namespaces or {}
+        """The Namespace objects the bundle holds (``namespaceObject``; else null)."""
         self._by_id = {r.id: r for r in rules}
         self.proofs = _proofs(rules) if proofs else {}
         self.proof_reads: frozenset[str] = frozenset(
             name for proof in self.proofs.values() for name in proof.variables
         )
         self.read_paths = read_paths(
-            [
-                text
-                for r in rules
-                if r.builtin is None
-                for text in (
-                    *r.match_conditions,
-                    *(v.expression for v in r.validations),
-                    *(v.message_expression or "" for v in r.validations),
-                )
-            ]
+            [text for r in rules if r.builtin is None for text in _texts(r)]
         )
         self.validation_paths = read_paths(
             [v.expression for r in rules if self.eligible(r) for v in r.validations]
         )
+        self.rule_paths = {
+            r.id: read_paths(
+                [
+                    *r.match_conditions,
+                    *(v.expression for v in r.validations),
+                    *(expression for _, expression in r.variables),
+                ]
+            )
+            for r in rules
+            if r.builtin is None
+        }
+        """What each rule's decision reads: where a value no engine represents refuses it
+        (``refusal``); its messages only word a failure the decision already made."""
         clusters = clusters_variable(world)
         self.clusters = narrowed(clusters, self.read_paths.get("clusters"))
         self.cluster = {n: narrowed(c, self.read_paths.get("cluster")) for n, c in clusters.items()}
@@ -120,40 +152,74 @@ class CelRuntime:
     def variables(
         self,
         review: Review,
+        values: Mapping[str, Any],
         params: Mapping[str, Any],
         reads: Mapping[str, PathTree | None] | None = None,
     ) -> dict[str, Any]:
         """The variables some expression names, narrowed to the paths they read (``reads``:
         those of every expression, unless given; tenants and clusters are narrowed once, to
-        what every expression reads)."""
+        what every expression reads). ``values``: the request's variables as ``screened``."""
         reads = self.read_paths if reads is None else reads
-        request = review.request
-        values: dict[str, Any] = self._shared(review, reads)
-        if "object" in reads:
-            values["object"] = narrowed(request.object, reads["object"])
-        if "oldObject" in reads:
-            values["oldObject"] = narrowed(request.old_object, reads["oldObject"])
-        if "request" in reads:
-            values["request"] = narrowed(request_variable(request), reads["request"])
+        found: dict[str, Any] = self._shared(review, reads)
+        for name in REQUEST_VARIABLES:
+            if name in reads:
+                found[name] = narrowed(values[name], reads[name])
         if "params" in reads:
-            values["params"] = narrowed(dict(params), reads["params"])
-        return values
+            found["params"] = narrowed(dict(params), reads["params"])
+        return found
 
-    def plain_variables(self, review: Review, params: Mapping[str, Any]) -> dict[str, Any]:
-        """The variables the proofs read, as they arrived: a proof reads only what it names,
-        so nothing needs narrowing (the bundle's tenants and clusters are the same values)."""
+    def plain_variables(
+        self, review: Review, values: Mapping[str, Any], params: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        """The variables the proofs read, as screened: a proof reads only what it names, so
+        nothing needs narrowing (the bundle's tenants and clusters are the same values)."""
         reads = self.proof_reads
-        request = review.request
-        values: dict[str, Any] = self._shared(review, reads)
-        if "object" in reads:
-            values["object"] = request.object
-        if "oldObject" in reads:
-            values["oldObject"] = request.old_object
-        if "request" in reads:
-            values["request"] = request_variable(request)
+        found: dict[str, Any] = self._shared(review, reads)
+        for name in REQUEST_VARIABLES:
+            if name in reads:
+                found[name] = values[name]
         if "params" in reads:
-            values["params"] = dict(params)
-        return values
+            found["params"] = dict(params)
+        return found
+
+    def screened(self, request: AdmissionRequest) -> Screened:
+        """The request's variables as CEL sees them (null map entries dropped where a rule
+        reads, as Kubernetes does), and every (field, why) no engine represents faithfully in
+        what some rule reads (``cel.values``), such values mended for the rules that do not
+        read them."""
+        raw = {
+            "object": request.object,
+            "oldObject": request.old_object,
+            "request": request_variable(request) if "request" in self.read_paths else None,
+        }
+        values: dict[str, Any] = {}
+        found: list[tuple[str, str]] = []
+        for name, value in raw.items():
+            if name in self.read_paths and value is not None and suspect(value):
+                tree = self.read_paths[name]
+                here = list(problems(value, name, tree))
+                value = mended(value, tree) if here else without_nulls(value, tree)  # noqa: PLW2901
+                found += here
+            values[name] = value
+        return Screened(values, raw, found)
+
+    def refusal(self, rule: Rule, screened: Screened) -> str | None:
+        """Why ``rule`` cannot be evaluated faithfully on this request (a value its decision
+        reads that no engine represents), or None."""
+        if not screened.found:
+            return None
+        reads, raw = self.rule_paths.get(rule.id, {}), screened.raw
+        mine = [
+            problem
+            for name in REQUEST_VARIABLES
+            if name in reads and raw[name] is not None
+            for problem in problems(raw[name], name, reads[name])
+        ]
+        if not mine:
+            return None
+        (where, why), more = mine[0], len(mine) - 1
+        others = f" (and {more} more such value{'s' if more > 1 else ''})" if more else ""
+        return f"{where} {why}{others}: the rule cannot be evaluated on this request"
 
     def _shared(self, review: Review, reads: Mapping[str, Any] | frozenset[str]) -> dict[str, Any]:
         """The variables that come from the bundle, built once when it loads."""
@@ -165,12 +231,30 @@ class CelRuntime:
         if "cluster" in reads:
             values["cluster"] = self.cluster.get(review.cluster, {}) if review.cluster else {}
         if "namespaceObject" in reads:
-            values["namespaceObject"] = None
+            values["namespaceObject"] = self.namespaces.get(review.request.namespace)
         return values
 
     @staticmethod
+    def provable(rule: Rule) -> bool:
+        """A proof can stand in for it: its decision is all it yields (no audit annotations)
+        and it reads only variables a proof has (no VAP variables or per-request params)."""
+        return (
+            rule.builtin is None
+            and rule.param_source is None
+            and not rule.variables
+            and not rule.audit_annotations
+        )
+
+    @staticmethod
     def eligible(rule: Rule) -> bool:
-        return rule.builtin is None and not rule.match_conditions and not rule.params
+        return (
+            rule.builtin is None
+            and not rule.match_conditions
+            and not rule.params
+            and not rule.variables
+            and rule.param_source is None
+            and not rule.audit_annotations
+        )
 
     def program(self, rule_ids: tuple[str, ...]) -> Any:
         program = self._programs.get(rule_ids)
@@ -194,11 +278,36 @@ class CelRuntime:
             return False
 
 
+@dataclass(frozen=True)
+class Screened:
+    """One request's variables from the request, as CEL is handed them (``values``) and as
+    they arrived (``raw``), and what no engine represents in what some rule reads."""
+
+    values: Mapping[str, Any]
+    raw: Mapping[str, Any]
+    found: list[tuple[str, str]]
+
+
+REQUEST_VARIABLES = ("object", "oldObject", "request")
+"""The variables that come from the request (the others come from the bundle)."""
+
+
+def _texts(rule: Rule) -> tuple[str, ...]:
+    """Every CEL text of a rule: what it reads is what these read."""
+    return (
+        *rule.match_conditions,
+        *(v.expression for v in rule.validations),
+        *(v.message_expression or "" for v in rule.validations),
+        *(expression for _, expression in rule.variables),
+        *(expression for _, expression in rule.audit_annotations),
+    )
+
+
 def _proofs(rules: Sequence[Rule]) -> dict[str, Proof]:
     """One proof per CEL rule wholly in the subset: its conditions and validations all true."""
     found: dict[str, Proof] = {}
     for rule in rules:
-        if rule.builtin is None:
+        if CelRuntime.provable(rule):
             expressions = [*rule.match_conditions, *(v.expression for v in rule.validations)]
             proof = compile_proof(expressions, VARIABLES)
             if proof is not None:
@@ -247,13 +356,27 @@ def request_variable(request: AdmissionRequest) -> dict[str, Any]:
 class Activations:
     """One request's activations, built on first use and shared by every rule with the same
     params (most rules have none, so one conversion serves them all); and the plain variables
-    the proofs read, likewise."""
+    the proofs read, likewise. Everything starts from the request's variables as ``screened``
+    once per request."""
 
     def __init__(self, review: Review, runtime: CelRuntime) -> None:
         self._review, self._runtime = review, runtime
         self._cache: dict[int, Any] = {}
         self._plain: dict[int, dict[str, Any]] = {}
         self._validations: Any = None
+        self._screened: Screened | None = None
+
+    def _values(self) -> Screened:
+        if self._screened is None:
+            self._screened = self._runtime.screened(self._review.request)
+        return self._screened
+
+    def refusal(self, rule: Rule) -> str | None:
+        """Why this CEL rule is refused on this request (``CelRuntime.refusal``), or None: it
+        comes before every fast path, so the proofs, the all-pass conjunction and the engine
+        give one answer."""
+        screened = self._values()
+        return self._runtime.refusal(rule, screened) if screened.found else None
 
     def proven(self, rule: Rule) -> bool:
         """Every matchCondition and validation of ``rule`` proven true in Python: it applies
@@ -265,15 +388,45 @@ class Activations:
         key = id(rule.params) if rule.params else 0
         variables = self._plain.get(key)
         if variables is None:
-            variables = self._plain[key] = runtime.plain_variables(self._review, rule.params)
+            variables = self._plain[key] = runtime.plain_variables(
+                self._review, self._values().values, rule.params
+            )
         return proof.holds(variables)
 
     def get(self, params: Mapping[str, Any]) -> Any:
         key = id(params) if params else 0  # rules without params share one activation
         if key not in self._cache:
             runtime = self._runtime
-            self._cache[key] = runtime.backend.activation(runtime.variables(self._review, params))
+            self._cache[key] = runtime.backend.activation(
+                runtime.variables(self._review, self._values().values, params)
+            )
         return self._cache[key]
+
+    def with_variables(
+        self, rule: Rule, compiled: CompiledRule, params: Mapping[str, Any]
+    ) -> tuple[Any, dict[str, str]]:
+        """An activation with a ValidatingAdmissionPolicy's ``variables`` (each in order, over
+        the ones before it), and the ones that could not be evaluated with why. A variable that
+        fails is left out: an expression that reads it fails, one that does not (``false &&
+        variables.x``) does not, as with the API server's lazy variables."""
+        runtime = self._runtime
+        base = runtime.variables(self._review, self._values().values, params)
+        done: dict[str, Any] = {}
+        failed: dict[str, str] = {}
+        activation = runtime.backend.activation({**base, "variables": {}})
+        stale = False
+        for (name, text), program in zip(rule.variables, compiled.variables, strict=True):
+            if stale and "variables" in text:
+                activation = runtime.backend.activation({**base, "variables": dict(done)})
+                stale = False
+            try:
+                done[name] = runtime.backend.evaluate(program, activation)
+                stale = True
+            except CelEvalError as exc:
+                failed[name] = str(exc)
+        if stale:
+            activation = runtime.backend.activation({**base, "variables": done})
+        return activation, failed
 
     def validations(self) -> Any:
         """The activation of the all-pass conjunction: only what the validations of the
@@ -282,7 +435,7 @@ class Activations:
         if self._validations is None:
             runtime = self._runtime
             self._validations = runtime.backend.activation(
-                runtime.variables(self._review, {}, runtime.validation_paths)
+                runtime.variables(self._review, self._values().values, {}, runtime.validation_paths)
             )
         return self._validations
 
@@ -290,7 +443,32 @@ class Activations:
 def evaluate(
     review: Review, rule: Rule, compiled: CompiledRule, backend: Backend, activations: Activations
 ) -> Iterator[Violation]:
-    activation = activations.get(rule.params)
+    """The rule's violations on this request: with its params, or a ValidatingAdmissionPolicy
+    binding's, resolved for the request (evaluated once per param object, as the API server
+    does; none found: allowed, or an error under ``parameterNotFoundAction: Deny``)."""
+    if rule.param_source is None:
+        yield from _evaluate(review, rule, compiled, backend, activations, params=rule.params)
+        return
+    found = rule.param_source.resolve(review.request)
+    if found is None:
+        yield _error(
+            review, rule, "no params found for policy binding with `Deny` parameterNotFoundAction"
+        )
+        return
+    for params in found:
+        yield from _evaluate(review, rule, compiled, backend, activations, params=params)
+
+
+def _evaluate(
+    review: Review,
+    rule: Rule,
+    compiled: CompiledRule,
+    backend: Backend,
+    activations: Activations,
+    *,
+    params: Mapping[str, Any],
+) -> Iterator[Violation]:
+    activation = activations.get(params)
     for index, condition in enumerate(compiled.conditions):
         try:
             result = backend.evaluate(condition, activation)
@@ -299,12 +477,19 @@ def evaluate(
             return
         if result is not True:
             return
+    failed: dict[str, str] = {}
+    if compiled.variables:
+        activation, failed = activations.with_variables(rule, compiled, params)
     for index, (program, message_program) in enumerate(compiled.validations):
         validation = rule.validations[index]
         try:
             result = backend.evaluate(program, activation)
         except CelEvalError as exc:
-            yield _error(review, rule, f"validations[{index}] could not be evaluated: {exc}")
+            yield _error(
+                review,
+                rule,
+                f"validations[{index}] could not be evaluated: {exc}{_failed(failed)}",
+            )
             continue
         if result is True:
             continue
@@ -314,6 +499,38 @@ def evaluate(
         yield review.violation(
             rule, _message(validation.message, message_program, backend, activation)
         )
+    yield from _audit_annotations(review, rule, compiled, backend, activation)
+
+
+def _audit_annotations(
+    review: Review, rule: Rule, compiled: CompiledRule, backend: Backend, activation: Any
+) -> Iterator[Violation]:
+    """``<policy>/<key>``: the value each valueExpression gives (null: no annotation)."""
+    policy = rule.id.split("/")[0]
+    for index, program in enumerate(compiled.audit_annotations):
+        key = rule.audit_annotations[index][0]
+        try:
+            value = backend.evaluate(program, activation)
+        except CelEvalError as exc:
+            yield _error(review, rule, f"auditAnnotations[{index}] could not be evaluated: {exc}")
+            continue
+        if value is None:
+            continue
+        if not isinstance(value, str):
+            yield _error(
+                review, rule, f"auditAnnotations[{index}] returned {value!r}, not a string"
+            )
+            continue
+        yield AuditAnnotation(rule=f"{policy}/{key}", action="audit", status="pass", message=value)
+
+
+def _failed(failed: Mapping[str, str]) -> str:
+    """Which variables could not be evaluated (an expression reading one fails with it)."""
+    if not failed:
+        return ""
+    return "".join(
+        f" (variables.{name} could not be evaluated: {why})" for name, why in failed.items()
+    )
 
 
 def _message(static: str, program: Any | None, backend: Backend, activation: Any) -> str:
@@ -324,6 +541,11 @@ def _message(static: str, program: Any | None, backend: Backend, activation: Any
     except CelEvalError:
         return static
     return text if isinstance(text, str) and text else static
+
+
+def refused(review: Review, rule: Rule, why: str) -> Violation:
+    """A rule refused on this request (``Activations.refusal``): an evaluation error."""
+    return _error(review, rule, why)
 
 
 def _error(review: Review, rule: Rule, message: str) -> Violation:

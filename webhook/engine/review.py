@@ -48,13 +48,15 @@ def review(request: AdmissionRequest, bundle: Bundle, *, cluster: str | None = N
         )
     tenant = bundle.tenant_of_namespace(request.namespace) if request.namespace else None
     context = Review(request, bundle, identity, tenant, cluster)
+    targets = _targets(context)
     if identity.writer in EXEMPT_WRITERS:
-        return Decision(allowed=True, targets=placement_targets(context))
-    violations = list(_violations(context))
-    targets = placement_targets(context)
+        return Decision(allowed=True, targets=targets)
+    found = list(_violations(context))
+    violations = [v for v in found if not isinstance(v, celrules.AuditAnnotation)]
+    audit = [(v.rule, v.message) for v in found if isinstance(v, celrules.AuditAnnotation)]
     if identity.writer == BREAK_GLASS:
-        return _break_glass(context, violations, targets)
-    return Decision.of(violations, targets=targets)
+        return _break_glass(context, violations, targets, audit)
+    return Decision.of(violations, targets=targets, audit=audit)
 
 
 def _violations(context: Review) -> Iterator[Violation]:
@@ -66,22 +68,20 @@ def _violations(context: Review) -> Iterator[Violation]:
     matched = [
         r for r in _applicable(bundle, request, in_tenant_namespace) if r.match.selects(request)
     ]
-    passed = {  # proven in Python, without converting the object for the engine
-        r.id for r in matched if activations is not None and activations.proven(r)
-    }
-    fast = [r.id for r in matched if r.id not in passed and celrules.CelRuntime.eligible(r)]
-    if (
-        len(fast) > 1
-        and activations is not None
-        and runtime is not None
-        and runtime.all_pass(tuple(fast), activations.validations())
-    ):
-        passed.update(fast)  # every validation of these rules holds: one evaluation proved it
+    refused: dict[str, str] = {}
+    passed: set[str] = set()
+    if activations is not None and runtime is not None:
+        try:
+            refused, passed = _fast_paths(matched, activations, runtime)
+        except Exception:
+            passed = set()  # to decide (every rule below is guarded)
     for rule in matched:
         if rule.id in passed:
             continue
         try:
-            if rule.builtin is not None:
+            if rule.id in refused:
+                yield celrules.refused(context, rule, refused[rule.id])
+            elif rule.builtin is not None:
                 yield from BUILTINS[rule.builtin][0](context, rule)
             elif activations is not None and runtime is not None:
                 yield from celrules.evaluate(
@@ -89,6 +89,35 @@ def _violations(context: Review) -> Iterator[Violation]:
                 )
         except Exception as exc:  # a rule that breaks fails closed, it never crashes review
             yield _internal_error(context, rule, exc)
+
+
+def _fast_paths(
+    matched: list[Rule], activations: celrules.Activations, runtime: celrules.CelRuntime
+) -> tuple[dict[str, str], set[str]]:
+    """The CEL rules refused on this request (a value they read no engine represents), and
+    the rules known to pass without evaluating each: proven in Python, or together in one
+    all-pass conjunction. Refusals come first, so no fast path answers for a refused rule."""
+    refused = {r.id: why for r in matched if r.builtin is None and (why := activations.refusal(r))}
+    passed = {  # proven in Python, without converting the object for the engine
+        r.id for r in matched if r.id not in refused and activations.proven(r)
+    }
+    fast = [
+        r.id
+        for r in matched
+        if r.id not in passed and r.id not in refused and celrules.CelRuntime.eligible(r)
+    ]
+    if len(fast) > 1 and runtime.all_pass(tuple(fast), activations.validations()):
+        passed.update(fast)  # every validation of these rules holds: one evaluation proved it
+    return refused, passed
+
+
+def _targets(context: Review) -> tuple[str, ...] | None:
+    """The clusters a propagation policy can select, for the audit line; None where the
+    object is too broken to say (the rules, which are guarded, say what is wrong with it)."""
+    try:
+        return placement_targets(context)
+    except Exception:
+        return None
 
 
 def _applicable(bundle: Bundle, request: AdmissionRequest, in_tenant: bool) -> tuple[Rule, ...]:
@@ -122,7 +151,10 @@ def _internal_error(context: Review, rule: Rule, exc: Exception) -> Violation:
 
 
 def _break_glass(
-    context: Review, violations: list[Violation], targets: tuple[str, ...] | None
+    context: Review,
+    violations: list[Violation],
+    targets: tuple[str, ...] | None,
+    audit: list[tuple[str, str]],
 ) -> Decision:
     """Allowed, every objection kept as a warning, and the bypass recorded for the audit log."""
     softened = [
@@ -133,5 +165,8 @@ def _break_glass(
     rules = sorted({v.rule for v in violations})
     bypass = f"{who} bypassed {', '.join(rules)}" if rules else f"{who} wrote with emergency access"
     return Decision.of(
-        softened, notes=[f"break-glass: {bypass}"], audit=[("break-glass", bypass)], targets=targets
+        softened,
+        notes=[f"break-glass: {bypass}"],
+        audit=[("break-glass", bypass), *audit],
+        targets=targets,
     )

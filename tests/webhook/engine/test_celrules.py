@@ -250,3 +250,53 @@ def test_rules_see_only_the_fields_they_read(tmp_path: Path) -> None:
     assert paths is not None and "status" in paths  # read, so handed to the engine
     with_status = {**DEPLOYMENT, "status": {"replicas": 1}}
     assert not review(sync_request(with_status, None, bundle), bundle).allowed
+
+
+@pytest.mark.parametrize("backend", ["cel-expr", "cel-python"])
+@pytest.mark.parametrize("proofs", [True, False])
+def test_a_null_field_is_absent_as_in_kubernetes(
+    tmp_path: Path, backend: str, proofs: bool
+) -> None:
+    """apiserver/pkg/cel/common/values.go: null valued fields are treated as absent."""
+    policies = tmp_path / "policies"
+    bundle_with(
+        tmp_path,
+        "validations:\n  - expression: '!has(object.spec.paused) && !(\"paused\" in object.spec)'\n"
+        "    message: paused\n",
+        f"action: deny\n{MATCH}",
+        backend,
+    )
+    bundle = load_bundle(policies, backend, proofs=proofs)
+    paused = {**DEPLOYMENT, "spec": {**DEPLOYMENT["spec"], "paused": None}}
+    assert review(sync_request(paused, None, bundle), bundle).allowed
+    paused["spec"]["paused"] = False
+    assert not review(sync_request(paused, None, bundle), bundle).allowed
+
+
+def test_params_no_engine_represents_are_refused_when_the_bundle_loads(tmp_path: Path) -> None:
+    with pytest.raises(BundleError, match=r"params: params.limit 18446744073709551616 is outside"):
+        bundle_with(
+            tmp_path,
+            "validations:\n  - expression: object.spec.replicas <= params.limit\n    message: m\n",
+            f"action: deny\nparams: {{limit: 18446744073709551616}}\n{MATCH}",
+        )
+
+
+@pytest.mark.parametrize(
+    ("expression", "construct"),
+    [
+        pytest.param("math.greatest(1, 2) == 2", "math.greatest()", id="math"),
+        pytest.param("optional.of(1).hasValue()", "optional.of()", id="optional"),
+        pytest.param("object.?spec.hasValue()", "parser cannot read this", id="optional-syntax"),
+    ],
+)
+def test_cel_python_refuses_what_it_cannot_run_when_the_bundle_loads(
+    tmp_path: Path, expression: str, construct: str
+) -> None:
+    rule = f"validations:\n  - expression: {expression!r}\n    message: m\n"
+    bundle_with(tmp_path / "expr", rule, f"action: deny\n{MATCH}")  # cel-expr runs it
+    with pytest.raises(BundleError) as caught:
+        bundle_with(tmp_path / "python", rule, f"action: deny\n{MATCH}", "cel-python")
+    text = str(caught.value)
+    assert "rules/custom/rule.yaml:4: validations[0].expression: cel-python" in text
+    assert construct in text

@@ -26,6 +26,7 @@ VARIABLES = (
     "clusters",
     "cluster",
     "namespaceObject",
+    "variables",
 )
 BACKENDS = ("cel-expr", "cel-python")
 DEFAULT_BACKEND = "cel-expr"

@@ -2,64 +2,329 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
 import celpy
-from celpy import celtypes
+import lark
+from celpy import InterpretedRunner, celtypes
 from celpy.adapter import json_to_cel
 from celpy.celparser import CELParseError
-from celpy.evaluation import CELEvalError
+from celpy.evaluation import CELEvalError, Evaluator, base_functions
 
 from webhook.engine.cel import library
 from webhook.engine.cel.backend import CelCompileError
 from webhook.engine.cel.backend import CelEvalError as EvalError
+from webhook.engine.cel.celexpr import CelExprBackend
+from webhook.engine.cel.paths import STRING_LITERAL
 
-_RESULT = {"bool": celtypes.BoolType, "int": celtypes.IntType, "double": celtypes.DoubleType}
+# ---- CEL's own semantics where celpy departs from them (measured: ``true <= 50`` was true,
+# ``string(true)`` was 'True', ``1 == 1.0`` an error, ``has()`` of a field of a string false)
 
 
-def _wrap(impl: Callable[..., Any], result: type) -> Callable[..., Any]:
+def _kind(value: Any) -> str:
+    """The CEL kind that decides which overload applies (a bool is never a number). celpy
+    hands back plain Python values too (``'a' + 'b'`` is a str, ``[1] + [2]`` a list)."""
+    if isinstance(value, celtypes.BoolType | bool):
+        return "bool"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, bytes):
+        return "bytes"
+    if isinstance(value, list):
+        return "list"
+    if isinstance(value, dict):
+        return "map"
+    if value is None or isinstance(value, celtypes.NullType):
+        return "null"
+    return type(value).__name__
+
+
+def cel_equal(a: Any, b: Any) -> bool:
+    """CEL's heterogeneous equality (cel-go and cel-cpp at run time): numbers compare by
+    value across int, uint and double; lists and maps element by element; values of
+    different kinds are unequal (``true == 1`` is false)."""
+    kind = _kind(a)
+    if kind != _kind(b):
+        return False
+    if kind == "list":
+        return len(a) == len(b) and all(cel_equal(x, y) for x, y in zip(a, b, strict=True))
+    if kind == "map":
+        if len(a) != len(b):
+            return False
+        for key, value in a.items():
+            match = next((k for k in b if cel_equal(k, key)), _ABSENT)
+            if match is _ABSENT or not cel_equal(value, b[match]):
+                return False
+        return True
+    if kind == "null":
+        return True
+    if kind == "number":  # celpy's own int == double raises: compare the exact values
+        return _number(a) == _number(b)
+    return bool(a == b)
+
+
+def _number(value: Any) -> int | float:
+    return float(value) if isinstance(value, float) else int(value)
+
+
+_ABSENT = object()
+_ORDERED = frozenset({"bool", "number", "string", "bytes", "TimestampType", "DurationType"})
+
+
+def _ordering(compare: Callable[[Any, Any], bool]) -> Callable[[Any, Any], Any]:
+    def ordered(a: Any, b: Any) -> Any:
+        if isinstance(a, CELEvalError):
+            return a
+        if isinstance(b, CELEvalError):
+            return b
+        kind = _kind(a)
+        if kind != _kind(b) or kind not in _ORDERED:
+            return CELEvalError(f"no such overload: {kind} and {_kind(b)} are not ordered")
+        if kind == "number":
+            return celtypes.BoolType(compare(_number(a), _number(b)))
+        return celtypes.BoolType(compare(a, b))
+
+    return ordered
+
+
+def _equality(negate: bool) -> Callable[[Any, Any], Any]:
+    def equal(a: Any, b: Any) -> Any:
+        if isinstance(a, CELEvalError):
+            return a
+        if isinstance(b, CELEvalError):
+            return b
+        return celtypes.BoolType(cel_equal(a, b) is not negate)
+
+    return equal
+
+
+def _in(item: Any, container: Any) -> Any:
+    if isinstance(item, CELEvalError):
+        return item
+    if isinstance(container, celtypes.MapType | celtypes.ListType):
+        return celtypes.BoolType(any(cel_equal(item, c) for c in container))
+    if isinstance(container, CELEvalError):
+        return container
+    return CELEvalError(f"no such overload: in on a {_kind(container)}")
+
+
+def _string(value: Any) -> Any:
+    if isinstance(value, celtypes.BoolType):
+        return celtypes.StringType("true" if value else "false")
+    return celtypes.StringType(value)
+
+
+OPERATORS: dict[str, Callable[..., Any]] = {
+    "_<_": _ordering(lambda a, b: a < b),
+    "_<=_": _ordering(lambda a, b: a <= b),
+    "_>_": _ordering(lambda a, b: a > b),
+    "_>=_": _ordering(lambda a, b: a >= b),
+    "_==_": _equality(negate=False),
+    "_!=_": _equality(negate=True),
+    "_in_": _in,
+    "string": _string,
+}
+
+
+def _library(impl: Callable[..., Any]) -> Callable[..., Any]:
+    """A ``library`` function on plain values, its result back as celpy's."""
+
     def call(*args: Any) -> Any:
+        for arg in args:
+            if isinstance(arg, CELEvalError):
+                return arg
         try:
-            return result(impl(*(_plain(a) for a in args)))
+            result = impl(*(_to_python(a) for a in args))
+            return result if isinstance(result, _OPAQUE) else json_to_cel(result)
         except (library.LibraryError, TypeError, ValueError) as exc:
             return CELEvalError(str(exc), type(exc), None)
 
     return call
 
 
-def _plain(value: Any) -> Any:
-    if isinstance(value, celtypes.StringType):
-        return str(value)
-    if isinstance(value, celtypes.DoubleType | celtypes.IntType):
-        return float(value)
-    return value
-
+_OPAQUE = tuple(kind for kind, _ in library.OPAQUE_TYPES.values())
+_NAMESPACED = {
+    **library.SETS_FUNCTIONS,
+    "ip.isCanonical": library.OPAQUE_FUNCTIONS["ip.isCanonical"][0],
+}
+"""Functions whose names have a dot: celpy reads ``sets.contains(a, b)`` as a method of a
+variable ``sets``."""
 
 FUNCTIONS: dict[str, Callable[..., Any]] = {
-    "quantity": _wrap(library.quantity, celtypes.DoubleType),
-    "isQuantity": _wrap(library.is_quantity, celtypes.BoolType),
-    **{n: _wrap(f, _RESULT[r]) for n, (f, r) in library.MEMBER_FUNCTIONS.items()},
-    **{n: _wrap(f, _RESULT[r]) for n, (f, r) in library.UNARY_MEMBER_FUNCTIONS.items()},
-    **{n: _wrap(f, _RESULT[r]) for n, (f, r) in library.STRING_FUNCTIONS.items()},
+    **OPERATORS,
+    **{n: _library(f) for n, (f, _) in library.LIST_FUNCTIONS.items()},
+    **{n: _library(f) for n, f in library.SETS_FUNCTIONS.items()},
+    "find": _library(library.regex_find),
+    "findAll": _library(library.regex_find_all),
+    "quantity": _library(library.quantity),
+    "isQuantity": _library(library.is_quantity),
+    **{n: _library(f) for n, (f, _, _) in library.QUANTITY_MEMBERS.items()},
+    **{n: _library(f) for n, (f, _) in library.QUANTITY_UNARY.items()},
+    **{n: _library(f) for n, (f, _) in library.STRING_FUNCTIONS.items()},
+    **{n: _library(f) for n, (f, _) in library.OPAQUE_FUNCTIONS.items() if "." not in n},
 }
 
 
+class _Evaluator(Evaluator):
+    """celpy's evaluator with CEL's ``has()``: on a map, whether it has the key; an error
+    inside the operand is that error; on anything else, an error (celpy said false)."""
+
+    def macro_has_eval(self, exprlist: lark.Tree[Any]) -> Any:
+        selection = _unwrap(exprlist.children[0]) if exprlist.children else None
+        if not (isinstance(selection, lark.Tree) and selection.data == "member_dot"):
+            return CELEvalError("has() takes a field selection, e.g. has(object.spec)")
+        target = self.visit(selection.children[0])
+        if isinstance(target, CELEvalError):
+            return target
+        if isinstance(target, celtypes.MapType):
+            return celtypes.BoolType(celtypes.StringType(str(selection.children[1])) in target)
+        return CELEvalError(f"no such overload: has() of a field of a {_kind(target)}")
+
+    def sub_evaluator(self, ast: lark.Tree[Any]) -> Evaluator:
+        """Macro bodies are evaluated with these rules too (celpy built its own class)."""
+        return _Evaluator(ast, activation=self.activation)
+
+    def member_dot_arg(self, tree: lark.Tree[Any]) -> Any:
+        """The macros range over lists and maps only (celpy ranged over a string's
+        characters, and raised on a number)."""
+        method = str(tree.children[1])
+        arguments = tree.children[2].children if len(tree.children) > 2 and tree.children[2] else []
+        target_tree = _unwrap(tree.children[0])
+        if (  # sets.contains(a, b): celpy reads ``sets`` as a variable
+            isinstance(target_tree, lark.Tree)
+            and target_tree.data == "ident"
+            and f"{target_tree.children[0]}.{method}" in _NAMESPACED
+        ):
+            values = [self.visit(a) for a in arguments]
+            return _library(_NAMESPACED[f"{target_tree.children[0]}.{method}"])(*values)
+        if method in ("min", "max") and not arguments:  # Kubernetes' lists, not celpy's macro
+            return _library(library.LIST_FUNCTIONS[method][0])(self.visit(tree.children[0]))
+        if method == "map" and len(arguments) == 3:
+            return self._map_filter(tree.children[0], arguments)
+        if method in _MACROS:
+            target = self.visit(tree.children[0])
+            if not isinstance(target, list | dict | CELEvalError):  # celpy's list + list: a list
+                return CELEvalError(f"no such overload: {method}() over a {_kind(target)}")
+        return super().member_dot_arg(tree)
+
+    def _map_filter(self, target_tree: Any, arguments: list[Any]) -> Any:
+        """``list.map(x, keep, make)``: CEL's map with a filter (celpy has only two
+        arguments)."""
+        target = self.visit(target_tree)
+        if isinstance(target, CELEvalError):
+            return target
+        if not isinstance(target, list | dict):
+            return CELEvalError(f"no such overload: map() over a {_kind(target)}")
+        variable = _unwrap(arguments[0])
+        if not (isinstance(variable, lark.Tree) and variable.data == "ident"):
+            return CELEvalError("map() needs a variable name")
+        name = str(variable.children[0])
+        keep, make = self.sub_evaluator(arguments[1]), self.sub_evaluator(arguments[2])
+        found = []
+        for item in target:
+            try:
+                chosen: Any = keep.evaluate({name: item})
+                if isinstance(chosen, CELEvalError):
+                    return chosen
+                if _kind(chosen) != "bool":
+                    return CELEvalError("no such overload: map()'s filter is not a bool")
+                if chosen:
+                    found.append(make.evaluate({name: item}))
+            except CELEvalError as exc:
+                return exc
+        for value in found:
+            if isinstance(value, CELEvalError):
+                return value
+        return celtypes.ListType(found)
+
+
+_MACROS = frozenset({"all", "exists", "exists_one", "map", "filter"})
+
+
+_KNOWN = frozenset(
+    {*base_functions, *FUNCTIONS, *_MACROS, "has", "dyn", "min", "max", "size", "type"}
+)
+
+
+def _unsupported(ast: Any) -> set[str]:
+    """The functions and methods an expression calls that cel-python has no implementation
+    of (cel-expr's type checker knows them: the string extensions, optionals...)."""
+    found = set()
+    for node in ast.iter_subtrees():
+        if node.data == "ident_arg":
+            name = str(node.children[0])
+        elif node.data == "member_dot_arg":
+            name = str(node.children[1])
+            arguments = (
+                node.children[2].children if len(node.children) > 2 and node.children[2] else []
+            )
+            if name in ("all", "exists", "exists_one") and len(arguments) == 3:
+                found.add(f"{name}() with two variables")
+                continue
+            target = _unwrap(node.children[0])
+            if isinstance(target, lark.Tree) and target.data == "ident":
+                qualified = f"{target.children[0]}.{name}"
+                if qualified in _NAMESPACED:
+                    continue
+                if str(target.children[0]) in ("optional", "strings", "math", "base64", "lists"):
+                    name = qualified
+        else:
+            continue
+        if name not in _KNOWN:
+            found.add(f"{name}()")
+    return found
+
+
+def _unwrap(tree: Any) -> Any:
+    """The node below a chain of single-child nodes (CEL's precedence levels)."""
+    while (
+        isinstance(tree, lark.Tree)
+        and tree.data not in ("member_dot", "ident")
+        and len(tree.children) == 1
+    ):
+        tree = tree.children[0]
+    return tree
+
+
+class _Runner(InterpretedRunner):
+    def evaluate(self, context: Any) -> Any:
+        return _Evaluator(ast=self.ast, activation=self.new_activation()).evaluate(context)
+
+
 class CelPythonBackend:
+    """celpy evaluates; cel-expr's type checker compiles first, so an expression Kubernetes
+    would refuse (a Quantity compared with ``<``, ``1 == 1.0``...) is refused when the bundle
+    loads on both backends alike, not found at evaluation."""
+
     name = "cel-python"
 
     def __init__(self) -> None:
-        self._env = celpy.Environment()
+        self._env = celpy.Environment(runner_class=_Runner)
+        self._checker = CelExprBackend()
 
     def compile(self, expression: str) -> Any:
+        self._checker.compile(expression)  # raises CelCompileError
         try:
-            ast = self._env.compile(expression)
-            return self._env.program(ast, functions=FUNCTIONS)
+            ast = self._env.compile(_without_trailing_commas(expression))
         except CELParseError as exc:
-            raise CelCompileError(str(exc).strip()) from None
+            raise CelCompileError(
+                "cel-python's parser cannot read this (cel-expr's can: optional syntax .? or "
+                f"[?...]?): {str(exc).strip()}"
+            ) from None
+        missing = sorted(_unsupported(ast))
+        if missing:
+            raise CelCompileError(
+                f"cel-python cannot run {', '.join(missing)}; "
+                "use the cel-expr backend or write the rule without it"
+            )
+        return self._env.program(ast, functions=FUNCTIONS)
 
     def activation(self, variables: Mapping[str, Any]) -> Any:
-        return {name: json_to_cel(value) for name, value in variables.items()}
+        return {name: _to_cel(value) for name, value in variables.items()}
 
     def evaluate(self, program: Any, activation: Any) -> Any:
         try:
@@ -71,6 +336,47 @@ class CelPythonBackend:
         if isinstance(value, CELEvalError):
             raise EvalError(_short(value.args[0] if value.args else value))
         return _to_python(value)
+
+
+_CELPY_SCALARS = (
+    celtypes.BoolType,
+    celtypes.IntType,
+    celtypes.UintType,
+    celtypes.DoubleType,
+    celtypes.StringType,
+    celtypes.BytesType,
+    celtypes.TimestampType,
+    celtypes.DurationType,
+)
+
+
+_TRAILING_COMMA = re.compile(r",(\s*[\]}])")
+
+
+def _without_trailing_commas(expression: str) -> str:
+    """CEL allows ``[1, 2,]`` and ``{'a': 1,}``; celpy's grammar does not. Outside string
+    literals, a comma before a closing bracket is dropped (it means nothing)."""
+    if "," not in expression:
+        return expression
+    parts, last = [], 0
+    for literal in STRING_LITERAL.finditer(expression):
+        parts.append(_TRAILING_COMMA.sub(r"\1", expression[last : literal.start()]))
+        parts.append(literal.group(0))
+        last = literal.end()
+    parts.append(_TRAILING_COMMA.sub(r"\1", expression[last:]))
+    return "".join(parts)
+
+
+def _to_cel(value: Any) -> Any:
+    """JSON as celpy's values; an opaque library value (a variable's Quantity) and a value
+    already celpy's as they are (json_to_cel would make celpy's bool an int)."""
+    if isinstance(value, (*_OPAQUE, *_CELPY_SCALARS)):
+        return value
+    if isinstance(value, dict):
+        return celtypes.MapType({_to_cel(k): _to_cel(v) for k, v in value.items()})
+    if isinstance(value, list):
+        return celtypes.ListType([_to_cel(v) for v in value])
+    return json_to_cel(value)
 
 
 def _short(message: object) -> str:
@@ -88,9 +394,9 @@ def _to_python(value: Any) -> Any:
         return float(value)
     if isinstance(value, celtypes.StringType):
         return str(value)
-    if isinstance(value, celtypes.ListType):
+    if isinstance(value, list):  # a ListType, or the plain list celpy's list + list makes
         return [_to_python(v) for v in value]
-    if isinstance(value, celtypes.MapType):
+    if isinstance(value, dict):
         return {_to_python(k): _to_python(v) for k, v in value.items()}
     if value is None or isinstance(value, celtypes.NullType):
         return None

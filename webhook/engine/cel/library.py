@@ -1,21 +1,32 @@
-"""The Kubernetes CEL library functions fedgate's rules use, defined once for both engines.
+"""The Kubernetes CEL library functions, defined once for both engines and the proofs.
 
-Neither engine ships the Kubernetes libraries. Supported: ``quantity(string)`` returns the
-quantity's value as a double (exact for every quantity a manifest can hold in practice), with
-the Kubernetes Quantity member functions on it: ``isLessThan``, ``isGreaterThan``,
-``compareTo``, ``asApproximateFloat``, ``asInteger``, ``isInteger``; and ``isQuantity(string)``.
-Because a quantity is a double, ``<``, ``<=``, ``+`` work on it as well.
+Neither engine ships the Kubernetes libraries. Here, on plain Python values:
 
-The strings library (``indexOf``, ``lastIndexOf``, ``split``, ...) comes with cel-expr's strings
-extension; cel-python has none of it, so its backend gets the one-argument ``indexOf`` and
-``lastIndexOf`` from STRING_FUNCTIONS (code-point offsets, -1 when absent, as in Kubernetes).
+- Quantity (``apiserver/pkg/cel/library/quantity.go``): ``quantity(string)`` makes an exact
+  ``Quantity`` (a Fraction), with ``isLessThan``, ``isGreaterThan``, ``compareTo``, ``add``,
+  ``sub``, ``mul``, ``sign``, ``asApproximateFloat``, ``asInteger``, ``isInteger``; and
+  ``isQuantity(string)``. As in Kubernetes there is no ``<`` or ``+`` on a Quantity.
+- the lists library (``isSorted``, ``sum``, ``min``, ``max``), the regex library (``find``,
+  ``findAll``, RE2) and cel-go's sets extension (``sets.contains``, ``sets.equivalent``,
+  ``sets.intersects``).
+- for cel-python, which has no strings extension, the one-argument ``indexOf`` and
+  ``lastIndexOf`` of strings (code-point offsets, -1 when absent); cel-expr has its own.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import timedelta
+from fractions import Fraction
 from functools import lru_cache
+from itertools import pairwise
+from typing import Any, cast
 
+import re2  # type: ignore[import-untyped]
+
+from webhook.engine.cel import netlib, semverlib, urllib_go
+from webhook.engine.cel.values import INT64_MAX, INT64_MIN
 from webhook.quantity import QuantityError, parse_quantity
 
 
@@ -23,10 +34,30 @@ class LibraryError(ValueError):
     """A library function was called with a value it cannot take."""
 
 
+@dataclass(frozen=True)
+class Quantity:
+    """Kubernetes' Quantity as CEL sees it: an exact value. Equal when the values are
+    (``quantity('1') == quantity('1000m')``, as ``Quantity.Equal``); no ``<``: compare with
+    ``compareTo``, ``isLessThan``, ``isGreaterThan``."""
+
+    value: Fraction
+    approximate: float = field(init=False, compare=False, repr=False)
+    """``float(value)``: rounding keeps order, so where two differ, so do the exact values,
+    the same way round; comparing them first spares most Fraction comparisons."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "approximate", float(self.value))
+
+    @property
+    def text(self) -> str:
+        """The exact value as one string (how the cel-expr message carries it)."""
+        return str(self.value)
+
+
 @lru_cache(maxsize=4096)  # the same few quantities recur in every request
-def quantity(text: str) -> float:
+def quantity(text: str) -> Quantity:
     try:
-        return float(parse_quantity(text))
+        return Quantity(parse_quantity(text))
     except QuantityError as exc:
         raise LibraryError(str(exc)) from None
 
@@ -39,31 +70,334 @@ def is_quantity(text: str) -> bool:
     return True
 
 
-def as_integer(value: float) -> int:
-    if value != int(value):
-        raise LibraryError(f"{value} is not a whole number")
-    return int(value)
+def is_integer(q: Quantity) -> bool:
+    """Kubernetes' ``isInteger``: ``AsInt64`` succeeds, a whole number within int64 (a
+    quantity of 1e37 is whole, and not an integer)."""
+    return q.value.denominator == 1 and INT64_MIN <= q.value.numerator <= INT64_MAX
 
 
-def compare_to(a: float, b: float) -> int:
-    return (a > b) - (a < b)
+def as_integer(q: Quantity) -> int:
+    if not is_integer(q):
+        raise LibraryError("cannot convert value to integer")
+    return q.value.numerator
 
 
-MEMBER_FUNCTIONS: dict[str, tuple[Callable[..., object], str]] = {
-    "isLessThan": (lambda a, b: a < b, "bool"),
-    "isGreaterThan": (lambda a, b: a > b, "bool"),
-    "compareTo": (compare_to, "int"),
+def as_approximate_float(q: Quantity) -> float:
+    return q.approximate
+
+
+def compare_to(a: Quantity | semverlib.Semver, b: Quantity | semverlib.Semver) -> int:
+    """``compareTo`` of two Quantities or two Semvers (the one name serves both libraries,
+    as in Kubernetes)."""
+    if isinstance(a, semverlib.Semver) and isinstance(b, semverlib.Semver):
+        return semverlib.compare(a, b)
+    if not (isinstance(a, Quantity) and isinstance(b, Quantity)):
+        raise LibraryError("no such overload: compare two quantities or two semvers")
+    if a.approximate != b.approximate:
+        return 1 if a.approximate > b.approximate else -1
+    return (a.value > b.value) - (a.value < b.value)
+
+
+def is_less_than(a: Quantity | semverlib.Semver, b: Quantity | semverlib.Semver) -> bool:
+    return compare_to(a, b) < 0
+
+
+def is_greater_than(a: Quantity | semverlib.Semver, b: Quantity | semverlib.Semver) -> bool:
+    return compare_to(a, b) > 0
+
+
+def sign(q: Quantity) -> int:
+    return (q.value > 0) - (q.value < 0)
+
+
+def _operand(value: Quantity | int) -> Fraction:
+    return value.value if isinstance(value, Quantity) else Fraction(value)
+
+
+def add(a: Quantity, b: Quantity | int) -> Quantity:
+    return Quantity(a.value + _operand(b))
+
+
+def sub(a: Quantity, b: Quantity | int) -> Quantity:
+    return Quantity(a.value - _operand(b))
+
+
+def mul(a: Quantity, b: int) -> Quantity:
+    return Quantity(a.value * b)
+
+
+QUANTITY_MEMBERS: dict[str, tuple[Callable[..., object], str, str]] = {
+    "isLessThan": (is_less_than, "quantity", "bool"),
+    "isGreaterThan": (is_greater_than, "quantity", "bool"),
+    "compareTo": (compare_to, "quantity", "int"),
+    "add": (add, "quantity", "quantity"),
+    "sub": (sub, "quantity", "quantity"),
+    "mul": (mul, "int", "quantity"),
 }
-"""Binary member functions on a quantity (double, double) -> result type."""
+"""Binary member functions of a Quantity: name -> (implementation, operand, result). ``add``
+and ``sub`` also take an int (the same implementation)."""
 
-UNARY_MEMBER_FUNCTIONS: dict[str, tuple[Callable[..., object], str]] = {
-    "asApproximateFloat": (float, "double"),
+QUANTITY_UNARY: dict[str, tuple[Callable[..., object], str]] = {
+    "asApproximateFloat": (as_approximate_float, "double"),
     "asInteger": (as_integer, "int"),
-    "isInteger": (lambda a: a == int(a), "bool"),
+    "isInteger": (is_integer, "bool"),
+    "sign": (sign, "int"),
 }
+"""Member functions of a Quantity without operands: name -> (implementation, result)."""
+
+_GO_SPACE = frozenset(
+    "\t\n\v\f\r \u0085\u00a0\u1680\u2028\u2029\u202f\u205f\u3000"
+    + "".join(chr(c) for c in range(0x2000, 0x200B))
+)
+"""Go's unicode.IsSpace (strings.TrimSpace), which is not Python's str.isspace."""
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+_ASCII_UPPER = str.maketrans("abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+
+def char_at(text: str, index: int) -> str:
+    if not 0 <= index <= len(text):
+        raise LibraryError(f"index out of range: {index}")
+    return text[index : index + 1]
+
+
+def index_of(text: str, other: str, offset: int = 0) -> int:
+    if not 0 <= offset <= len(text):
+        raise LibraryError(f"index out of range: {offset}")
+    return text.find(other, offset)
+
+
+def last_index_of(text: str, other: str, offset: int | None = None) -> int:
+    if offset is None:
+        return text.rfind(other)
+    if not 0 <= offset <= len(text):
+        raise LibraryError(f"index out of range: {offset}")
+    return text.rfind(other, 0, offset + len(other))
+
+
+def split(text: str, separator: str, limit: int = -1) -> list[str]:
+    """Go's strings.SplitN: a limit of 0 gives [], a negative one every part; an empty
+    separator splits between characters."""
+    if limit == 0:
+        return []
+    if separator == "":
+        parts = list(text)
+        return (
+            parts if limit < 0 or limit >= len(parts) else [*parts[: limit - 1], text[limit - 1 :]]
+        )
+    return text.split(separator) if limit < 0 else text.split(separator, limit - 1)
+
+
+def substring(text: str, start: int, end: int | None = None) -> str:
+    end = len(text) if end is None else end
+    if not 0 <= start <= end <= len(text):
+        raise LibraryError(f"index out of range: substring({start}, {end}) of {len(text)}")
+    return text[start:end]
+
+
+def trim(text: str) -> str:
+    begin, finish = 0, len(text)
+    while begin < finish and text[begin] in _GO_SPACE:
+        begin += 1
+    while finish > begin and text[finish - 1] in _GO_SPACE:
+        finish -= 1
+    return text[begin:finish]
+
+
+def join(items: list[object], separator: str = "") -> str:
+    if not all(isinstance(item, str) for item in items):
+        raise LibraryError("no such overload: join() of a list that is not all strings")
+    return separator.join(cast(list[str], items))
+
 
 STRING_FUNCTIONS: dict[str, tuple[Callable[..., object], str]] = {
-    "indexOf": (str.find, "int"),
-    "lastIndexOf": (str.rfind, "int"),
+    "indexOf": (index_of, "int"),
+    "lastIndexOf": (last_index_of, "int"),
+    "charAt": (char_at, "string"),
+    "lowerAscii": (lambda text: text.translate(_ASCII_LOWER), "string"),
+    "upperAscii": (lambda text: text.translate(_ASCII_UPPER), "string"),
+    "replace": (lambda text, old, new, n=-1: text.replace(old, new, n), "string"),
+    "split": (split, "list"),
+    "substring": (substring, "string"),
+    "trim": (trim, "string"),
+    "join": (join, "string"),
+    "reverse": (lambda text: text[::-1], "string"),
 }
-"""Member functions of the Kubernetes strings library, (string, string) -> int, for cel-python."""
+"""cel-go's strings extension (what Kubernetes enables), for cel-python: cel-expr has its own.
+Offsets count code points, as in cel-go."""
+
+
+# ---- Kubernetes' lists library (apiserver/pkg/cel/library/lists.go), cel-go's sets extension
+# (ext/sets.go) and Kubernetes' regex library (library/regex.go), on plain Python values
+
+
+def _cel_kind(value: object) -> str:
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int | float):
+        return "number"
+    return type(value).__name__
+
+
+def _comparable(items: list[object]) -> list[object]:
+    """The items, when CEL orders them: one kind (numbers across int, uint and double),
+    bool, number, string or bytes."""
+    kinds = {_cel_kind(item) for item in items}
+    if len(kinds) > 1 or not kinds <= {"bool", "number", "str", "bytes", "timedelta", "datetime"}:
+        raise LibraryError(f"no such overload: the list holds {', '.join(sorted(kinds))}")
+    return items
+
+
+def is_sorted(items: list[object]) -> bool:
+    ordered = _comparable(items)
+    return all(a <= b for a, b in pairwise(ordered))  # type: ignore[operator]
+
+
+def list_sum(items: list[object]) -> object:
+    if not items:
+        return 0  # Kubernetes gives the zero of the element type; a list seen empty is int
+    kinds = {_cel_kind(item) for item in items}
+    if kinds == {"timedelta"}:
+        return sum(cast(list[timedelta], items), timedelta(0))
+    if kinds != {"number"} or len({type(item) for item in items}) > 1:
+        raise LibraryError("no such overload: sum() adds ints, uints, doubles or durations")
+    return sum(cast(list[float], items))
+
+
+def list_min(items: list[object]) -> object:
+    if not items:
+        raise LibraryError("min called on empty list")
+    return min(_comparable(items))  # type: ignore[type-var]
+
+
+def list_max(items: list[object]) -> object:
+    if not items:
+        raise LibraryError("max called on empty list")
+    return max(_comparable(items))  # type: ignore[type-var]
+
+
+def cel_equal(a: object, b: object) -> bool:
+    """CEL's heterogeneous equality on plain values: numbers by value across int, uint and
+    double; bool is not a number; lists and maps element by element."""
+    kind = _cel_kind(a)
+    if kind != _cel_kind(b):
+        return False
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(cel_equal(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return len(a) == len(b) and all(
+            any(cel_equal(k, j) and cel_equal(v, b[j]) for j in b) for k, v in a.items()
+        )
+    return bool(a == b)
+
+
+def sets_contains(items: list[object], other: list[object]) -> bool:
+    return all(any(cel_equal(x, y) for y in items) for x in other)
+
+
+def sets_equivalent(items: list[object], other: list[object]) -> bool:
+    return sets_contains(items, other) and sets_contains(other, items)
+
+
+def sets_intersects(items: list[object], other: list[object]) -> bool:
+    return any(cel_equal(x, y) for x in items for y in other)
+
+
+@lru_cache(maxsize=256)  # a rule's patterns are few; Kubernetes compiles constant ones once
+def _pattern(pattern: str) -> Any:
+    try:
+        return re2.compile(pattern)
+    except re2.error as exc:
+        raise LibraryError(f"invalid regex {pattern!r}: {exc}") from None
+
+
+def regex_find(text: str, pattern: str) -> str:
+    """The first match of an RE2 ``pattern`` in ``text``, '' when none (Kubernetes' find)."""
+    found = _pattern(pattern).search(text)
+    return str(found.group(0)) if found else ""
+
+
+def regex_find_all(text: str, pattern: str, limit: int = -1) -> list[str]:
+    """Every match, or the first ``limit`` (Go's FindAllString: a negative limit is all)."""
+    if limit == 0:
+        return []
+    found = [m.group(0) for m in _pattern(pattern).finditer(text)]
+    return found if limit < 0 else found[:limit]
+
+
+LIST_FUNCTIONS: dict[str, tuple[Callable[..., object], int]] = {
+    "isSorted": (is_sorted, 1),
+    "sum": (list_sum, 1),
+    "min": (list_min, 1),
+    "max": (list_max, 1),
+}
+"""Member functions of Kubernetes' lists library: name -> (implementation, arguments)."""
+
+SETS_FUNCTIONS: dict[str, Callable[..., bool]] = {
+    "sets.contains": sets_contains,
+    "sets.equivalent": sets_equivalent,
+    "sets.intersects": sets_intersects,
+}
+"""cel-go's sets extension, as Kubernetes enables it: (list, list) -> bool."""
+
+
+# ---- Kubernetes' IP, CIDR and URL libraries (``netlib``, ``urllib_go``), and every opaque
+# type in one place
+
+OPAQUE_TYPES: dict[str, tuple[type, Callable[[str], object]]] = {
+    "kubernetes.Quantity": (Quantity, lambda text: Quantity(Fraction(text))),
+    "net.IP": (netlib.IP, lambda text: netlib.IP(netlib.parse_address(text))),
+    "net.CIDR": (netlib.CIDR, netlib.parse_cidr),
+    "kubernetes.URL": (urllib_go.URL, urllib_go.parse),
+    "kubernetes.Semver": (semverlib.Semver, semverlib.parse),
+}
+"""CEL type name -> (the Python class, how its ``text`` is read back): Kubernetes' opaque
+types, which cel-expr carries as messages of that name holding the text."""
+
+OPAQUE_FUNCTIONS: dict[str, tuple[Callable[..., object], list[tuple[list[str], str]]]] = {
+    "ip": (
+        lambda value: netlib.ip(value) if isinstance(value, str) else netlib.cidr_ip(value),
+        [(["string"], "net.IP"), (["net.CIDR"], "net.IP")],
+    ),
+    "isIP": (netlib.is_ip, [(["string"], "bool")]),
+    "ip.isCanonical": (netlib.ip_is_canonical, [(["string"], "bool")]),
+    "family": (netlib.family, [(["net.IP"], "int")]),
+    "isUnspecified": (netlib.is_unspecified, [(["net.IP"], "bool")]),
+    "isLoopback": (netlib.is_loopback, [(["net.IP"], "bool")]),
+    "isLinkLocalMulticast": (netlib.is_link_local_multicast, [(["net.IP"], "bool")]),
+    "isLinkLocalUnicast": (netlib.is_link_local_unicast, [(["net.IP"], "bool")]),
+    "isGlobalUnicast": (netlib.is_global_unicast, [(["net.IP"], "bool")]),
+    "cidr": (netlib.cidr, [(["string"], "net.CIDR")]),
+    "isCIDR": (netlib.is_cidr, [(["string"], "bool")]),
+    "containsIP": (
+        netlib.contains_ip,
+        [(["net.CIDR", "string"], "bool"), (["net.CIDR", "net.IP"], "bool")],
+    ),
+    "containsCIDR": (
+        netlib.contains_cidr,
+        [(["net.CIDR", "string"], "bool"), (["net.CIDR", "net.CIDR"], "bool")],
+    ),
+    "masked": (netlib.masked, [(["net.CIDR"], "net.CIDR")]),
+    "prefixLength": (netlib.prefix_length, [(["net.CIDR"], "int")]),
+    "url": (urllib_go.parse, [(["string"], "kubernetes.URL")]),
+    "isURL": (urllib_go.is_url, [(["string"], "bool")]),
+    "getScheme": (lambda u: u.scheme, [(["kubernetes.URL"], "string")]),
+    "getHost": (lambda u: u.host, [(["kubernetes.URL"], "string")]),
+    "getHostname": (urllib_go.hostname, [(["kubernetes.URL"], "string")]),
+    "getPort": (urllib_go.port, [(["kubernetes.URL"], "string")]),
+    "getEscapedPath": (urllib_go.escaped_path, [(["kubernetes.URL"], "string")]),
+    "getQuery": (urllib_go.query, [(["kubernetes.URL"], "map(string, list(string))")]),
+    "semver": (
+        semverlib.semver,
+        [(["string"], "kubernetes.Semver"), (["string", "bool"], "kubernetes.Semver")],
+    ),
+    "isSemver": (semverlib.is_semver, [(["string"], "bool"), (["string", "bool"], "bool")]),
+    "major": (lambda v: v.major, [(["kubernetes.Semver"], "int")]),
+    "minor": (lambda v: v.minor, [(["kubernetes.Semver"], "int")]),
+    "patch": (lambda v: v.patch, [(["kubernetes.Semver"], "int")]),
+}
+"""name -> (implementation, overloads as (parameter types, result type)); a first parameter
+of an opaque type makes a member function, as Kubernetes declares them. ``isLessThan``,
+``isGreaterThan`` and ``compareTo`` of Semvers share the Quantity implementations."""
+SEMVER_COMPARISONS = ("isLessThan", "isGreaterThan", "compareTo")
+"""name -> (implementation, overloads as (parameter types, result type)); a first parameter
+of an opaque type makes a member function, as Kubernetes declares them."""

@@ -21,7 +21,7 @@ _CHAIN = re.compile(
     rf"(?<![\w.])({'|'.join(VARIABLES)})\b((?:\s*\.\s*[A-Za-z_][A-Za-z0-9_]*)*)(\s*\()?"
 )
 _SEGMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_STRING = re.compile(
+STRING_LITERAL = re.compile(
     "|".join(
         (
             r"[rR]'''[\s\S]*?'''",  # raw strings process no escapes
@@ -53,7 +53,7 @@ def read_paths(expressions: Sequence[str]) -> dict[str, PathTree | None]:
     """
     trees: dict[str, PathTree | None] = {}
     for expression in expressions:
-        text = _STRING.sub("''", expression)
+        text = STRING_LITERAL.sub("''", expression)
         for match in _CHAIN.finditer(text):
             name, chain, call = match.groups()
             segments = _SEGMENT.findall(chain)

@@ -22,7 +22,7 @@ and always go to the engine.
 Supported: literals (int, double, bool, null, strings without escapes, lists), the
 variables, field selection, ``[]`` on maps and lists, ``has()``, ``!``, unary ``-``, ``&&``,
 ``||``, ``?:``, ``==``, ``!=``, ``<``, ``<=``, ``>``, ``>=``, ``in``, ``all`` and ``exists``
-over lists and maps, ``size``, ``string``, ``startsWith``, ``endsWith``, ``contains``,
+over lists and maps, ``size``, ``dyn``, ``string``, ``startsWith``, ``endsWith``, ``contains``,
 ``indexOf``, ``lastIndexOf`` (one argument), ``quantity``, ``isQuantity`` and the Quantity
 member functions of ``library``.
 
@@ -43,8 +43,7 @@ from typing import Any
 from lark import Token, Tree
 
 from webhook.engine.cel import library
-
-INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+from webhook.engine.cel.values import INT64_MAX, INT64_MIN
 
 
 class Undecided(Exception):
@@ -132,7 +131,7 @@ def _equal(a: Any, b: Any) -> bool:
     kind = type(a)
     if kind is not type(b):
         raise Undecided("== across types")
-    if kind is str or kind is bool or kind is float or a is None:
+    if kind is str or kind is bool or kind is float or a is None or kind is library.Quantity:
         return bool(a == b)
     if kind is int:
         return _int64(a) == _int64(b)
@@ -211,6 +210,10 @@ def _text(value: Any) -> str:
     return str(value)
 
 
+_QUANTITY_COMPARISONS = ("isLessThan", "isGreaterThan", "compareTo")
+"""The Quantity member functions with a Quantity operand and a plain result (``add``, ``sub``
+and ``mul`` make Quantities: the engine's)."""
+
 _RUNTIME: dict[str, Any] = {
     "__builtins__": {
         "type": type,
@@ -228,8 +231,9 @@ _RUNTIME: dict[str, Any] = {
     "_string": _string,
     "_quantity": library.quantity,  # raises LibraryError: holds() reads any error as unproven
     "_is_quantity": library.is_quantity,
-    **{f"_m_{name}": impl for name, (impl, _) in library.MEMBER_FUNCTIONS.items()},
-    **{f"_m_{name}": impl for name, (impl, _) in library.UNARY_MEMBER_FUNCTIONS.items()},
+    "_Quantity": library.Quantity,
+    **{f"_m_{name}": library.QUANTITY_MEMBERS[name][0] for name in _QUANTITY_COMPARISONS},
+    **{f"_m_{name}": impl for name, (impl, _) in library.QUANTITY_UNARY.items()},
 }
 _STRING_METHODS = {
     "startsWith": "startswith",
@@ -245,7 +249,13 @@ Code = tuple[str, str | None]
 literal; ``list:`` when its elements differ); None when only the data will tell (a field, a
 comprehension variable over data)."""
 
-_PYTHON_TYPES = {"bool": "bool", "int": "int", "double": "float", "string": "str"}
+_PYTHON_TYPES = {
+    "bool": "bool",
+    "int": "int",
+    "double": "float",
+    "string": "str",
+    "quantity": "_Quantity",
+}
 _INT_RANGE = f"{INT64_MIN} <= {{0}} <= {INT64_MAX}"
 
 
@@ -419,14 +429,13 @@ class _Translator:
                 return f"({other} in {text})", "bool"
             kind = "bool" if method in ("startsWith", "endsWith") else "int"
             return f"{text}.{_STRING_METHODS[method]}({other})", kind
-        if method in library.MEMBER_FUNCTIONS and len(arguments) == 1:
-            left, right = self.typed(target_tree, "double"), self.typed(arguments[0], "double")
-            kind = "bool" if library.MEMBER_FUNCTIONS[method][1] == "bool" else "int"
-            return f"_m_{method}({left}, {right})", kind
-        if method in library.UNARY_MEMBER_FUNCTIONS and not arguments:
-            result = library.UNARY_MEMBER_FUNCTIONS[method][1]
-            certain = {"bool": "bool", "double": "double"}.get(result)  # asInteger may overflow
-            return f"_m_{method}({self.typed(target_tree, 'double')})", certain
+        if method in _QUANTITY_COMPARISONS and len(arguments) == 1:
+            left = self.typed(target_tree, "quantity")
+            right = self.typed(arguments[0], "quantity")
+            return f"_m_{method}({left}, {right})", library.QUANTITY_MEMBERS[method][2]
+        if method in library.QUANTITY_UNARY and not arguments:
+            result = library.QUANTITY_UNARY[method][1]  # an int result is within int64
+            return f"_m_{method}({self.typed(target_tree, 'quantity')})", result
         raise Unsupported(f"method {method}")
 
     def _comprehension(self, macro: str, target_tree: Any, arguments: list[Any]) -> str:
@@ -473,6 +482,8 @@ class _Translator:
             return self._has(arguments), "bool"
         if len(arguments) != 1:
             raise Unsupported(f"function {function} with {len(arguments)} arguments")
+        if function == "dyn":  # the identity at run time; only the type checker reads it
+            return self.node(arguments[0])[0], None
         if function == "string":
             code, kind = self.node(arguments[0])
             if kind == "string":
@@ -480,7 +491,7 @@ class _Translator:
             value = self.temporary()
             return f"({value} if type({value} := {code}) is str else _string({value}))", "string"
         if function == "quantity":
-            return f"_quantity({self.typed(arguments[0], 'string')})", "double"
+            return f"_quantity({self.typed(arguments[0], 'string')})", "quantity"
         if function == "isQuantity":
             return f"_is_quantity({self.typed(arguments[0], 'string')})", "bool"
         if function == "size":

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-import pytest
+from fractions import Fraction
 
-from webhook.engine.cel import Backend, CelEvalError
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from webhook.engine.cel import Backend, CelCompileError, CelEvalError, library
 from webhook.engine.cel.backend import BACKENDS, make_backend
 
 CASES = [
@@ -18,14 +22,27 @@ CASES = [
     ("'é:b'.indexOf(':')", 1),
     ("'abc'.indexOf('x')", -1),
     # Kubernetes' quantity library, a quantity being its value as a double
-    ("quantity('100m') <= quantity('0.1')", True),
-    ("quantity('1Gi') == 1073741824.0", True),
+    ("quantity('100m') == quantity('0.1')", True),
+    ("quantity('1Gi').asApproximateFloat() == 1073741824.0", True),
+    ("quantity('1').add(quantity('500m')).compareTo(quantity('1.5'))", 0),
+    ("quantity('1').sub(2).sign()", -1),
+    ("quantity('250m').mul(4).asInteger()", 1),
     ("quantity('500Mi').isLessThan(quantity('1Gi'))", True),
     ("quantity('2').compareTo(quantity('1500m'))", 1),
     ("quantity('1k').asInteger()", 1000),
     ("quantity('1.5').isInteger()", False),
     ("isQuantity('12Mi')", True),
     ("isQuantity('12 apples')", False),
+    ("quantity('9999999999999999999999999999999999999G').isInteger()", False),  # as Kubernetes
+    ("quantity('1500m').isInteger()", False),
+    ("quantity('1000m').isInteger()", True),
+    # CEL's own semantics, which cel-python departed from (issue 17)
+    ("string(true)", "true"),
+    ("dyn(true) == 1", False),
+    ("[dyn(true)] == [1]", False),
+    ("dyn(1) == 1.0", True),
+    ("dyn(1) < 1.5", True),
+    ("dyn(true) in [1]", False),
 ]
 
 
@@ -40,7 +57,79 @@ def test_value(backend: Backend, expression: str, expected: object) -> None:
     assert value == expected and type(value) is type(expected)
 
 
-@pytest.mark.parametrize("expression", ["quantity('12 apples')", "quantity('1.5').asInteger()"])
+@pytest.mark.parametrize(
+    "expression",
+    [
+        "quantity('12 apples')",
+        "quantity('1.5').asInteger()",
+        "quantity('1e30').asInteger()",
+        "dyn(true) <= 50",  # cel-python compared a bool as an int
+        "has(dyn('text').field)",  # cel-python answered false
+        "dyn('text').all(c, c == 't')",  # cel-python ranged over the characters
+        "dyn(1).exists(c, true)",
+    ],
+)
 def test_errors(backend: Backend, expression: str) -> None:
     with pytest.raises(CelEvalError):
         backend.evaluate(backend.compile(expression), backend.activation({}))
+
+
+def test_an_optional_as_a_whole_result_is_an_evaluation_error() -> None:
+    backend = make_backend("cel-expr")  # cel-python has no optionals
+    with pytest.raises(CelEvalError, match="not a value a rule can return"):
+        backend.evaluate(backend.compile("optional.of(1)"), backend.activation({}))
+
+
+@pytest.mark.parametrize(
+    "expression",
+    [
+        "quantity('1') < quantity('2')",  # Kubernetes' Quantity has no <: use compareTo
+        "quantity('1') + quantity('2')",
+        "quantity('1Gi') == 1073741824.0",
+    ],
+)
+def test_what_kubernetes_refuses_to_compile(backend: Backend, expression: str) -> None:
+    with pytest.raises(CelCompileError):
+        backend.compile(expression)
+
+
+@pytest.mark.parametrize(
+    ("expression", "expected"),
+    [
+        ("5 < 10.0", True),  # Kubernetes enables cross-type numeric comparisons
+        ("10.0 >= 5", True),
+        ("1u < 2.5", True),
+        ("dyn(3) <= 2.5", False),
+    ],
+)
+def test_cross_type_numeric_ordering_compiles(
+    backend: Backend, expression: str, expected: bool
+) -> None:
+    assert backend.evaluate(backend.compile(expression), backend.activation({})) is expected
+
+
+@pytest.mark.parametrize(
+    "expression",
+    ["[1, 'a']", "{'a': 1, 'b': 'x'}", "[1, 2.0]", "['a' + 'b', 1]", "1 == 1.0"],
+)
+def test_mixed_literals_do_not_compile_as_in_kubernetes(backend: Backend, expression: str) -> None:
+    with pytest.raises(CelCompileError):
+        backend.compile(expression)
+
+
+@pytest.mark.parametrize("expression", ["[dyn(1), 'a'].size() == 2", "[object.x, 1].size() == 2"])
+def test_dyn_goes_with_anything(backend: Backend, expression: str) -> None:
+    backend.compile(expression)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.fractions(max_denominator=10**9) | st.integers(-(2**70), 2**70).map(Fraction),
+    st.fractions(max_denominator=10**9) | st.integers(-(2**70), 2**70).map(Fraction),
+)
+def test_quantity_comparisons_are_exact(a: Fraction, b: Fraction) -> None:
+    """The doubles decide only where they differ; near-equal exact values still compare."""
+    one, other = library.Quantity(a), library.Quantity(b)
+    assert library.compare_to(one, other) == (a > b) - (a < b)
+    near = library.Quantity(a + Fraction(1, 10**30))
+    assert library.compare_to(near, one) == 1 and library.is_greater_than(near, one)

@@ -97,7 +97,7 @@ TABLE = [
     ("object.numbers.exists(n, n == 2) && object.numbers.all(n, n > 0)", True),
     ("['app'].all(k, k in object.labels && object.labels[k] == 'web')", True),
     ("['app', 'none'].all(k, k in object.labels)", False),
-    ("['web:1.2', 1].exists(x, x == object.name)", True),  # mixed: tested one by one
+    ("['web:1.2', dyn(1)].exists(x, x == object.name)", True),  # mixed: tested one by one
     ("[1, 'web:1.2'].exists(x, x == object.name)", False),  # 1 == a string: the engine's
     ("['a', 'b'].exists(x, x == 1)", False),
     ("object.items.all(i, ['a:1', 'b:latest'].exists(x, x == i.image))", True),
@@ -112,12 +112,16 @@ TABLE = [
     ("object.one == 2 ? object.missing : object.kind == 'Deployment'", True),
     ("object.name ? true : true", False),  # a non-bool condition: an error
     ("-object.one == -1", True),
-    ("quantity('500m') <= quantity('1')", True),
-    ("quantity(object.name) <= quantity('1')", False),  # not a quantity: an error
+    ("quantity('500m').isLessThan(quantity('1'))", True),
+    ("quantity('500m') == quantity('0.5')", True),
+    ("quantity(object.name).isLessThan(quantity('1'))", False),  # not a quantity: an error
     ("quantity('1Gi').isGreaterThan(quantity('1Mi'))", True),
     ("isQuantity('12Mi') && !isQuantity('12 apples')", True),
     ("r'a\\b'.size() == 3", True),
     ("tenant.name == 'team-a'", True),
+    # Kubernetes: isInteger is AsInt64 succeeding, false for a whole number beyond int64
+    ("quantity('9999999999999999999999999999999999999G').isInteger()", False),
+    ("!quantity('9999999999999999999999999999999999999G').isInteger()", True),
 ]
 
 

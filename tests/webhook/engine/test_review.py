@@ -1,0 +1,140 @@
+"""review() on adversarial objects: it never raises, and the fast paths (proofs, the all-pass
+conjunction) give the engine's answer, on both backends, for every value a request can carry."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.conftest import EXAMPLES, POLICIES
+from tests.webhook.engine.cel.test_conformance import _essence
+from webhook.bundle.load import load_bundle
+from webhook.bundle.model import Bundle
+from webhook.engine.request import AdmissionRequest, parse_review
+from webhook.engine.review import review
+
+REQUESTS = {
+    name: json.loads((EXAMPLES / "requests" / f"{name}.json").read_text())
+    for name in (
+        "deployment-replicas-by-federatedhpa-allowed",
+        "deployment-update-by-argocd-allowed",
+        "propagationpolicy-create-allowed",
+        "clusterpropagationpolicy-by-platform-allowed",
+    )
+}
+SYSTEM = "system:kube-controller-manager"
+
+ADVERSARIAL: list[Any] = [
+    None, True, False, 0, 1, -1, 50, 51, 2**63 - 1, 2**63, 2**64 - 1, 2**64, -(2**63) - 1,
+    0.0, -0.0, 1.0, 0.5, 1e308, "", "x", "\x00", "a\x00b", "latest", ":latest", "1Gi",
+    "9999999999999999999999999999999999999G", "registry.example.com/platform/web:1\x00:latest",
+    "registry.example.com/platform/web\x00:1", [], {}, [None], {"a\x00": 1}, {"": None},
+    [[[[[[[[[[[]]]]]]]]]]],
+]  # fmt: skip
+
+
+def _paths(value: Any, here: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    found = [here]
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found += _paths(item, (*here, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found += _paths(item, (*here, index))
+    return found
+
+
+@st.composite
+def requests(draw: st.DrawFn) -> dict[str, Any]:
+    body = copy.deepcopy(REQUESTS[draw(st.sampled_from(sorted(REQUESTS)))])
+    obj = body["request"]["object"]
+    for _ in range(draw(st.integers(1, 3))):
+        path = draw(st.sampled_from(_paths(obj)[1:]))
+        parent = obj
+        for step in path[:-1]:
+            parent = parent[step]
+        value = copy.deepcopy(draw(st.sampled_from(ADVERSARIAL)))
+        if isinstance(parent, dict) and draw(st.booleans()):
+            parent[draw(st.sampled_from(["x", "d", "image", "replicas", "a\x00"]))] = value
+        else:
+            parent[path[-1]] = value
+    if draw(st.booleans()):
+        body["request"]["userInfo"]["username"] = SYSTEM
+    return body
+
+
+@pytest.fixture(scope="module")
+def bundles() -> dict[str, Bundle]:
+    return {
+        "proofs": load_bundle(POLICIES),
+        "engine": load_bundle(POLICIES, proofs=False),
+        "cel-python": load_bundle(POLICIES, "cel-python"),
+    }
+
+
+def _request(body: dict[str, Any]) -> AdmissionRequest | None:
+    try:
+        return parse_review(body)
+    except Exception:
+        return None
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(requests())
+def test_fast_paths_and_backends_give_one_answer(
+    bundles: dict[str, Bundle], body: dict[str, Any]
+) -> None:
+    request = _request(body)
+    if request is None:
+        return
+    decisions = {name: review(request, bundle) for name, bundle in bundles.items()}
+    expected = _essence(decisions["engine"])
+    assert _essence(decisions["proofs"]) == expected
+    assert _essence(decisions["cel-python"]) == expected
+
+
+@pytest.mark.parametrize(
+    ("value", "field"),
+    [
+        pytest.param(
+            "registry.example.com/platform/web:1\x00:latest",
+            "object.spec.template.spec.containers[0].image holds U+0000",
+            id="nul",
+        ),
+        pytest.param(
+            2**64, "object.spec.template.spec.containers[0].image 18446744073709551616", id="big"
+        ),
+    ],
+)
+def test_a_value_no_engine_represents_is_a_denial_naming_the_field(
+    bundles: dict[str, Bundle], value: Any, field: str
+) -> None:
+    body = copy.deepcopy(REQUESTS["deployment-replicas-by-federatedhpa-allowed"])
+    body["request"]["object"]["spec"]["template"]["spec"]["containers"][0]["image"] = value
+    for bundle in bundles.values():
+        decision = review(parse_review(body), bundle)
+        assert not decision.allowed
+        refused = [v for v in decision.violations if v.rule == "image-tag"]
+        assert refused and refused[0].status == "error" and refused[0].message.startswith(field)
+
+
+@pytest.mark.parametrize("user", ["pat@example.com", SYSTEM])
+def test_a_broken_placement_is_a_denial_never_an_exception(
+    bundles: dict[str, Bundle], user: str
+) -> None:
+    body = copy.deepcopy(REQUESTS["clusterpropagationpolicy-by-platform-allowed"])
+    body["request"]["object"]["spec"]["placement"]["clusterAffinity"]["clusterNames"] = 1.0
+    body["request"]["userInfo"]["username"] = user
+    decision = review(parse_review(body), bundles["proofs"])
+    if user == SYSTEM:  # the control plane's own controllers are never blocked
+        assert decision.allowed and decision.targets is None
+    else:
+        assert not decision.allowed
+        assert {v.rule for v in decision.violations} >= {"tenancy.placement-scope"}
