@@ -90,6 +90,9 @@ def policy(
 def deployment(replicas: int, namespace: str = "platform-demo", **spec: Any) -> dict[str, Any]:
     body = copy.deepcopy(REQUEST)
     body["request"]["namespace"] = namespace
+    for which in ("object", "oldObject"):  # an API server request names the object's namespace
+        if body["request"].get(which):
+            body["request"][which]["metadata"]["namespace"] = namespace
     body["request"]["object"]["spec"].update(replicas=replicas, **spec)
     return body
 
