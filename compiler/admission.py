@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from compiler.render.pipeline import RenderedApp
 from webhook.bundle.model import Bundle
@@ -69,9 +69,11 @@ def admit(apps: Iterable[RenderedApp], bundle: Bundle) -> Admission:
         for path, obj in app.files().items():
             decision = review(sync_request(obj, None, bundle), bundle)
             for violation in decision.violations:
-                finding = app.app.origin.finding(
-                    spec_field(app, violation),
-                    f"[{violation.rule}] {violation.message} (in {path})",
+                finding = replace(
+                    app.app.origin.finding(
+                        spec_field(app, violation), f"{violation.message} (in {path})"
+                    ),
+                    rule=violation.rule,
                 )
                 (errors if violation.denies else warnings).append(finding)
     return Admission(tuple(errors), tuple(warnings))

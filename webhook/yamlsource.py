@@ -9,6 +9,7 @@ duplicate keys (PyYAML silently keeps the last one) and bound alias expansion.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -16,13 +17,14 @@ from typing import Any
 
 import yaml
 
-from webhook.errors import Finding
+from webhook.errors import Finding, describe_os_error, not_utf8
 
 try:  # libyaml is the fast path; the pure-Python composer gives the same nodes.
     from yaml import CSafeLoader as _Loader
 except ImportError:  # pragma: no cover - depends on how PyYAML was built
     from yaml import SafeLoader as _Loader  # type: ignore[assignment]
 
+PathLike = str | os.PathLike[str]
 PathKey = str | int
 Path = tuple[PathKey, ...]
 
@@ -43,6 +45,23 @@ class YamlSyntaxError(Exception):
     def __init__(self, finding: Finding) -> None:
         self.finding = finding
         super().__init__(finding.render())
+
+
+def read_text(path: PathLike, display: str | None = None) -> str:
+    """The UTF-8 text of a file; raises YamlSyntaxError naming the file (and, for bytes that
+    are not UTF-8, the line and column) when it cannot be read."""
+    name = display or str(path)
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        raise YamlSyntaxError(
+            Finding(name, 0, "", f"cannot read: {describe_os_error(exc)}")
+        ) from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise YamlSyntaxError(not_utf8(name, data, exc)) from None
 
 
 @dataclass(frozen=True)
@@ -85,21 +104,37 @@ def parse_documents(text: str, file: str) -> list[Document]:
     try:
         nodes = list(yaml.compose_all(text, Loader=_Loader))
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark else 1
-        problem = " ".join(part for part in (exc.context, exc.problem) if part)
-        started = exc.context_mark.line + 1 if exc.context_mark else line
-        if started != line:
-            problem += f" (it started on line {started})"
-        raise YamlSyntaxError(Finding(file, line, "", f"not valid YAML: {problem}")) from None
+        raise YamlSyntaxError(_syntax_finding(text, file, exc)) from None
     except yaml.YAMLError as exc:
         raise YamlSyntaxError(Finding(file, 1, "", f"not valid YAML: {exc}")) from None
     documents = []
-    for index, node in enumerate(n for n in nodes if n is not None):
+    for index, node in enumerate(n for n in nodes if not _empty(n)):
         builder = _Builder(file)
         data = builder.build(node, ())
         documents.append(Document(file, data, builder.lines, index))
     return documents
+
+
+def _empty(node: yaml.Node | None) -> bool:
+    """An empty document (``---`` with nothing after it, or ``null``): skipped, as kubectl
+    skips it."""
+    return node is None or (isinstance(node, yaml.ScalarNode) and node.tag == _NULL_TAG)
+
+
+def _syntax_finding(text: str, file: str, exc: yaml.MarkedYAMLError) -> Finding:
+    """Where and why libyaml stopped, with line and column; a tab is named as such."""
+    mark = exc.problem_mark or exc.context_mark
+    line, column = (mark.line + 1, mark.column + 1) if mark else (1, 0)
+    lines = text.splitlines()
+    found = lines[line - 1][column - 1 : column] if column and line <= len(lines) else ""
+    if found == "\t":
+        problem = "a tab character; YAML indents with spaces only: replace the tab with spaces"
+    else:
+        problem = " ".join(part for part in (exc.context, exc.problem) if part)
+        started = exc.context_mark.line + 1 if exc.context_mark else line
+        if started != line:
+            problem += f" (it started on line {started})"
+    return Finding(file, line, "", f"not valid YAML: {problem}", column=column)
 
 
 def parse_single(text: str, file: str) -> Document:

@@ -9,11 +9,11 @@ from typing import Any
 
 import yaml
 
-from compiler.commands.common import add_backend_argument, backend_name
+from compiler.commands.common import add_backend_argument, compile_specs, locate
 from compiler.core import Compiled
 from compiler.gitrepo import Repository, blob_id
-from compiler.incremental import compile_files, default_cache
-from compiler.output import Output
+from compiler.incremental import default_cache
+from compiler.output import Output, plural
 from compiler.render.argocd import FOLDER as ARGOCD_FOLDER
 from compiler.spec.load import find_spec_files
 from compiler.tree import diff_tree
@@ -67,14 +67,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, out: Output) -> int:
     repository = Repository.find(Path.cwd())
-    root = repository.root if repository else Path.cwd()
-    apps_dir = args.apps or _near(root / "apps")
-    tree = args.out or _near(root / "rendered")
-    compiled, bundle = compile_files(
-        find_spec_files([apps_dir]),
-        args.policies,
-        cache=default_cache(root),
-        backend=backend_name(args),
+    where = locate([args.apps] if args.apps else [], args.out)
+    apps_dir, tree, root = where.apps[0], where.out, where.root
+    compiled, bundle = compile_specs(
+        out, find_spec_files([apps_dir]), args, cache=default_cache(root)
     )
     diff = diff_tree(tree, compiled.files)
     reviews = _reviews(compiled, bundle, tree, repository, files=args.files, everything=args.all)
@@ -112,20 +108,13 @@ def run(args: argparse.Namespace, out: Output) -> int:
             for line in explain(request, decision):
                 out.line(f"  {line}")
     verdict = "would all be admitted" if not denied else f"{len(denied)} would be DENIED"
+    reviewed = plural(len(reviews), "manifest" if args.all else "changed manifest")
     out.line(
-        f"fedgate check: {len(compiled.apps)} apps; {tree}/ "
-        f"{'up to date' if diff.clean else 'STALE'}; {len(reviews)} changed manifests "
+        f"fedgate check: {plural(len(compiled.apps), 'app')}; {tree}/ "
+        f"{'up to date' if diff.clean else 'STALE'}; {reviewed} "
         f"reviewed as Argo CD's writes: {verdict}"
     )
     return 0 if diff.clean and not denied else 1
-
-
-def _near(path: Path) -> Path:
-    """``path`` relative to the working directory when it is below it (for readable output)."""
-    try:
-        return path.relative_to(Path.cwd())
-    except ValueError:
-        return path
 
 
 def _manifest(path: str) -> bool:

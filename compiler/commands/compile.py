@@ -5,10 +5,15 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from compiler.commands.common import add_tree_arguments
+from compiler.commands.common import (
+    add_backend_argument,
+    add_tree_arguments,
+    compile_specs,
+    locate,
+)
 from compiler.core import Compiled
 from compiler.incremental import compile_files, default_cache
-from compiler.output import Output
+from compiler.output import Output, plural
 from compiler.render.argocd import FOLDER as ARGOCD_FOLDER
 from compiler.spec.load import find_spec_files
 from compiler.tree import TreeDiff, diff_tree, write_tree
@@ -44,13 +49,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="write nothing; exit 1 when DIR differs, listing the files",
     )
     parser.add_argument(
-        "-v", "--verbose", action="store_true", help="also print each app's placement"
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="also print each app's placement, and every file (not the first 20)",
     )
     parser.add_argument(
         "--no-cache",
         action="store_true",
         help="compile every spec file (unchanged ones otherwise come from .git/fedgate/)",
     )
+    add_backend_argument(parser)
 
 
 def compile_paths(apps: list[Path], policies: Path, *, cache: Path | None = None) -> Compiled:
@@ -61,8 +70,10 @@ def compile_paths(apps: list[Path], policies: Path, *, cache: Path | None = None
 
 
 def run(args: argparse.Namespace, out: Output) -> int:
-    cache = None if args.no_cache else default_cache(Path.cwd())
-    compiled = compile_paths(args.apps, args.policies, cache=cache)
+    where = locate([*args.apps, *args.apps_option], args.out, streaming=str(args.out) == "-")
+    args.apps, args.out = where.apps, where.out
+    cache = None if args.no_cache else default_cache(where.root)
+    compiled, _ = compile_specs(out, find_spec_files(where.apps), args, cache=cache)
     for warning in compiled.warnings:
         out.error(f"warning: {warning.render()}")
     if str(args.out) == "-":
@@ -74,9 +85,13 @@ def run(args: argparse.Namespace, out: Output) -> int:
         diff = diff_tree(args.out, compiled.files)
         _report(out, args, compiled, diff, checking=True)
         return 0 if diff.clean else 1
-    diff = write_tree(args.out, compiled.files)
+    diff = write_tree(args.out, compiled.files, waiting=lambda: _waiting(out, args.out))
     _report(out, args, compiled, diff, checking=False)
     return 0
+
+
+def _waiting(out: Output, tree: Path) -> None:
+    out.error(f"fedgate: another fedgate compile is writing {tree}/; waiting for it to finish")
 
 
 def _stream(out: Output, compiled: Compiled) -> None:
@@ -108,6 +123,7 @@ def _report(
             {
                 "ok": diff.clean or not checking,
                 "out": str(args.out),
+                "policies": str(args.policies),
                 "apps": apps,
                 "added": list(diff.added),
                 "changed": list(diff.changed),
@@ -127,12 +143,14 @@ def _report(
         ("changed", diff.changed),
         ("removed", diff.removed),
     ):
-        for path in paths[:20]:
+        shown = paths if args.verbose else paths[:20]
+        for path in shown:
             out.line(f"  {label:8} {args.out / path}")
-        if len(paths) > 20:
-            out.line(f"  ... and {len(paths) - 20} more {label}")
+        if len(paths) > len(shown):
+            out.line(f"  ... and {len(paths) - len(shown)} more {label} (-v lists them all)")
     out.line(
-        f"compiled {len(compiled.apps)} apps into {len(compiled.files)} files in {args.out}/: "
+        f"compiled {plural(len(compiled.apps), 'app')} into {plural(len(compiled.files), 'file')} "
+        f"in {args.out}/: "
         f"{len(diff.added)} added, {len(diff.changed)} changed, {len(diff.removed)} removed, "
         f"{diff.unchanged} unchanged"
     )
@@ -140,7 +158,7 @@ def _report(
 
 def _report_check(out: Output, args: argparse.Namespace, diff: TreeDiff) -> None:
     if diff.clean:
-        out.line(f"{args.out}/ is up to date ({diff.unchanged} files)")
+        out.line(f"{args.out}/ is up to date ({plural(diff.unchanged, 'file')})")
         return
     for label, paths in (("missing", diff.added), ("stale", diff.changed), ("extra", diff.removed)):
         for path in paths:

@@ -9,10 +9,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from compiler.commands.common import add_backend_argument, add_tree_arguments, backend_name
+from compiler.commands.common import (
+    add_backend_argument,
+    add_tree_arguments,
+    compile_specs,
+    locate,
+)
 from compiler.gitrepo import Repository, blob_id
-from compiler.incremental import compile_files, default_cache
-from compiler.output import Output
+from compiler.incremental import default_cache
+from compiler.output import Output, color_wanted
 from compiler.plan.core import AppPlan, Plan, TenantBill, plan
 from compiler.spec.load import find_spec_files
 from webhook.quantity import format_cpu, format_memory
@@ -47,16 +52,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, out: Output) -> int:
-    files = find_spec_files(args.apps or [Path("apps")])
-    compiled, bundle = compile_files(
-        files, args.policies, cache=default_cache(Path.cwd()), backend=backend_name(args)
-    )
+    where = locate([*args.apps, *args.apps_option], args.out)
+    files = find_spec_files(where.apps)
+    compiled, bundle = compile_specs(out, files, args, cache=default_cache(where.root))
     result = plan(compiled.rendered, bundle)
-    diffs = _diffs(compiled.files, args.out)
+    diffs = _diffs(compiled.files, where.out)
     if out.format == "json":
         out.json(as_json(result, diffs))
         return 0
-    color = args.color == "always" or (args.color == "auto" and out.stdout.isatty())
+    color = color_wanted(out.stdout, args.color)
     for line in render_text(result, diffs, color=color):
         out.line(line)
     return 0
