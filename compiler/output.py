@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any, TextIO
@@ -75,12 +76,38 @@ class Output:
 
     @contextmanager
     def progress(self, label: str) -> Iterator[Progress | None]:
-        """A progress bar on stderr while the block runs, only on an interactive terminal
-        (never in a pipe, a file, CI logs or ``TERM=dumb``); yields None otherwise."""
-        if not interactive(self.stderr):
+        """Progress on stderr while the block runs, only when stderr is a terminal (never in a
+        pipe, a file or CI logs; yields None then). A rich bar where colour is welcome; with
+        NO_COLOR or TERM=dumb, a plain counter redrawn with a carriage return, no escapes."""
+        if not _is_terminal(self.stderr):
             yield None
+            return
+        if not color_wanted(self.stderr):
+            with _counter(self.stderr, label) as advance:
+                yield advance
             return
         from compiler.progress import bar  # noqa: PLC0415 - rich only loads for a terminal
 
         with bar(self.stderr, label) as advance:
             yield advance
+
+
+@contextmanager
+def _counter(stream: TextIO, label: str) -> Iterator[Progress]:
+    """``label 120/2000``, redrawn at most ten times a second, erased at the end."""
+    last = [0.0, 0]  # when it was drawn, how wide
+
+    def advance(done: int, total: int) -> None:
+        now = time.monotonic()
+        if now - last[0] >= 0.1 or done == total:
+            text = f"{label} {done}/{total}"
+            stream.write("\r" + text.ljust(int(last[1])))
+            stream.flush()
+            last[:] = [now, len(text)]
+
+    try:
+        yield advance
+    finally:
+        if last[1]:
+            stream.write("\r" + " " * int(last[1]) + "\r")
+            stream.flush()

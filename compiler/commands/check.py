@@ -79,6 +79,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
         out.json(
             {
                 "ok": diff.clean and not denied,
+                "policies": str(args.policies),
                 "stale": {
                     "missing": list(diff.added),
                     "stale": list(diff.changed),

@@ -64,6 +64,13 @@ def shown(path: Path) -> Path:
     return relative if len(str(relative)) <= len(str(path.absolute())) else path.absolute()
 
 
+def bundle_named(args: argparse.Namespace) -> str:
+    """Which bundle a summary line names: its directory, or the example one."""
+    if args.example_policies:
+        return "the example bundle shipped with fedgate (--example-policies)"
+    return f"bundle {shown(args.policies)}"
+
+
 def locate(apps: Sequence[Path], out: Path | None, *, streaming: bool = False) -> Located:
     """Specs and tree from the options, defaulting to apps/ and rendered/ of the repository
     (found from any directory inside it, as git does); refuses a tree that overlaps the specs,

@@ -8,6 +8,7 @@ from pathlib import Path
 from compiler.commands.common import (
     add_backend_argument,
     add_tree_arguments,
+    bundle_named,
     compile_specs,
     locate,
 )
@@ -152,13 +153,15 @@ def _report(
         f"compiled {plural(len(compiled.apps), 'app')} into {plural(len(compiled.files), 'file')} "
         f"in {args.out}/: "
         f"{len(diff.added)} added, {len(diff.changed)} changed, {len(diff.removed)} removed, "
-        f"{diff.unchanged} unchanged"
+        f"{diff.unchanged} unchanged ({bundle_named(args)})"
     )
 
 
 def _report_check(out: Output, args: argparse.Namespace, diff: TreeDiff) -> None:
     if diff.clean:
-        out.line(f"{args.out}/ is up to date ({plural(diff.unchanged, 'file')})")
+        out.line(
+            f"{args.out}/ is up to date ({plural(diff.unchanged, 'file')}; {bundle_named(args)})"
+        )
         return
     for label, paths in (("missing", diff.added), ("stale", diff.changed), ("extra", diff.removed)):
         for path in paths:
