@@ -146,6 +146,12 @@ def main(
     if not arguments:  # `fedgate` alone: what it is and what it can do
         parser.print_help(out_stream)
         return EXIT_OK
+    if any("\0" in argument for argument in arguments):  # a shell cannot pass one; a caller can
+        message = "fedgate: an argument contains a NUL character"
+        Output(out_stream, err_stream, _requested_format(arguments)).failure(
+            [_message(message)], [message]
+        )
+        return EXIT_USAGE
     try:
         args = parser.parse_args(arguments)
     except _ParseError as exc:

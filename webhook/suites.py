@@ -236,7 +236,7 @@ def _review_file(
     except YamlSyntaxError as exc:
         checker.report(path, f"cannot read {file}: {exc.finding.message}")
         return None
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, RecursionError) as exc:
         checker.report(path, f"cannot read {file}: {exc}")
         return None
     return data if isinstance(data, Mapping) else None

@@ -31,6 +31,10 @@ Path = tuple[PathKey, ...]
 MAX_NODES = 200_000
 """Upper bound on values built from one document, so aliases cannot expand without limit."""
 
+MAX_DEPTH = 150
+"""Deepest nesting built (Kubernetes objects nest about 15 deep; an AdmissionReview adds 2), so
+a deep or self-referencing document is an error, never a RecursionError."""
+
 _BOOL_TAG = "tag:yaml.org,2002:bool"
 _INT_TAG = "tag:yaml.org,2002:int"
 _FLOAT_TAG = "tag:yaml.org,2002:float"
@@ -57,6 +61,10 @@ def read_text(path: PathLike, display: str | None = None) -> str:
     except OSError as exc:
         raise YamlSyntaxError(
             Finding(name, 0, "", f"cannot read: {describe_os_error(exc)}")
+        ) from None
+    except ValueError:  # a NUL in the name (from a file that names another)
+        raise YamlSyntaxError(
+            Finding(name.replace("\0", "\\0"), 0, "", "cannot read: a NUL character in the name")
         ) from None
     try:
         return data.decode("utf-8")
@@ -161,6 +169,12 @@ class _Builder:
         self.count += 1
         if self.count > MAX_NODES:
             raise self.fail(node, path, f"document too large (over {MAX_NODES} values)")
+        if len(path) > MAX_DEPTH:
+            raise self.fail(
+                node,
+                path[:3],
+                f"nested deeper than {MAX_DEPTH} levels (or an alias used inside its own anchor)",
+            )
         self.lines.setdefault(path, node.start_mark.line + 1)
         if isinstance(node, yaml.ScalarNode):
             return _scalar(node)

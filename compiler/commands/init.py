@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -26,6 +27,7 @@ examples:
   fedgate compile && git add -A && git commit -m "a fedgate platform repository"
 """
 USES_BUNDLE = False
+ARGOCD = "policies/argocd.yaml"
 
 HOOKS = """\
 # The pre-commit framework (https://pre-commit.com) runs fedgate before every commit:
@@ -105,6 +107,11 @@ def run(args: argparse.Namespace, out: Output) -> int:
             f"{listed}{more} already exist; init writes only into an empty place and "
             "overwrites nothing"
         )
+    origin = _git(target, "remote", "get-url", "origin")
+    if origin:  # Argo CD syncs this repository: say so where it looks
+        files[ARGOCD] = re.sub(
+            rb"(?m)^(  repoURL: )\S+", lambda m: m[1] + origin.encode(), files[ARGOCD], count=1
+        )
     for path, data in files.items():
         (target / path).parent.mkdir(parents=True, exist_ok=True)
         (target / path).write_bytes(data)
@@ -128,7 +135,7 @@ def _install_hook(target: Path) -> str:
     framework = shutil.which("pre-commit")
     if framework is None:
         return "not installed: `pip install pre-commit && pre-commit install` to run it"
-    if not _in_git_work_tree(target):
+    if _git(target, "rev-parse", "--is-inside-work-tree") != "true":
         return "not installed: not a git repository yet (`git init`, then `pre-commit install`)"
     result = subprocess.run(
         [framework, "install"],
@@ -144,16 +151,14 @@ def _install_hook(target: Path) -> str:
     return "installed (pre-commit install)"
 
 
-def _in_git_work_tree(target: Path) -> bool:
+def _git(target: Path, *args: str) -> str | None:
+    """What ``git ARGS`` prints in ``target``; None when it fails or git is missing."""
+    if not target.is_dir():
+        return None
     try:
         result = subprocess.run(
-            ["git", "rev-parse", "--is-inside-work-tree"],
-            cwd=target,
-            capture_output=True,
-            text=True,
-            timeout=30,
-            check=False,
+            ["git", *args], cwd=target, capture_output=True, text=True, timeout=30, check=False
         )
     except OSError:
-        return False
-    return result.stdout.strip() == "true"
+        return None
+    return result.stdout.strip() if result.returncode == 0 else None

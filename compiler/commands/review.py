@@ -71,7 +71,7 @@ def read_document(source: str) -> Any:
         raise RequestError(exc.finding.render()) from None
     try:
         return json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested past Python's stack: try YAML
         pass
     try:
         return parse_single(text, source).data

@@ -9,6 +9,7 @@ tree), so this also proves the package ships what it needs (the default bundle i
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -56,16 +57,22 @@ def hook_repository(tmp: Path) -> tuple[Path, str]:
 
 
 @pytest.fixture(scope="module")
-def platform(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def hooks(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """This working tree as a hook repository, and its commit."""
     if shutil.which("git") is None or not PRE_COMMIT.exists():
         pytest.skip("git or the pre-commit framework is not installed")
+    return hook_repository(tmp_path_factory.mktemp("hooks"))
+
+
+@pytest.fixture(scope="module")
+def platform(tmp_path_factory: pytest.TempPathFactory, hooks: tuple[Path, str]) -> Path:
     tmp = tmp_path_factory.mktemp("precommit")
-    hooks, rev = hook_repository(tmp)
+    hooks_repo, rev = hooks
     repo = tmp / "platform"
     shutil.copytree(EXAMPLES / "apps", repo / "apps")
     shutil.copytree(POLICIES, repo / "policies")
     (repo / ".pre-commit-config.yaml").write_text(
-        f"repos:\n  - repo: {hooks}\n    rev: {rev}\n    hooks:\n      - id: fedgate-check\n"
+        f"repos:\n  - repo: {hooks_repo}\n    rev: {rev}\n    hooks:\n      - id: fedgate-check\n"
     )
     git(repo, "init", "-q")
     env = {**os.environ, "PRE_COMMIT_HOME": str(tmp / "cache")}
@@ -146,3 +153,56 @@ def test_a_tenant_scope_violation_is_refused_then_fixed(platform: Path) -> None:
     )
     result = commit(platform, "on the EU clusters, by name")
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def readme_block(first_line: str) -> str:
+    """The README's YAML block that starts with ``first_line``, as written."""
+    blocks = re.findall(r"```yaml\n(.*?)```", (ROOT / "README.md").read_text(), re.DOTALL)
+    [block] = [b for b in blocks if b.startswith(first_line)]
+    return str(block)
+
+
+def test_the_readme_hook_repository_configuration_works_as_written(
+    hooks: tuple[Path, str], tmp_path: Path
+) -> None:
+    """The README's block with only repo: and rev: pointed at a local copy of fedgate (a test
+    cannot reach the URL a user's copy lives at); its args move specs, tree and bundle."""
+    hooks_repo, rev = hooks
+    config = readme_block("# .pre-commit-config.yaml: fedgate as a hook repository")
+    config = re.sub(r"(?m)^(  - repo: )\S+", rf"\g<1>{hooks_repo}", config, count=1)
+    config = re.sub(r"(?m)^(    rev: )\S+", rf"\g<1>{rev}", config, count=1)
+    repo = tmp_path / "platform"
+    shutil.copytree(EXAMPLES / "apps", repo / "teams")
+    shutil.copytree(POLICIES, repo / "platform" / "policies")
+    (repo / ".pre-commit-config.yaml").write_text(config)
+    git(repo, "init", "-q")
+    env = {**os.environ, "PRE_COMMIT_HOME": str(hooks_repo.parent / "cache")}
+    subprocess.run(
+        [str(PRE_COMMIT), "install"],
+        cwd=repo,
+        check=True,
+        timeout=120,
+        env=env,
+        capture_output=True,
+    )
+    first = commit_with(repo, env, "the apps, not yet rendered")
+    assert first.returncode != 0  # the compile hook rendered the tree: review and add it
+    assert (repo / "deploy" / "rendered" / "payments" / "checkout" / "deployment.yaml").is_file()
+    second = commit_with(repo, env, "the apps, rendered")
+    assert second.returncode == 0, second.stdout + second.stderr
+    output = second.stdout + second.stderr
+    assert re.search(r"fedgate check \(.*\)\.+Passed", output), output
+    assert re.search(r"fedgate compile \(.*\)\.+Passed", output), output
+
+
+def commit_with(repo: Path, env: dict[str, str], message: str) -> subprocess.CompletedProcess[str]:
+    git(repo, "add", "-A")
+    return subprocess.run(
+        ["git", "commit", "-m", message],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+        env={**env, **GIT_ENV},
+    )
