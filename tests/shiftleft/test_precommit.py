@@ -29,7 +29,9 @@ GIT_ENV = {
 }
 
 
-def git(cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+def git(
+    cwd: Path, *args: str, check: bool = True, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         ["git", *args],
         cwd=cwd,
@@ -37,7 +39,7 @@ def git(cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProces
         text=True,
         timeout=600,
         check=check,
-        env={**os.environ, **GIT_ENV},
+        env={**os.environ, **(env or {}), **GIT_ENV},
     )
 
 
@@ -91,9 +93,11 @@ def platform(tmp_path_factory: pytest.TempPathFactory, hooks: tuple[Path, str]) 
     return repo
 
 
-def commit(repo: Path, message: str) -> subprocess.CompletedProcess[str]:
+def commit(
+    repo: Path, message: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     git(repo, "add", "-A")
-    return git(repo, "commit", "-m", message, check=False)
+    return git(repo, "commit", "-m", message, check=False, env=env)
 
 
 def edit(path: Path, old: str, new: str) -> None:
@@ -185,24 +189,11 @@ def test_the_readme_hook_repository_configuration_works_as_written(
         env=env,
         capture_output=True,
     )
-    first = commit_with(repo, env, "the apps, not yet rendered")
+    first = commit(repo, "the apps, not yet rendered", env)
     assert first.returncode != 0  # the compile hook rendered the tree: review and add it
     assert (repo / "deploy" / "rendered" / "payments" / "checkout" / "deployment.yaml").is_file()
-    second = commit_with(repo, env, "the apps, rendered")
+    second = commit(repo, "the apps, rendered", env)
     assert second.returncode == 0, second.stdout + second.stderr
     output = second.stdout + second.stderr
     assert re.search(r"fedgate check \(.*\)\.+Passed", output), output
     assert re.search(r"fedgate compile \(.*\)\.+Passed", output), output
-
-
-def commit_with(repo: Path, env: dict[str, str], message: str) -> subprocess.CompletedProcess[str]:
-    git(repo, "add", "-A")
-    return subprocess.run(
-        ["git", "commit", "-m", message],
-        cwd=repo,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-        env={**env, **GIT_ENV},
-    )
