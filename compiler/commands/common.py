@@ -112,8 +112,9 @@ def add_backend_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def backend_name(args: argparse.Namespace) -> str:
-    """--cel-backend, else FEDGATE_CEL_BACKEND, else the default: read here and only here."""
-    chosen = getattr(args, "cel_backend", None) or os.environ.get(BACKEND_VARIABLE)
+    """--cel-backend, else FEDGATE_CEL_BACKEND (set and not empty), else the default: read here
+    and only here."""
+    chosen = getattr(args, "cel_backend", None) or os.environ.get(BACKEND_VARIABLE) or None
     if chosen is not None and chosen not in BACKENDS:
         raise UsageError(f"{BACKEND_VARIABLE}={chosen!r} is not one of {', '.join(BACKENDS)}")
     return chosen or DEFAULT_BACKEND

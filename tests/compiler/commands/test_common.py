@@ -153,3 +153,8 @@ def test_a_wrong_policies_option_is_said_once(repo: Path, given: str, message: s
     for command in ("compile", "check", "test"):
         result = fedgate(command, "--policies", given, cwd=repo)
         assert (result.returncode, result.stderr) == (2, message)
+
+
+def test_an_empty_cel_backend_variable_means_unset(repo: Path) -> None:
+    result = fedgate("compile", cwd=repo, env={"FEDGATE_CEL_BACKEND": ""})
+    assert result.returncode == 0, result.stderr
