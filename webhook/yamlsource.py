@@ -113,6 +113,13 @@ def parse_documents(text: str, file: str) -> list[Document]:
         nodes = list(yaml.compose_all(text, Loader=_Loader))
     except yaml.MarkedYAMLError as exc:
         raise YamlSyntaxError(_syntax_finding(text, file, exc)) from None
+    except yaml.reader.ReaderError as exc:  # a character YAML forbids, e.g. a control character
+        line = text.count("\n", 0, exc.position) + 1
+        column = exc.position - (text.rfind("\n", 0, exc.position) + 1) + 1
+        problem = f"character U+{exc.character:04X} is not allowed in YAML ({exc.reason})"
+        raise YamlSyntaxError(
+            Finding(file, line, "", f"not valid YAML: {problem}", column=column)
+        ) from None
     except yaml.YAMLError as exc:
         raise YamlSyntaxError(Finding(file, 1, "", f"not valid YAML: {exc}")) from None
     documents = []

@@ -101,6 +101,12 @@ def test_every_unquoted_non_string_in_env_is_refused_alike(
             id="yaml-error-has-a-column",
         ),
         pytest.param(
+            app().replace("team-a", "team-\x07a"),
+            "apps/spec.yaml:5:16: not valid YAML: character U+0007 is not allowed in YAML "
+            "(control characters are not allowed)",
+            id="control-character",
+        ),
+        pytest.param(
             app().encode().replace(b"team-a", b"team-\xe9"),
             "apps/spec.yaml:5:16: not UTF-8 text (byte 0xe9 is not valid here); save the "
             "file as UTF-8",
