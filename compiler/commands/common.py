@@ -76,7 +76,14 @@ def locate(apps: Sequence[Path], out: Path | None, *, streaming: bool = False) -
     (found from any directory inside it, as git does); refuses a tree that overlaps the specs,
     or that is a file."""
     cwd = Path.cwd()
-    root = repository_root(cwd) or cwd
+    repository = repository_root(cwd)
+    root = repository or cwd
+    if not apps and not (root / APPS).is_dir():
+        where = f"the repository {root}" if repository else "the working directory"
+        raise UsageError(
+            f"no app specs: there is no {APPS}/ in {where}; give the spec files or directories "
+            "(APPS or --apps DIR), or run `fedgate init` to start a platform repository"
+        )
     chosen = list(apps) or [shown(root / APPS)]
     tree = out if out is not None else shown(root / RENDERED)
     if not streaming:

@@ -155,6 +155,18 @@ def test_a_wrong_policies_option_is_said_once(repo: Path, given: str, message: s
         assert (result.returncode, result.stderr) == (2, message)
 
 
+def test_without_specs_the_commands_say_where_they_looked(tmp_path: Path) -> None:
+    repo = platform(tmp_path, apps=False)
+    for command in ("compile", "check", "plan"):
+        result = fedgate(command, cwd=repo)
+        assert (result.returncode, result.stdout) == (2, ""), command
+        assert result.stderr == (
+            f"fedgate: no app specs: there is no apps/ in the repository {repo}; give the spec "
+            "files or directories (APPS or --apps DIR), or run `fedgate init` to start a "
+            "platform repository\n"
+        )
+
+
 def test_an_empty_cel_backend_variable_means_unset(repo: Path) -> None:
     result = fedgate("compile", cwd=repo, env={"FEDGATE_CEL_BACKEND": ""})
     assert result.returncode == 0, result.stderr
