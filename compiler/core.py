@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from compiler import canonical
 from compiler.admission import admit
+from compiler.argocd import compile_checks
 from compiler.render.argocd import render_argocd
 from compiler.render.pipeline import RenderedApp, render_app
 from compiler.spec.model import AppSpec
@@ -78,13 +79,19 @@ def combine(results: Sequence[FileResult], bundle: Bundle) -> Compiled:
     findings = across(apps, bundle)
     if findings:
         raise SpecError(findings)
+    argocd = render_argocd(apps, bundle)
+    refused = compile_checks.refusals(apps, argocd, bundle)
+    if refused:
+        raise SpecError(refused)
     files = {path: data for r in results for path, data in r.files.items()}
-    for path, obj in render_argocd(apps, bundle).items():
+    for path, obj in argocd.items():
         files[path] = canonical.dump(obj, ARGOCD_HEADER)
+    warnings = [w for r in results for w in r.warnings]
+    warnings += compile_checks.version_warnings(apps, bundle.argocd)
     return Compiled(
         apps=apps,
         files=dict(sorted(files.items())),
-        warnings=tuple(w for r in results for w in r.warnings),
+        warnings=tuple(warnings),
         rendered=tuple(sorted((x for r in results for x in r.rendered), key=lambda x: x.app.key)),
     )
 

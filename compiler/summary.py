@@ -77,7 +77,8 @@ class AppSummary:
 def summarize(rendered: RenderedApp, billed_replicas: int) -> AppSummary:
     app = rendered.app
     assert app.origin is not None
-    watched: list[Path] = [(), ("metadata", "name")]
+    watched: list[Path] = [(), ("metadata", "name"), ("metadata", "namespace")]
+    watched += [("spec", "autoscaling", "owner")]
     watched += [("spec", "envFrom", "configMaps", i) for i in range(len(app.config_maps))]
     watched += [("spec", "envFrom", "secrets", i) for i in range(len(app.secrets))]
     watched += [("spec", "resources", "requests", r) for r in ("cpu", "memory")]

@@ -12,7 +12,7 @@ fedgate wrote). A compile:
 An interruption before 3 leaves the previous tree as it was (stray temporaries are removed by the
 next run); after 3, the next run rolls the commit forward before anything else. Ctrl-C and
 SIGTERM are held back during step 4. Files fedgate did not write are never touched. Argo CD
-ignores the manifest: it reads only ``.yaml``, ``.yml`` and ``.json`` files.
+ignores the manifest: it reads only ``.yaml``, ``.yml``, ``.json`` and ``.jsonnet`` files.
 """
 
 from __future__ import annotations
@@ -69,13 +69,18 @@ def read_manifest(out: Path, name: str = MANIFEST) -> dict[str, str]:
         text = (out / name).read_text(encoding="utf-8")
     except FileNotFoundError:
         return {}
+    return parse_manifest(text, str(out / name))
+
+
+def parse_manifest(text: str, where: str) -> dict[str, str]:
+    """path -> sha256 of a manifest's lines; ``where`` names it in errors."""
     entries = {}
     for number, line in enumerate(text.splitlines(), 1):
         if not line or line.startswith("#"):
             continue
         sha, sep, path = line.partition("  ")
         if not sep or len(sha) != 64 or not _inside(path):
-            raise TreeError(f"{out / name}:{number}: not a manifest line; was it edited by hand?")
+            raise TreeError(f"{where}:{number}: not a manifest line; was it edited by hand?")
         entries[path] = sha
     return entries
 

@@ -20,4 +20,7 @@ ca=$(kubectl --context "$HOST" -n fedgate-system get secret fedgate-webhook-tls 
   -o jsonpath='{.data.ca\.crt}')
 sed "s|caBundle: \"\"|caBundle: ${ca}|" karmada/validating-webhook.yaml \
   | kubectl --context "$KARMADA" apply -f -
+# Health for Argo CD: member HPAs' conditions reflected and aggregated (see the file).
+kubectl --context "$KARMADA" apply -f karmada/resource-interpreter-customizations.yaml
 echo "fedgate is reviewing writes to the Karmada API server."
+echo "For Argo CD: kubectl -n argocd patch configmap argocd-cm --patch-file argocd/argocd-cm-health.yaml"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -26,3 +27,21 @@ def reference() -> Path:
     if not REFERENCE.is_dir():
         pytest.skip(f"{REFERENCE} is absent: the upstream reference data is not beside this clone")
     return REFERENCE
+
+
+@pytest.fixture
+def platform_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A platform repository made from examples/ (apps/, policies/, rendered/, an empty/
+    directory), compiled and committed, as the working directory."""
+    from tests.compiler.test_examples import run  # noqa: PLC0415 (imports this module)
+    from tests.shiftleft.test_precommit import git  # noqa: PLC0415
+
+    shutil.copytree(EXAMPLES / "apps", tmp_path / "apps")
+    shutil.copytree(POLICIES, tmp_path / "policies")
+    (tmp_path / "empty").mkdir()
+    git(tmp_path, "init", "-q")
+    monkeypatch.chdir(tmp_path)
+    assert run(["compile"])[0] == 0
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-qm", "init")
+    return tmp_path

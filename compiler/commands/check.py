@@ -9,6 +9,7 @@ from typing import Any
 
 import yaml
 
+from compiler.argocd.replica_moves import replica_moves
 from compiler.commands.common import add_backend_argument, compile_specs, locate
 from compiler.core import Compiled
 from compiler.gitrepo import Repository, blob_id
@@ -16,7 +17,8 @@ from compiler.incremental import default_cache
 from compiler.output import Output, plural
 from compiler.render.argocd import FOLDER as ARGOCD_FOLDER
 from compiler.spec.load import find_spec_files
-from compiler.tree import diff_tree
+from compiler.tree import MANIFEST, diff_tree, parse_manifest
+from compiler.wipe import ALLOW_FLAG, Wipe, wipes
 from webhook.bundle.model import Bundle
 from webhook.engine.decision import Decision
 from webhook.engine.request import AdmissionRequest
@@ -35,7 +37,8 @@ engine as the webhook, with the same messages. Exit 0 when everything would be a
 
 FILES (what pre-commit passes) narrow the review to the manifests of those spec or rendered
 files; --all reviews every manifest. Unchanged spec files are not compiled again (cache in
-.git/fedgate/).
+.git/fedgate/). A change that deletes every workload of a tenant (or of the tree) fails unless
+--allow-empty says it is meant: Argo CD would prune them all.
 
 examples:
   fedgate check                       specs in apps/, tree in rendered/, review what changed
@@ -53,6 +56,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="changed files (spec or rendered); default: whatever changed",
     )
     parser.add_argument("--all", action="store_true", help="review every rendered manifest")
+    parser.add_argument(
+        ALLOW_FLAG,
+        action="store_true",
+        help="allow deleting every workload of a tenant or of the tree",
+    )
     parser.add_argument(
         "--apps", type=Path, metavar="DIR", help="the app specs (default: apps/ of the repository)"
     )
@@ -75,10 +83,12 @@ def run(args: argparse.Namespace, out: Output) -> int:
     diff = diff_tree(tree, compiled.files)
     reviews = _reviews(compiled, bundle, tree, repository, files=args.files, everything=args.all)
     denied = [r for r in reviews if not r[2].allowed]
+    deleted = [] if args.allow_empty else _wipes(compiled, bundle, tree, repository)
+    ok = diff.clean and not denied and not deleted
     if out.format == "json":
         out.json(
             {
-                "ok": diff.clean and not denied,
+                "ok": ok,
                 "policies": str(args.policies),
                 "stale": {
                     "missing": list(diff.added),
@@ -88,9 +98,13 @@ def run(args: argparse.Namespace, out: Output) -> int:
                 "reviews": [
                     {"file": f, "operation": req.operation, **d.as_json()} for f, req, d in reviews
                 ],
+                "deletes": [
+                    {"tenant": w.tenant, "apps": list(w.apps), "manifests": w.files}
+                    for w in deleted
+                ],
             }
         )
-        return 0 if diff.clean and not denied else 1
+        return 0 if ok else 1
     if not diff.clean:
         for label, paths in (
             ("missing", diff.added),
@@ -108,14 +122,54 @@ def run(args: argparse.Namespace, out: Output) -> int:
             out.line(f"{file}:")
             for line in explain(request, decision):
                 out.line(f"  {line}")
+    for wipe in deleted:
+        out.line(f"{tree}/: {wipe.message()}")
+    _notify_replica_moves(out, compiled, tree, repository)
     verdict = "would all be admitted" if not denied else f"{len(denied)} would be DENIED"
     reviewed = plural(len(reviews), "manifest" if args.all else "changed manifest")
     out.line(
         f"fedgate check: {plural(len(compiled.apps), 'app')}; {tree}/ "
         f"{'up to date' if diff.clean else 'STALE'}; {reviewed} "
         f"reviewed as Argo CD's writes: {verdict}"
+        + (f"; DELETES every workload of {_whose(deleted)}" if deleted else "")
     )
-    return 0 if diff.clean and not denied else 1
+    return 0 if ok else 1
+
+
+def _whose(deleted: list[Wipe]) -> str:
+    return ", ".join(f"tenant {w.tenant}" if w.tenant else "every tenant" for w in deleted)
+
+
+def _committed_manifest(tree: Path, repository: Repository | None) -> dict[str, str]:
+    """The files fedgate had written at git HEAD (its manifest there); {} without one."""
+    if repository is None:
+        return {}
+    blob = repository.committed(tree).get(MANIFEST)
+    if blob is None:
+        return {}
+    text = repository.read([blob]).get(blob, b"").decode("utf-8", "replace")
+    return parse_manifest(text, f"{tree}/{MANIFEST} at HEAD")
+
+
+def _wipes(
+    compiled: Compiled, bundle: Bundle, tree: Path, repository: Repository | None
+) -> list[Wipe]:
+    """Tenants (or the tree) whose every workload this change deletes, against git HEAD."""
+    return wipes(_committed_manifest(tree, repository), compiled.files, bundle)
+
+
+def _notify_replica_moves(
+    out: Output, compiled: Compiled, tree: Path, repository: Repository | None
+) -> None:
+    if repository is None:
+        return
+    committed = repository.committed(tree)
+    paths = [p for p in compiled.files if p.endswith("/deployment.yaml") and p in committed]
+    changed = [p for p in paths if committed[p] != blob_id(compiled.files[p])]
+    blobs = repository.read(committed[p] for p in changed)
+    old = {p: blobs[committed[p]] for p in changed if committed[p] in blobs}
+    for move in replica_moves(old, {p: compiled.files[p] for p in changed}):
+        out.error(f"notice: {move.message(str(tree))}")
 
 
 def _manifest(path: str) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from compiler.argocd.replica_moves import replica_moves
 from compiler.commands.common import (
     add_backend_argument,
     add_tree_arguments,
@@ -17,8 +18,10 @@ from compiler.incremental import compile_files, default_cache
 from compiler.output import Output, plural
 from compiler.render.argocd import FOLDER as ARGOCD_FOLDER
 from compiler.spec.load import find_spec_files
-from compiler.tree import TreeDiff, diff_tree, write_tree
-from webhook.errors import UsageError
+from compiler.tree import TreeDiff, diff_tree, read_manifest, write_tree
+from compiler.wipe import ALLOW_FLAG, wipes
+from webhook.bundle.model import Bundle
+from webhook.errors import FedgateError, UsageError
 
 NAME = "compile"
 HELP = "render app specs into Karmada manifests (or --check that they are up to date)"
@@ -32,7 +35,9 @@ anything is written. Spec files that did not change come from a cache in .git/fe
 
 The write is atomic: an interrupted or failed compile leaves the previous tree. Only files
 fedgate wrote before (listed in DIR/.fedgate-manifest) are replaced or removed; any other file
-in DIR is left alone.
+in DIR is left alone. A compile that would remove every workload of a tenant, or of the whole
+tree (an empty or mistyped APPS), is refused unless --allow-empty says so: Argo CD would prune
+them all from the federation. So is printing nothing with --out -.
 
 examples:
   fedgate compile                               apps/ into rendered/
@@ -56,6 +61,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="also print each app's placement, and every file (not the first 20)",
     )
     parser.add_argument(
+        ALLOW_FLAG,
+        action="store_true",
+        help="allow removing every workload of a tenant or of the tree (Argo CD prunes them)",
+    )
+    parser.add_argument(
         "--no-cache",
         action="store_true",
         help="compile every spec file (unchanged ones otherwise come from .git/fedgate/)",
@@ -66,26 +76,51 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def compile_paths(apps: list[Path], policies: Path, *, cache: Path | None = None) -> Compiled:
     """Load the bundle and the specs named by ``apps`` and compile them (the shared entry);
     with ``cache``, spec files that did not change are not compiled again."""
-    files = find_spec_files(apps or [Path("apps")])
-    return compile_files(files, policies, cache=cache)[0]
+    return compile_with_bundle(apps, policies, cache=cache)[0]
+
+
+def compile_with_bundle(
+    apps: list[Path], policies: Path, *, cache: Path | None = None
+) -> tuple[Compiled, Bundle]:
+    """``compile_paths``, and the bundle it compiled with."""
+    return compile_files(find_spec_files(apps or [Path("apps")]), policies, cache=cache)
+
+
+class WipeRefused(FedgateError):
+    """A compile would take every workload of a tenant or of the tree out of it."""
 
 
 def run(args: argparse.Namespace, out: Output) -> int:
     where = locate([*args.apps, *args.apps_option], args.out, streaming=str(args.out) == "-")
     args.apps, args.out = where.apps, where.out
     cache = None if args.no_cache else default_cache(where.root)
-    compiled, _ = compile_specs(out, find_spec_files(where.apps), args, cache=cache)
+    compiled, bundle = compile_specs(out, find_spec_files(where.apps), args, cache=cache)
     for warning in compiled.warnings:
         out.error(f"warning: {warning.render()}")
     if str(args.out) == "-":
         if args.check:
             raise UsageError("--check compares a directory: give --out DIR")
+        if not _manifests(compiled) and not args.allow_empty:
+            sources = " ".join(str(p) for p in args.apps) or "apps"
+            raise WipeRefused(
+                f"no app spec under {sources} rendered a manifest; printing nothing would make "
+                f"an Argo CD sync with prune delete every workload it manages. Check the path, "
+                f"or pass {ALLOW_FLAG}"
+            )
         _stream(out, compiled)
         return 0
     if args.check:
         diff = diff_tree(args.out, compiled.files)
         _report(out, args, compiled, diff, checking=True)
         return 0 if diff.clean else 1
+    previous = read_manifest(args.out)
+    refused = wipes(previous, compiled.files, bundle)
+    if refused and not args.allow_empty:
+        raise WipeRefused(
+            "\n".join(f"{args.out}/: {wipe.message()}" for wipe in refused)
+            + "\nnothing was written"
+        )
+    _notify_replica_moves(out, args.out, previous, compiled)
     diff = write_tree(args.out, compiled.files, waiting=lambda: _waiting(out, args.out))
     _report(out, args, compiled, diff, checking=False)
     return 0
@@ -93,6 +128,25 @@ def run(args: argparse.Namespace, out: Output) -> int:
 
 def _waiting(out: Output, tree: Path) -> None:
     out.error(f"fedgate: another fedgate compile is writing {tree}/; waiting for it to finish")
+
+
+def _notify_replica_moves(
+    out: Output, tree: Path, previous: dict[str, str], compiled: Compiled
+) -> None:
+    """Tell what to clear before Argo CD syncs an app whose replicas move from git to an HPA."""
+    candidates = [p for p in compiled.files if p.endswith("/deployment.yaml") and p in previous]
+    old: dict[str, bytes] = {}
+    for path in candidates:
+        try:
+            old[path] = (tree / path).read_bytes()
+        except OSError:
+            continue
+    for move in replica_moves(old, {p: compiled.files[p] for p in candidates}):
+        out.error(f"notice: {move.message(str(tree))}")
+
+
+def _manifests(compiled: Compiled) -> list[str]:
+    return [p for p in compiled.files if not p.startswith(f"{ARGOCD_FOLDER}/")]
 
 
 def _stream(out: Output, compiled: Compiled) -> None:

@@ -1,12 +1,19 @@
 """The Argo CD pieces: per tenant an AppProject and an Application, and the root Application.
 
-One Application per tenant (not per app): the tenant is the unit of ownership, of the Argo CD
-project and of RBAC, and a thousand apps stay a handful of Applications for the repo server to
-render on each refresh; ignoreDifferences still name each object. Each Application syncs its
-tenant's namespaces of the rendered tree, automated with prune and self-heal, with
-``RespectIgnoreDifferences=true`` and ``ignoreDifferences`` derived from the ownership ledgers:
-every field git does not own, so Argo CD never fights the FederatedHPA or Karmada over it. Never
-``Replace=true``: Karmada denies replacing a policy without its permanent-id label.
+One Application per tenant of the bundle (not per app): the tenant is the unit of ownership, of
+the Argo CD project and of RBAC, and a thousand apps stay a handful of Applications for the repo
+server to render on each refresh; ignoreDifferences still name each object. A tenant keeps its
+Application when it has no app left, so Argo CD prunes what the tenant had instead of orphaning
+it. Each Application syncs its tenant's namespaces of the rendered tree, automated with prune
+and self-heal, with ``RespectIgnoreDifferences=true`` and ``ignoreDifferences`` derived from the
+ownership ledgers: every field git does not own, so Argo CD never fights the FederatedHPA or
+Karmada over it. Never ``Replace=true``: Karmada denies replacing a policy without its
+permanent-id label.
+
+Argo CD checks an Application's own destination, namespace included, against its project
+(``ValidatePermissions``): the destination names the tenant's first namespace, and the project
+lists every namespace of the tenant, so each object syncs to its own namespace
+(``validateSyncPermissions``). ``compiler/argocd/permissions.py`` replays both at compile time.
 """
 
 from __future__ import annotations
@@ -22,14 +29,16 @@ API_VERSION = "argoproj.io/v1alpha1"
 FOLDER = "argocd"
 ROOT_APPLICATION = "fedgate-tenants"
 SYNC_OPTIONS = ["RespectIgnoreDifferences=true"]
-TENANT_KINDS = [
-    {"group": "apps", "kind": "Deployment"},
-    {"group": "autoscaling", "kind": "HorizontalPodAutoscaler"},
-    {"group": "autoscaling.karmada.io", "kind": "FederatedHPA"},
-    {"group": "policy.karmada.io", "kind": "OverridePolicy"},
-    {"group": "policy.karmada.io", "kind": "PropagationPolicy"},
-]
-"""What a tenant's Application may create: what fedgate renders, nothing cluster-scoped."""
+RENDERED_KINDS = (
+    ("apps", "Deployment"),
+    ("autoscaling", "HorizontalPodAutoscaler"),
+    ("autoscaling.karmada.io", "FederatedHPA"),
+    ("policy.karmada.io", "OverridePolicy"),
+    ("policy.karmada.io", "PropagationPolicy"),
+)
+"""What fedgate renders for a tenant."""
+REFERENCED_KINDS = (("", "ConfigMap"), ("", "Secret"))
+"""What an app spec references (``envFrom``) and its PropagationPolicy selects."""
 
 
 def _group(api_version: str) -> str:
@@ -82,7 +91,7 @@ def ignore_differences(apps: Sequence[AppSummary]) -> list[dict[str, Any]]:
 
 
 def _application(
-    tenant: str, namespaces: list[str], apps: Sequence[AppSummary], settings: ArgoCD
+    tenant: str, namespaces: Sequence[str], apps: Sequence[AppSummary], settings: ArgoCD
 ) -> dict[str, Any]:
     include = ",".join(f"{namespace}/*" for namespace in namespaces)
     return {
@@ -97,7 +106,7 @@ def _application(
                 "path": settings.path,
                 "directory": {"recurse": True, "include": f"{{{include}}}"},
             },
-            "destination": _destination(settings),
+            "destination": _destination(settings, namespaces[0]),
             "syncPolicy": {
                 "automated": {"prune": True, "selfHeal": True},
                 "syncOptions": list(SYNC_OPTIONS),
@@ -107,7 +116,14 @@ def _application(
     }
 
 
-def _project(tenant: str, namespaces: list[str], settings: ArgoCD) -> dict[str, Any]:
+def tenant_kinds(settings: ArgoCD) -> list[dict[str, str]]:
+    """The namespaced kinds a tenant's project permits: fedgate's, the data its apps reference,
+    and the platform's ``tenantKinds``; nothing cluster-scoped."""
+    kinds = dict.fromkeys((*RENDERED_KINDS, *REFERENCED_KINDS, *settings.tenant_kinds))
+    return [{"group": group, "kind": kind} for group, kind in sorted(kinds)]
+
+
+def _project(tenant: str, namespaces: Sequence[str], settings: ArgoCD) -> dict[str, Any]:
     return {
         "apiVersion": API_VERSION,
         "kind": "AppProject",
@@ -117,7 +133,7 @@ def _project(tenant: str, namespaces: list[str], settings: ArgoCD) -> dict[str, 
             "sourceRepos": [settings.repo_url],
             "destinations": [_destination(settings, n) for n in namespaces],
             "clusterResourceWhitelist": [],
-            "namespaceResourceWhitelist": list(TENANT_KINDS),
+            "namespaceResourceWhitelist": tenant_kinds(settings),
         },
     }
 
@@ -144,18 +160,22 @@ def _root(settings: ArgoCD) -> dict[str, Any]:
 
 
 def render_argocd(apps: Sequence[AppSummary], bundle: Bundle) -> dict[str, dict[str, Any]]:
-    """Path (relative to the output directory) -> Argo CD object; none without argocd.yaml."""
+    """Path (relative to the output directory) -> Argo CD object; none without argocd.yaml.
+
+    Every tenant of the bundle gets its project and Application, apps or not."""
     settings = bundle.argocd
-    if settings is None or not apps:
+    if settings is None:
         return {}
     by_tenant: dict[str, list[AppSummary]] = defaultdict(list)
     for app in apps:
         by_tenant[app.tenant].append(app)
     files = {f"{FOLDER}/{ROOT_APPLICATION}.yaml": _root(settings)}
-    for tenant, tenant_apps in sorted(by_tenant.items()):
-        namespaces = sorted({a.namespace for a in tenant_apps})
-        files[f"{FOLDER}/{tenant}-application.yaml"] = _application(
-            tenant, namespaces, tenant_apps, settings
+    for tenant in sorted(bundle.tenants.values(), key=lambda t: t.name):
+        namespaces = sorted(tenant.namespaces)
+        if not namespaces:
+            continue
+        files[f"{FOLDER}/{tenant.name}-application.yaml"] = _application(
+            tenant.name, namespaces, by_tenant[tenant.name], settings
         )
-        files[f"{FOLDER}/{tenant}-project.yaml"] = _project(tenant, namespaces, settings)
+        files[f"{FOLDER}/{tenant.name}-project.yaml"] = _project(tenant.name, namespaces, settings)
     return files

@@ -20,6 +20,11 @@ STEPS: tuple[Callable[[Rendering], None], ...] = (
 )
 
 
+def object_path(namespace: str, app: str, kind: str) -> str:
+    """The file (relative to the output directory) an app's object of ``kind`` is written to."""
+    return f"{namespace}/{app}/{kind.lower()}.yaml"
+
+
 @dataclass(frozen=True)
 class RenderedApp:
     """One app's objects (in file order) with their ledgers."""
@@ -31,8 +36,8 @@ class RenderedApp:
 
     def files(self) -> dict[str, dict[str, Any]]:
         """Path (relative to the output directory) -> object."""
-        base = f"{self.app.namespace}/{self.app.name}"
-        return {f"{base}/{obj['kind'].lower()}.yaml": obj for obj in self.objects}
+        app = self.app
+        return {object_path(app.namespace, app.name, obj["kind"]): obj for obj in self.objects}
 
 
 def render_app(app: AppSpec, bundle: Bundle, candidates: tuple[str, ...]) -> RenderedApp:

@@ -6,6 +6,7 @@ Layout (documented in the README): ``clusters.yaml``, ``tenants.yaml``, ``writer
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -311,7 +312,7 @@ def _argocd(checker: Checker) -> ArgoCD | None:
     path: tuple[str | int, ...] = ("argocd",)
     checker.mapping(
         path,
-        ("namespace", "repoURL", "targetRevision", "path", "destination"),
+        ("namespace", "repoURL", "targetRevision", "path", "destination", "version", "tenantKinds"),
         required=("repoURL", "path", "destination"),
     )
     checker.mapping((*path, "destination"), ("name", "server"))
@@ -330,7 +331,47 @@ def _argocd(checker: Checker) -> ArgoCD | None:
         path=where.strip("/"),
         destination_name=name,
         destination_server=server,
+        version=_argocd_version(checker, (*path, "version")),
+        tenant_kinds=_tenant_kinds(checker, (*path, "tenantKinds")),
     )
+
+
+_VERSION = re.compile(r"^v?(\d+)\.(\d+)\.(\d+)$")
+OLDEST_ARGOCD = (2, 6, 0)
+"""The oldest Argo CD whose sync and permission logic fedgate was checked against."""
+
+
+def _argocd_version(checker: Checker, path: tuple[str | int, ...]) -> tuple[int, int, int] | None:
+    text = checker.string(path, pattern=_VERSION, hint="an Argo CD release such as v2.11.3")
+    found = _VERSION.fullmatch(text) if text else None
+    if found is None:
+        return None
+    version = (int(found[1]), int(found[2]), int(found[3]))
+    if version < OLDEST_ARGOCD:
+        checker.report(path, f"{text!r}: fedgate supports Argo CD v2.6.0 and newer")
+        return None
+    return version
+
+
+def _tenant_kinds(checker: Checker, path: tuple[str | int, ...]) -> tuple[tuple[str, str], ...]:
+    items = checker.get(path)
+    if items is None:
+        return ()
+    if not isinstance(items, list):
+        checker.report(path, "must be a list of {group, kind}")
+        return ()
+    kinds: list[tuple[str, str]] = []
+    for index in range(len(items)):
+        entry = (*path, index)
+        checker.mapping(entry, ("group", "kind"), required=("kind",))
+        group = checker.get((*entry, "group"))
+        if group is not None and not isinstance(group, str):
+            checker.report((*entry, "group"), 'must be a string ("" for the core group)')
+            group = None
+        kind = checker.string((*entry, "kind"))
+        if kind is not None and (group or "", kind) not in kinds:
+            kinds.append((group or "", kind))
+    return tuple(kinds)
 
 
 def _owners(checker: Checker, writers: tuple[Writer, ...]) -> dict[str, OwnerBinding]:

@@ -127,6 +127,10 @@ class ArgoCD:
     path: str
     destination_name: str | None = None
     destination_server: str | None = None
+    version: tuple[int, int, int] | None = None
+    """The Argo CD release that syncs the tree, when the platform declares it."""
+    tenant_kinds: tuple[tuple[str, str], ...] = ()
+    """Namespaced (group, kind)s the tenants' AppProjects permit beyond what fedgate renders."""
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@ written, the CEL backend setting and the policy bundle, through the installed en
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -34,7 +35,7 @@ def test_commands_find_the_repository_root_from_a_subdirectory(repo: Path, comma
 def test_compile_of_a_subdirectory_writes_the_root_tree(repo: Path) -> None:
     result = fedgate("compile", ".", cwd=repo / "apps" / "team-b")
     assert result.returncode == 0, result.stderr
-    assert "compiled 1 app into 6 files in ../../rendered/" in result.stdout
+    assert re.search(r"^compiled 1 app into \d+ files in \.\./\.\./rendered/", result.stdout, re.M)
     assert not (repo / "apps" / "team-b" / "rendered").exists()
 
 
