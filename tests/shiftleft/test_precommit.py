@@ -58,6 +58,21 @@ def hook_repository(tmp: Path) -> tuple[Path, str]:
     return target, git(target, "rev-parse", "HEAD").stdout.strip()
 
 
+def install_hooks(repo: Path, cache: Path) -> dict[str, str]:
+    """`git init` and `pre-commit install` in ``repo``; the environment that uses ``cache``."""
+    git(repo, "init", "-q")
+    env = {**os.environ, "PRE_COMMIT_HOME": str(cache)}
+    subprocess.run(
+        [str(PRE_COMMIT), "install"],
+        cwd=repo,
+        check=True,
+        timeout=120,
+        env=env,
+        capture_output=True,
+    )
+    return env
+
+
 @pytest.fixture(scope="module")
 def hooks(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     """This working tree as a hook repository, and its commit."""
@@ -76,16 +91,7 @@ def platform(tmp_path_factory: pytest.TempPathFactory, hooks: tuple[Path, str]) 
     (repo / ".pre-commit-config.yaml").write_text(
         f"repos:\n  - repo: {hooks_repo}\n    rev: {rev}\n    hooks:\n      - id: fedgate-check\n"
     )
-    git(repo, "init", "-q")
-    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp / "cache")}
-    subprocess.run(
-        [str(PRE_COMMIT), "install"],
-        cwd=repo,
-        check=True,
-        timeout=120,
-        env=env,
-        capture_output=True,
-    )
+    install_hooks(repo, tmp / "cache")
     subprocess.run(
         [str(FEDGATE), "compile"], cwd=repo, check=True, timeout=120, capture_output=True
     )
@@ -179,16 +185,7 @@ def test_the_readme_hook_repository_configuration_works_as_written(
     shutil.copytree(EXAMPLES / "apps", repo / "teams")
     shutil.copytree(POLICIES, repo / "platform" / "policies")
     (repo / ".pre-commit-config.yaml").write_text(config)
-    git(repo, "init", "-q")
-    env = {**os.environ, "PRE_COMMIT_HOME": str(hooks_repo.parent / "cache")}
-    subprocess.run(
-        [str(PRE_COMMIT), "install"],
-        cwd=repo,
-        check=True,
-        timeout=120,
-        env=env,
-        capture_output=True,
-    )
+    env = install_hooks(repo, hooks_repo.parent / "cache")
     first = commit(repo, "the apps, not yet rendered", env)
     assert first.returncode != 0  # the compile hook rendered the tree: review and add it
     assert (repo / "deploy" / "rendered" / "payments" / "checkout" / "deployment.yaml").is_file()
