@@ -171,3 +171,5 @@ def test_without_specs_the_commands_say_where_they_looked(tmp_path: Path) -> Non
 def test_an_empty_cel_backend_variable_means_unset(repo: Path) -> None:
     result = fedgate("compile", cwd=repo, env={"FEDGATE_CEL_BACKEND": ""})
     assert result.returncode == 0, result.stderr
+    served = fedgate("serve", "--bind", "nonsense", cwd=repo, env={"FEDGATE_CEL_BACKEND": ""})
+    assert served.stderr.startswith("fedgate: --bind nonsense: give HOST:PORT")
