@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from compiler.plan.core import plan_app
 from compiler.plan.members import MemberViolation
@@ -90,10 +90,9 @@ def _member_findings(
             field = (
                 ("spec", "overrides", index) if index is not None else spec_field(app, violation)
             )
-            yield (
-                violation.denies,
-                app.app.origin.finding(field, f"{member.describe(cluster)} (in {deployment_path})"),
-            )
+            described = member.describe(cluster).removeprefix(f"[{violation.rule}] ")
+            finding = app.app.origin.finding(field, f"{described} (in {deployment_path})")
+            yield violation.denies, replace(finding, rule=violation.rule)
 
 
 def admit(apps: Iterable[RenderedApp], bundle: Bundle) -> Admission:
@@ -106,9 +105,11 @@ def admit(apps: Iterable[RenderedApp], bundle: Bundle) -> Admission:
             decision = review(sync_request(obj, None, bundle), bundle)
             for violation in decision.violations:
                 seen.add((violation.rule, violation.pointer))
-                finding = app.app.origin.finding(
-                    spec_field(app, violation),
-                    f"[{violation.rule}] {violation.message} (in {path})",
+                finding = replace(
+                    app.app.origin.finding(
+                        spec_field(app, violation), f"{violation.message} (in {path})"
+                    ),
+                    rule=violation.rule,
                 )
                 (errors if violation.denies else warnings).append(finding)
         for denies, finding in _member_findings(app, bundle, seen):

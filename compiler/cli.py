@@ -10,19 +10,22 @@ import os
 import sys
 import traceback
 from collections.abc import Callable, Sequence
+from importlib import metadata
 from pathlib import Path
-from typing import TextIO
+from typing import Any, NoReturn, TextIO
 
 from compiler.commands import cel as cel_command
 from compiler.commands import check as check_command
 from compiler.commands import compile as compile_command
+from compiler.commands import completion as completion_command
+from compiler.commands import init as init_command
 from compiler.commands import plan as plan_command
 from compiler.commands import review as review_command
 from compiler.commands import serve as serve_command
 from compiler.commands import test as test_command
-from compiler.output import Output
-from compiler.policies import default_policies
-from webhook.errors import FedgateError, FindingsError, UsageError
+from compiler.output import Output, plural
+from compiler.policies import resolve_policies
+from webhook.errors import FedgateError, FindingsError, UsageError, describe_os_error
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_BUG = 0, 1, 2, 3
 
@@ -32,6 +35,7 @@ write against one rule engine (single-writer field ownership, tenant data scope,
 CEL policies).
 
 examples:
+  fedgate init                                 scaffold a platform repository here
   fedgate compile apps --out rendered          render every app spec under apps/
   fedgate compile apps --out rendered --check  exit 1 if rendered/ is not what apps/ says
   fedgate check                                the pre-commit gate: valid, current, admitted
@@ -40,79 +44,145 @@ examples:
   fedgate test policies/                       run the policy test suites
   fedgate cel eval "object.spec.replicas <= 10" --object deploy.yaml   try a CEL expression
   fedgate serve --certfile tls.crt --keyfile tls.key   the admission webhook
+  fedgate completion bash                      shell completion (bash, zsh, fish)
 
-Every command takes --policies DIR (default: policies/ of the repository, else the bundled
-one) and --output text|json. Exit codes: 0 ok, 1 findings, 2 usage, 3 a bug in fedgate.
+Every command takes --output text|json (errors too are JSON on stdout then), and those that
+read the policy bundle --policies DIR (default: $FEDGATE_POLICIES, else policies/ of the
+repository; --example-policies for the example world of the README). Run from anywhere inside
+the repository: apps/, rendered/ and policies/ are found at its root. Colour only on a
+terminal, never with NO_COLOR or TERM=dumb. Exit codes: 0 ok, 1 findings or a user error, 2
+usage, 3 a bug in fedgate.
 """
 
 
-def _add_common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--policies",
-        metavar="DIR",
-        type=Path,
-        help="the policy bundle (default: policies/ of the repository, else the bundled one)",
-    )
+def _add_common(parser: argparse.ArgumentParser, *, bundle: bool = True) -> None:
+    if bundle:
+        parser.add_argument(
+            "--policies",
+            metavar="DIR",
+            type=Path,
+            help="the policy bundle (default: $FEDGATE_POLICIES, else policies/ of the repository)",
+        )
+        parser.add_argument(
+            "--example-policies",
+            action="store_true",
+            help="use the example bundle shipped with fedgate (the README's world; for a try-out)",
+        )
     parser.add_argument(
         "--output", choices=("text", "json"), default="text", help="report format (default text)"
     )
 
 
+class _ParseError(Exception):
+    """argparse found the command line wrong (reported by main, exit 2)."""
+
+    def __init__(self, usage: str, message: str) -> None:
+        self.usage, self.message = usage, message
+        super().__init__(message)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with its usage errors handed to main (so --output json can report them)."""
+
+    def error(self, message: str) -> NoReturn:
+        raise _ParseError(self.format_usage(), f"{self.prog}: error: {message}")
+
+
+COMMANDS = (
+    compile_command,
+    check_command,
+    plan_command,
+    review_command,
+    test_command,
+    serve_command,
+    cel_command,
+    init_command,
+    completion_command,
+)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="fedgate",
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--version", action="version", version=f"fedgate {version()}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for module in (
-        compile_command,
-        check_command,
-        plan_command,
-        review_command,
-        test_command,
-        serve_command,
-        cel_command,
-    ):
+    for module in COMMANDS:
         sub = commands.add_parser(
             module.NAME,
             help=module.HELP,
             description=module.DESCRIPTION,
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
-        _add_common(sub)
+        _add_common(sub, bundle=getattr(module, "USES_BUNDLE", True))
         module.add_arguments(sub)
         sub.set_defaults(run=module.run)
     return parser
+
+
+def version() -> str:
+    """The installed distribution's version (pyproject.toml's, in a checkout's editable install)."""
+    try:
+        return metadata.version("fedgate")
+    except metadata.PackageNotFoundError:  # pragma: no cover - running from a bare checkout
+        return "unknown (not installed)"
+
+
+def _requested_format(argv: Sequence[str]) -> str:
+    """--output as written, before parsing (so a usage error can be reported as asked)."""
+    for index, arg in enumerate(argv):
+        if arg == "--output" and index + 1 < len(argv):
+            return "json" if argv[index + 1] == "json" else "text"
+        if arg.startswith("--output="):
+            return "json" if arg == "--output=json" else "text"
+    return "text"
 
 
 def main(
     argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None
 ) -> int:
     out_stream, err_stream = stdout or sys.stdout, stderr or sys.stderr
+    arguments = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
+    if not arguments:  # `fedgate` alone: what it is and what it can do
+        parser.print_help(out_stream)
+        return EXIT_OK
+    if any("\0" in argument for argument in arguments):  # a shell cannot pass one; a caller can
+        message = "fedgate: an argument contains a NUL character"
+        Output(out_stream, err_stream, _requested_format(arguments)).failure(
+            [_message(message)], [message]
+        )
+        return EXIT_USAGE
     try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:  # argparse: --help is 0, a usage error 2
+        args = parser.parse_args(arguments)
+    except _ParseError as exc:
+        out = Output(out_stream, err_stream, _requested_format(arguments))
+        out.failure([_message(exc.message)], [exc.usage.rstrip(), exc.message])
+        return EXIT_USAGE
+    except SystemExit as exc:  # --help and --version
         return int(exc.code or 0)
     out = Output(out_stream, err_stream, args.output)
-    if args.policies is None:
-        args.policies = default_policies(Path.cwd())
-    run: Callable[[argparse.Namespace, Output], int] = args.run
     try:
-        return run(args, out)
+        return _run(args, out)
     except FindingsError as exc:
         _report_findings(out, exc)
         return EXIT_FINDINGS
     except UsageError as exc:
-        out.error(f"fedgate: {exc}")
+        out.failure([_message(str(exc))], [f"fedgate: {exc}"])
         return EXIT_USAGE
     except FedgateError as exc:
-        out.error(f"fedgate: {exc}")
+        out.failure([_message(str(exc))], [f"fedgate: {exc}"])
         return EXIT_FINDINGS
     except BrokenPipeError:  # the reader went away (| head): not an error of ours
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
+    except OSError as exc:  # the disk said no: a user's problem to fix, said plainly
+        where = f"{exc.filename}: " if exc.filename else ""
+        message = f"{where}{describe_os_error(exc)}"
+        out.failure([_message(message, file=exc.filename)], [f"fedgate: {message}"])
+        return EXIT_FINDINGS
     except KeyboardInterrupt:
         out.error("fedgate: interrupted")
         return 130
@@ -122,21 +192,26 @@ def main(
         return EXIT_BUG
 
 
-def _report_findings(out: Output, exc: FindingsError) -> None:
-    if out.format == "json":
-        out.json(
-            {
-                "ok": False,
-                "errors": [
-                    {"file": f.file, "line": f.line, "path": f.path, "message": f.message}
-                    for f in exc.findings
-                ],
-            }
+def _run(args: argparse.Namespace, out: Output) -> int:
+    if hasattr(args, "policies"):
+        args.policies = resolve_policies(
+            args.policies, example=args.example_policies, cwd=Path.cwd()
         )
-    for finding in exc.findings:
-        out.error(finding.render())
-    count = len(exc.findings)
-    files = len({f.file for f in exc.findings})
-    out.error(
-        f"{count} error{'s' if count != 1 else ''} in {files} file{'s' if files != 1 else ''}"
+    run: Callable[[argparse.Namespace, Output], int] = args.run
+    return run(args, out)
+
+
+def _message(text: str, *, file: str | None = None) -> dict[str, Any]:
+    """An error that is not located in a file, in the shape of a located one."""
+    return {"file": file, "line": None, "column": None, "path": "", "rule": None, "message": text}
+
+
+def _report_findings(out: Output, exc: FindingsError) -> None:
+    count, files = len(exc.findings), len({f.file for f in exc.findings})
+    out.failure(
+        [f.as_json() for f in exc.findings],
+        [
+            *(finding.render() for finding in exc.findings),
+            f"{plural(count, 'error')} in {plural(files, 'file')}",
+        ],
     )

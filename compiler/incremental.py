@@ -20,11 +20,12 @@ from typing import Any
 import orjson
 
 from compiler.core import Compiled, FileResult, combine, compile_file, render_file
+from compiler.output import Progress
 from compiler.spec.load import parse_specs
 from compiler.summary import AppSummary
 from webhook.bundle.load import BundleSource, bundle_from_source, read_source
 from webhook.bundle.model import Bundle
-from webhook.errors import Finding, SpecError
+from webhook.errors import Finding, SpecError, describe_os_error, not_utf8
 
 CACHE_FILE = Path("fedgate") / "compile-cache.json"
 _CODE_ROOTS = ("compiler", "webhook")
@@ -62,7 +63,7 @@ def _encode(sha: str, display: str, result: FileResult) -> dict[str, Any]:
         "display": display,
         "apps": [a.as_json() for a in result.apps],
         "files": {p: d.decode() for p, d in result.files.items()},
-        "warnings": [[w.file, w.line, w.path, w.message] for w in result.warnings],
+        "warnings": [[w.file, w.line, w.path, w.message, w.rule] for w in result.warnings],
     }
 
 
@@ -103,8 +104,10 @@ def compile_files(
     cache: Path | None,
     backend: str | None = None,
     rendered: bool = False,
+    progress: Progress | None = None,
 ) -> tuple[Compiled, Bundle]:
-    """Load the bundle and compile ``files``, reusing cached results where nothing changed.
+    """Load the bundle and compile ``files``, reusing cached results where nothing changed;
+    ``progress(done, total)`` is told after each file.
 
     ``rendered``: every app's full render is wanted (``plan``), also for files taken from the
     cache (they are rendered again, not judged again)."""
@@ -115,12 +118,14 @@ def compile_files(
     entries: dict[str, Any] = {}
     results: list[FileResult] = []
     findings: list[Finding] = []
-    for file in files:
+    for done, file in enumerate(files, 1):
+        if progress is not None:
+            progress(done, len(files))
         display = str(file)
         try:
             data = file.read_bytes()
         except OSError as exc:
-            findings.append(Finding(display, 0, "", f"cannot read: {exc}"))
+            findings.append(Finding(display, 0, "", f"cannot read: {describe_os_error(exc)}"))
             continue
         sha = hashlib.sha256(data).hexdigest()
         identity = str(file.resolve())
@@ -136,7 +141,7 @@ def compile_files(
         try:
             result = compile_file(parse_specs(data.decode("utf-8"), display), bundle)
         except UnicodeDecodeError as exc:
-            findings.append(Finding(display, 0, "", f"not UTF-8 text: {exc}"))
+            findings.append(not_utf8(display, data, exc))
             continue
         except SpecError as exc:
             findings.extend(exc.findings)

@@ -1,9 +1,53 @@
-"""Where a command writes: results to stdout (text or JSON), errors and progress to stderr."""
+"""Where a command writes: results to stdout (text or JSON), errors and progress to stderr.
+
+Also the terminal conventions every command shares: colour only for a terminal that wants it
+(``NO_COLOR``, ``TERM=dumb`` and pipes get plain text), progress only on an interactive
+stderr, and counted nouns ("1 app", "2 apps").
+"""
 
 from __future__ import annotations
 
 import json
+import os
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any, TextIO
+
+Progress = Callable[[int, int], None]
+"""Called as ``progress(done, total)`` while a long piece of work advances."""
+
+
+def plural(count: int, noun: str, many: str | None = None) -> str:
+    """``1 app``, ``2 apps``; ``many`` for nouns that do not just take an s."""
+    return f"{count} {noun if count == 1 else many or noun + 's'}"
+
+
+def _environ(environ: Mapping[str, str] | None) -> Mapping[str, str]:
+    return os.environ if environ is None else environ
+
+
+def _is_terminal(stream: TextIO) -> bool:
+    isatty = getattr(stream, "isatty", None)
+    try:
+        return bool(isatty()) if isatty is not None else False
+    except ValueError:  # a closed stream
+        return False
+
+
+def interactive(stream: TextIO, environ: Mapping[str, str] | None = None) -> bool:
+    """A terminal that understands cursor movement: not a pipe, a file, or ``TERM=dumb``."""
+    return _is_terminal(stream) and _environ(environ).get("TERM") != "dumb"
+
+
+def color_wanted(
+    stream: TextIO, choice: str = "auto", environ: Mapping[str, str] | None = None
+) -> bool:
+    """Whether to write ANSI colours to ``stream``: ``--color always|never`` decide; ``auto``
+    colours an interactive terminal unless ``NO_COLOR`` is set to anything (no-color.org)."""
+    if choice in ("always", "never"):
+        return choice == "always"
+    return not _environ(environ).get("NO_COLOR") and interactive(stream, environ)
 
 
 class Output:
@@ -21,3 +65,49 @@ class Output:
 
     def error(self, text: str) -> None:
         self.stderr.write(text + "\n")
+
+    def failure(self, errors: list[dict[str, Any]], text: list[str]) -> None:
+        """A command that failed: ``text`` on stderr, and with ``--output json`` the errors as
+        ``{"ok": false, "errors": [...]}`` on stdout, so a tool reading stdout always gets JSON."""
+        if self.format == "json":
+            self.json({"ok": False, "errors": errors})
+        for line in text:
+            self.error(line)
+
+    @contextmanager
+    def progress(self, label: str) -> Iterator[Progress | None]:
+        """Progress on stderr while the block runs, only when stderr is a terminal (never in a
+        pipe, a file or CI logs; yields None then). A rich bar where colour is welcome; with
+        NO_COLOR or TERM=dumb, a plain counter redrawn with a carriage return, no escapes."""
+        if not _is_terminal(self.stderr):
+            yield None
+            return
+        if not color_wanted(self.stderr):
+            with _counter(self.stderr, label) as advance:
+                yield advance
+            return
+        from compiler.progress import bar  # noqa: PLC0415 - rich only loads for a terminal
+
+        with bar(self.stderr, label) as advance:
+            yield advance
+
+
+@contextmanager
+def _counter(stream: TextIO, label: str) -> Iterator[Progress]:
+    """``label 120/2000``, redrawn at most ten times a second, erased at the end."""
+    last = [0.0, 0]  # when it was drawn, how wide
+
+    def advance(done: int, total: int) -> None:
+        now = time.monotonic()
+        if now - last[0] >= 0.1 or done == total:
+            text = f"{label} {done}/{total}"
+            stream.write("\r" + text.ljust(int(last[1])))
+            stream.flush()
+            last[:] = [now, len(text)]
+
+    try:
+        yield advance
+    finally:
+        if last[1]:
+            stream.write("\r" + " " * int(last[1]) + "\r")
+            stream.flush()

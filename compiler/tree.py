@@ -17,10 +17,11 @@ ignores the manifest: it reads only ``.yaml``, ``.yml``, ``.json`` and ``.jsonne
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import signal
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -119,9 +120,34 @@ def diff_tree(out: Path, files: Mapping[str, bytes]) -> TreeDiff:
     return TreeDiff(tuple(added), tuple(changed), tuple(removed), unchanged, manifest_stale)
 
 
-def write_tree(out: Path, files: Mapping[str, bytes]) -> TreeDiff:
-    """Make ``out`` hold exactly ``files`` among the files fedgate writes; see the module doc."""
+def write_tree(
+    out: Path, files: Mapping[str, bytes], *, waiting: Callable[[], None] | None = None
+) -> TreeDiff:
+    """Make ``out`` hold exactly ``files`` among the files fedgate writes; see the module doc.
+    One compile writes a tree at a time: a second one waits (``waiting`` is told once)."""
     out.mkdir(parents=True, exist_ok=True)
+    with _exclusive(out, waiting):
+        return _write_locked(out, files)
+
+
+@contextmanager
+def _exclusive(out: Path, waiting: Callable[[], None] | None) -> Iterator[None]:
+    """An exclusive lock on the directory itself (flock: no lock file to commit or leave
+    behind, released by the kernel when the process dies, however it dies)."""
+    descriptor = os.open(out, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if waiting is not None:
+                waiting()
+            fcntl.flock(descriptor, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(descriptor)
+
+
+def _write_locked(out: Path, files: Mapping[str, bytes]) -> TreeDiff:
     recover(out)
     old = read_manifest(out)
     diff = diff_tree(out, files)

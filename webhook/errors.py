@@ -14,17 +14,63 @@ class Finding:
     """One problem in a user's file: where it is, which field, what is wrong and how to fix it.
 
     ``line`` is 1-based; 0 means the whole file. ``path`` is a dotted field path
-    (``spec.placement.weights.cluster-c``); empty for the document itself.
+    (``spec.placement.weights.cluster-c``); empty for the document itself. ``rule`` is the id of
+    the policy rule that objects (empty for a plain format error), shown as ``[rule]`` before
+    the message and kept apart in JSON. ``column`` (1-based, 0: not known) is given where the
+    position inside the line matters: YAML syntax and encoding errors.
     """
 
     file: str
     line: int
     path: str
     message: str
+    rule: str = ""
+    column: int = 0
 
     def render(self) -> str:
-        where = f"{self.file}:{self.line}" if self.line else self.file
-        return f"{where}: {self.path}: {self.message}" if self.path else f"{where}: {self.message}"
+        where = self.file
+        if self.line:
+            where += f":{self.line}" + (f":{self.column}" if self.column else "")
+        message = f"[{self.rule}] {self.message}" if self.rule else self.message
+        return f"{where}: {self.path}: {message}" if self.path else f"{where}: {message}"
+
+    def as_json(self) -> dict[str, str | int | None]:
+        """The finding for ``--output json``: every part in its own field."""
+        return {
+            "file": self.file,
+            "line": self.line or None,
+            "column": self.column or None,
+            "path": self.path,
+            "rule": self.rule or None,
+            "message": self.message,
+        }
+
+
+def describe_os_error(exc: OSError) -> str:
+    """Why a file could not be used, as a person says it ("no such file or directory"), without
+    Python's ``[Errno 2]`` and repeated file name."""
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    return reason[:1].lower() + reason[1:]
+
+
+def not_utf8(file: str, data: bytes, exc: UnicodeDecodeError) -> Finding:
+    """The finding for bytes that are not UTF-8: the line and column of the first bad byte."""
+    start = min(exc.start, len(data))
+    line_start = data.rfind(b"\n", 0, start) + 1
+    bad = data[start : start + 1].hex() or "end"
+    return Finding(
+        file,
+        data.count(b"\n", 0, start) + 1,
+        "",
+        f"not UTF-8 text (byte 0x{bad} is not valid here); save the file as UTF-8",
+        column=len(data[line_start:start].decode("utf-8", "replace")) + 1,
+    )
+
+
+def _reading_order(finding: Finding) -> tuple[str, int, str, str, str, int]:
+    """By file, line and field, then as the rendered text reads ([rule] before the message)."""
+    f = finding
+    return (f.file, f.line, f.path, f.rule, f.message, f.column)
 
 
 class FedgateError(Exception):
@@ -35,7 +81,7 @@ class FindingsError(FedgateError):
     """An error made of located findings, all of them reported at once."""
 
     def __init__(self, findings: Iterable[Finding]) -> None:
-        self.findings: tuple[Finding, ...] = tuple(sorted(set(findings)))
+        self.findings: tuple[Finding, ...] = tuple(sorted(set(findings), key=_reading_order))
         super().__init__("\n".join(f.render() for f in self.findings))
 
 

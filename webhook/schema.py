@@ -85,6 +85,11 @@ class Checker:
                 self.report(path, f"{key} is required")
         return value
 
+    def named_mapping(self, path: Path) -> dict[str, Any]:
+        """A mapping whose keys the user chooses ({} when absent or not a mapping)."""
+        value = self.get(path)
+        return self.mapping(path, known=value if isinstance(value, dict) else ())
+
     def string(
         self,
         path: Path,
@@ -131,6 +136,9 @@ class Checker:
     ) -> int | None:
         value = self.get(path)
         if value is None:
+            return default
+        if isinstance(value, float):
+            self.report(path, f"must be a whole number, got {value}")
             return default
         if isinstance(value, bool) or not isinstance(value, int):
             self.report(path, f"must be a whole number, not {_type_name(value)}")

@@ -97,6 +97,14 @@ class WebhookLogger(Logger):  # type: ignore[misc]
         if self.cfg.accesslog:
             super().access(resp, req, environ, request_time)
 
+    def info(self, msg: str, *args: Any, **kwargs: Any) -> None:
+        """With SO_REUSEPORT each worker binds its own socket, so the master's "Listening at:"
+        line has no socket to name; name the configured address instead."""
+        if msg.startswith("Listening at:") and args and not args[0]:
+            scheme = "https" if self.cfg.is_ssl else "http"
+            args = (",".join(f"{scheme}://{b}" for b in self.cfg.bind), *args[1:])
+        super().info(msg, *args, **kwargs)
+
 
 def _forget_worker(_arbiter: Any, worker: Any) -> None:
     """Drop a dead worker's live gauges from the shared metrics directory."""

@@ -49,7 +49,7 @@ def settings_from_env(environ: Mapping[str, str] | None = None) -> Settings:
     """Settings from ``FEDGATE_*`` variables (the only place the webhook reads them)."""
     env = os.environ if environ is None else environ
     defaults = Settings()
-    backend = env.get("FEDGATE_CEL_BACKEND", defaults.cel_backend)
+    backend = env.get("FEDGATE_CEL_BACKEND") or defaults.cel_backend  # empty: unset
     if backend not in BACKENDS:
         raise UsageError(f"FEDGATE_CEL_BACKEND={backend!r} is not one of {', '.join(BACKENDS)}")
     return Settings(

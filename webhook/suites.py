@@ -22,9 +22,9 @@ from webhook.engine.decision import Decision
 from webhook.engine.request import parse_review
 from webhook.engine.review import review
 from webhook.engine.synthesize import plural
-from webhook.errors import BundleError, Finding, RequestError
+from webhook.errors import BundleError, RequestError
 from webhook.schema import Checker
-from webhook.yamlsource import YamlSyntaxError, parse_documents, parse_single
+from webhook.yamlsource import YamlSyntaxError, parse_documents, parse_single, read_text
 
 SUITE_FILE = "tests.yaml"
 CASE_KEYS = (
@@ -110,16 +110,19 @@ def find_suites(root: Path) -> list[Path]:
 def load_suite(path: Path) -> list[Case]:
     """The cases of one suite file; raises BundleError (located) when it is malformed."""
     try:
-        document = parse_single(path.read_text(encoding="utf-8"), str(path))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BundleError([Finding(str(path), 0, "", f"cannot read: {exc}")]) from None
+        document = parse_single(read_text(path), str(path))
     except YamlSyntaxError as exc:
         raise BundleError([exc.finding]) from None
     checker = Checker(document)
     checker.mapping((), ("cases", "objects", "users"), required=("cases",))
-    objects = {**_fixtures(path, "objects"), **(checker.get(("objects",)) or {})}
-    users = {**_fixtures(path, "users"), **(checker.get(("users",)) or {})}
+    fixtures = _fixtures(path)
+    objects = {**fixtures.get("objects", {}), **checker.named_mapping(("objects",))}
+    users = {**fixtures.get("users", {}), **checker.named_mapping(("users",))}
     raw = checker.get(("cases",))
+    if raw is not None and not isinstance(raw, list):
+        checker.report(("cases",), "must be a list of cases ({name, request or operation, ...})")
+    elif raw == []:
+        checker.report(("cases",), "lists no case: a suite must test something")
     cases = []
     for index in range(len(raw) if isinstance(raw, list) else 0):
         case = _case(checker, ("cases", index), path, objects, users)
@@ -130,14 +133,21 @@ def load_suite(path: Path) -> list[Case]:
     return cases
 
 
-def _fixtures(suite: Path, section: str) -> dict[str, Any]:
-    """Named ``objects`` or ``users`` from the nearest ``fixtures.yaml`` at or above the suite."""
+def _fixtures(suite: Path) -> dict[str, dict[str, Any]]:
+    """Named ``objects`` and ``users`` from the nearest ``fixtures.yaml`` at or above the suite;
+    raises BundleError (located) when it is malformed."""
     for folder in (suite.parent, *suite.parent.parents):
         file = folder / FIXTURES
         if file.is_file():
-            data = parse_single(file.read_text(encoding="utf-8"), str(file)).data
-            named = data.get(section) if isinstance(data, Mapping) else None
-            return dict(named) if isinstance(named, Mapping) else {}
+            try:
+                checker = Checker(parse_single(read_text(file), str(file)))
+            except YamlSyntaxError as exc:
+                raise BundleError([exc.finding]) from None
+            checker.mapping((), ("objects", "users"))
+            named = {s: checker.named_mapping((s,)) for s in ("objects", "users")}
+            if checker.findings:
+                raise BundleError(checker.findings)
+            return named
     return {}
 
 
@@ -219,11 +229,14 @@ def _review_file(
         return None
     file = suite.parent / relative
     try:
-        text = file.read_text(encoding="utf-8")
+        text = read_text(file)
         data = (
             json.loads(text) if file.suffix == ".json" else parse_documents(text, str(file))[0].data
         )
-    except (OSError, ValueError, IndexError, YamlSyntaxError) as exc:
+    except YamlSyntaxError as exc:
+        checker.report(path, f"cannot read {file}: {exc.finding.message}")
+        return None
+    except (ValueError, IndexError, RecursionError) as exc:
         checker.report(path, f"cannot read {file}: {exc}")
         return None
     return data if isinstance(data, Mapping) else None

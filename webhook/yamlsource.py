@@ -9,6 +9,7 @@ duplicate keys (PyYAML silently keeps the last one) and bound alias expansion.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -16,18 +17,23 @@ from typing import Any
 
 import yaml
 
-from webhook.errors import Finding
+from webhook.errors import Finding, describe_os_error, not_utf8
 
 try:  # libyaml is the fast path; the pure-Python composer gives the same nodes.
     from yaml import CSafeLoader as _Loader
 except ImportError:  # pragma: no cover - depends on how PyYAML was built
     from yaml import SafeLoader as _Loader  # type: ignore[assignment]
 
+PathLike = str | os.PathLike[str]
 PathKey = str | int
 Path = tuple[PathKey, ...]
 
 MAX_NODES = 200_000
 """Upper bound on values built from one document, so aliases cannot expand without limit."""
+
+MAX_DEPTH = 150
+"""Deepest nesting built (Kubernetes objects nest about 15 deep; an AdmissionReview adds 2), so
+a deep or self-referencing document is an error, never a RecursionError."""
 
 _BOOL_TAG = "tag:yaml.org,2002:bool"
 _INT_TAG = "tag:yaml.org,2002:int"
@@ -43,6 +49,27 @@ class YamlSyntaxError(Exception):
     def __init__(self, finding: Finding) -> None:
         self.finding = finding
         super().__init__(finding.render())
+
+
+def read_text(path: PathLike, display: str | None = None) -> str:
+    """The UTF-8 text of a file; raises YamlSyntaxError naming the file (and, for bytes that
+    are not UTF-8, the line and column) when it cannot be read."""
+    name = display or str(path)
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        raise YamlSyntaxError(
+            Finding(name, 0, "", f"cannot read: {describe_os_error(exc)}")
+        ) from None
+    except ValueError:  # a NUL in the name (from a file that names another)
+        raise YamlSyntaxError(
+            Finding(name.replace("\0", "\\0"), 0, "", "cannot read: a NUL character in the name")
+        ) from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise YamlSyntaxError(not_utf8(name, data, exc)) from None
 
 
 @dataclass(frozen=True)
@@ -85,21 +112,44 @@ def parse_documents(text: str, file: str) -> list[Document]:
     try:
         nodes = list(yaml.compose_all(text, Loader=_Loader))
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark else 1
-        problem = " ".join(part for part in (exc.context, exc.problem) if part)
-        started = exc.context_mark.line + 1 if exc.context_mark else line
-        if started != line:
-            problem += f" (it started on line {started})"
-        raise YamlSyntaxError(Finding(file, line, "", f"not valid YAML: {problem}")) from None
+        raise YamlSyntaxError(_syntax_finding(text, file, exc)) from None
+    except yaml.reader.ReaderError as exc:  # a character YAML forbids, e.g. a control character
+        line = text.count("\n", 0, exc.position) + 1
+        column = exc.position - (text.rfind("\n", 0, exc.position) + 1) + 1
+        problem = f"character U+{exc.character:04X} is not allowed in YAML ({exc.reason})"
+        raise YamlSyntaxError(
+            Finding(file, line, "", f"not valid YAML: {problem}", column=column)
+        ) from None
     except yaml.YAMLError as exc:
         raise YamlSyntaxError(Finding(file, 1, "", f"not valid YAML: {exc}")) from None
     documents = []
-    for index, node in enumerate(n for n in nodes if n is not None):
+    for index, node in enumerate(n for n in nodes if not _empty(n)):
         builder = _Builder(file)
         data = builder.build(node, ())
         documents.append(Document(file, data, builder.lines, index))
     return documents
+
+
+def _empty(node: yaml.Node | None) -> bool:
+    """An empty document (``---`` with nothing after it, or ``null``): skipped, as kubectl
+    skips it."""
+    return node is None or (isinstance(node, yaml.ScalarNode) and node.tag == _NULL_TAG)
+
+
+def _syntax_finding(text: str, file: str, exc: yaml.MarkedYAMLError) -> Finding:
+    """Where and why libyaml stopped, with line and column; a tab is named as such."""
+    mark = exc.problem_mark or exc.context_mark
+    line, column = (mark.line + 1, mark.column + 1) if mark else (1, 0)
+    lines = text.splitlines()
+    found = lines[line - 1][column - 1 : column] if column and line <= len(lines) else ""
+    if found == "\t":
+        problem = "a tab character; YAML indents with spaces only: replace the tab with spaces"
+    else:
+        problem = " ".join(part for part in (exc.context, exc.problem) if part)
+        started = exc.context_mark.line + 1 if exc.context_mark else line
+        if started != line:
+            problem += f" (it started on line {started})"
+    return Finding(file, line, "", f"not valid YAML: {problem}", column=column)
 
 
 def parse_single(text: str, file: str) -> Document:
@@ -126,6 +176,12 @@ class _Builder:
         self.count += 1
         if self.count > MAX_NODES:
             raise self.fail(node, path, f"document too large (over {MAX_NODES} values)")
+        if len(path) > MAX_DEPTH:
+            raise self.fail(
+                node,
+                path[:3],
+                f"nested deeper than {MAX_DEPTH} levels (or an alias used inside its own anchor)",
+            )
         self.lines.setdefault(path, node.start_mark.line + 1)
         if isinstance(node, yaml.ScalarNode):
             return _scalar(node)

@@ -11,7 +11,7 @@ from typing import Any
 
 from compiler.canonical import dump
 from compiler.commands.common import load_policy_bundle
-from compiler.commands.review import read_review
+from compiler.commands.review import read_document
 from compiler.output import Output
 from webhook.bundle.export import export
 from webhook.engine.cel.backend import BACKENDS, DEFAULT_BACKEND, make_backend
@@ -109,9 +109,9 @@ def _variables(args: argparse.Namespace) -> dict[str, Any]:
     found: dict[str, Any] = {}
     for name, path in (("object", args.object), ("oldObject", args.old_object)):
         if path is not None:
-            found[name] = read_review(str(path))
+            found[name] = read_document(str(path))
     if args.request is not None:
-        found["request"] = read_review(str(args.request))
+        found["request"] = read_document(str(args.request))
     for item in args.var:
         name, equals, text = item.partition("=")
         if not equals or not name:

@@ -7,11 +7,11 @@ from pathlib import Path
 from typing import Any
 
 from compiler.argocd.replica_moves import replica_moves
-from compiler.commands.common import add_backend_argument, backend_name
+from compiler.commands.common import add_backend_argument, compile_specs, locate
 from compiler.core import Compiled
 from compiler.gitrepo import Repository, blob_id
-from compiler.incremental import compile_files, default_cache
-from compiler.output import Output
+from compiler.incremental import default_cache
+from compiler.output import Output, plural
 from compiler.spec.load import find_spec_files
 from compiler.tree import MANIFEST, TreeDiff, diff_tree, parse_manifest
 from compiler.treecheck import TreeCheck, check_tree
@@ -68,14 +68,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, out: Output) -> int:
     repository = Repository.find(Path.cwd())
-    root = repository.root if repository else Path.cwd()
-    apps_dir = args.apps or _near(root / "apps")
-    tree = args.out or _near(root / "rendered")
-    compiled, bundle = compile_files(
-        find_spec_files([apps_dir]),
-        args.policies,
-        cache=default_cache(root),
-        backend=backend_name(args),
+    where = locate([args.apps] if args.apps else [], args.out)
+    apps_dir, tree, root = where.apps[0], where.out, where.root
+    compiled, bundle = compile_specs(
+        out, find_spec_files([apps_dir]), args, cache=default_cache(root)
     )
     diff = diff_tree(tree, compiled.files)
     result = check_tree(
@@ -84,7 +80,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
     deleted = [] if args.allow_empty else _wipes(compiled, bundle, tree, repository)
     ok = diff.clean and not result.denied and not deleted
     if out.format == "json":
-        out.json(_as_json(ok, diff, result, deleted))
+        out.json({**_as_json(ok, diff, result, deleted), "policies": str(args.policies)})
         return 0 if ok else 1
     _report_stale(out, diff, result, tree, apps_dir)
     _report_reviews(out, result)
@@ -94,12 +90,13 @@ def run(args: argparse.Namespace, out: Output) -> int:
     denied = sum(1 for w in result.writes if not w.decision.allowed)
     members = sum(1 for t in result.templates if t.denied)
     verdict = "would all be admitted" if not denied else f"{denied} would be DENIED"
+    reviewed = plural(len(result.writes), "manifest" if args.all else "changed manifest")
     out.line(
-        f"fedgate check: {len(compiled.apps)} apps; {tree}/ "
-        f"{'up to date' if diff.clean else 'STALE'}; {len(result.writes)} changed manifests "
+        f"fedgate check: {plural(len(compiled.apps), 'app')}; {tree}/ "
+        f"{'up to date' if diff.clean else 'STALE'}; {reviewed} "
         f"reviewed as Argo CD's writes: {verdict}"
-        + (f"; {members} templates with a member copy DENIED" if members else "")
-        + (f"; {len(result.findings)} manifests invalid" if result.findings else "")
+        + (f"; {plural(members, 'template')} with a member copy DENIED" if members else "")
+        + (f"; {plural(len(result.findings), 'manifest')} invalid" if result.findings else "")
         + (f"; DELETES every workload of {_whose(deleted)}" if deleted else "")
     )
     return 0 if ok else 1
@@ -186,10 +183,7 @@ def _as_json(ok: bool, diff: TreeDiff, result: TreeCheck, deleted: list[Wipe]) -
             if t.violations
         ],
         "unsynced": list(result.unsynced),
-        "errors": [
-            {"file": f.file, "line": f.line, "path": f.path, "message": f.message}
-            for f in result.findings
-        ],
+        "errors": [f.as_json() for f in result.findings],
         "deletes": [
             {"tenant": w.tenant, "apps": list(w.apps), "manifests": w.files} for w in deleted
         ],
@@ -230,11 +224,3 @@ def _notify_replica_moves(
     old = {p: blobs[committed[p]] for p in changed if committed[p] in blobs}
     for move in replica_moves(old, {p: compiled.files[p] for p in changed}):
         out.error(f"notice: {move.message(str(tree))}")
-
-
-def _near(path: Path) -> Path:
-    """``path`` relative to the working directory when it is below it (for readable output)."""
-    try:
-        return path.relative_to(Path.cwd())
-    except ValueError:
-        return path

@@ -1,11 +1,17 @@
-"""What several commands share: the CEL backend option and loading the bundle with it."""
+"""What several commands share: where the specs and the tree are, the CEL backend, the bundle."""
 
 from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
+from compiler.core import Compiled
+from compiler.incremental import compile_files
+from compiler.output import Output
+from compiler.policies import repository_root
 from compiler.spec.load import find_spec_files
 from webhook.bundle.load import load_bundle
 from webhook.bundle.model import Bundle
@@ -13,23 +19,32 @@ from webhook.engine.cel.backend import BACKENDS, DEFAULT_BACKEND
 from webhook.errors import UsageError
 
 BACKEND_VARIABLE = "FEDGATE_CEL_BACKEND"
+APPS, RENDERED = "apps", "rendered"
 
 
 def add_tree_arguments(parser: argparse.ArgumentParser, out_help: str) -> None:
-    """APPS (spec files or directories) and --out DIR (the rendered tree)."""
+    """APPS (spec files or directories, also as --apps DIR) and --out DIR (the rendered tree)."""
     parser.add_argument(
         "apps",
         nargs="*",
         type=Path,
         metavar="APPS",
-        help="app spec files or directories (default: apps)",
+        help="app spec files or directories (default: apps/ of the repository)",
+    )
+    parser.add_argument(
+        "--apps",
+        dest="apps_option",
+        action="append",
+        type=Path,
+        default=[],
+        metavar="DIR",
+        help="the same as APPS, as an option (what a pre-commit hook's args can pass)",
     )
     parser.add_argument(
         "--out",
         type=Path,
-        default=Path("rendered"),
         metavar="DIR",
-        help=f"{out_help} (default: rendered)",
+        help=f"{out_help} (default: rendered/ of the repository)",
     )
 
 
@@ -50,6 +65,68 @@ def spec_files(*groups: list[Path]) -> list[Path]:
     return sorted(found.values())
 
 
+@dataclass(frozen=True)
+class Located:
+    """Where a command works: the repository root (else the working directory), the spec
+    files and directories, and the rendered tree; paths as a user reads them."""
+
+    root: Path
+    apps: list[Path]
+    out: Path
+
+
+def shown(path: Path) -> Path:
+    """``path`` as the user would write it from the working directory (relative when that is
+    shorter), so messages name files the way the user reaches them."""
+    relative = Path(os.path.relpath(path.absolute()))
+    return relative if len(str(relative)) <= len(str(path.absolute())) else path.absolute()
+
+
+def bundle_named(args: argparse.Namespace) -> str:
+    """Which bundle a summary line names: its directory, or the example one."""
+    if args.example_policies:
+        return "the example bundle shipped with fedgate (--example-policies)"
+    return f"bundle {shown(args.policies)}"
+
+
+def locate(apps: Sequence[Path], out: Path | None, *, streaming: bool = False) -> Located:
+    """Specs and tree from the options, defaulting to apps/ and rendered/ of the repository
+    (found from any directory inside it, as git does); refuses a tree that overlaps the specs,
+    or that is a file."""
+    cwd = Path.cwd()
+    repository = repository_root(cwd)
+    root = repository or cwd
+    if not apps and not (root / APPS).is_dir():
+        where = f"the repository {root}" if repository else "the working directory"
+        raise UsageError(
+            f"no app specs: there is no {APPS}/ in {where}; give the spec files or directories "
+            "(APPS or --apps DIR), or run `fedgate init` to start a platform repository"
+        )
+    chosen = list(apps) or [shown(root / APPS)]
+    tree = out if out is not None else shown(root / RENDERED)
+    if not streaming:
+        _refuse_overlap(chosen, tree)
+        if tree.exists() and not tree.is_dir():
+            raise UsageError(f"--out {tree} is a file; the rendered tree must be a directory")
+    return Located(root, chosen, tree)
+
+
+def _refuse_overlap(apps: Sequence[Path], out: Path) -> None:
+    tree = out.resolve()
+    for spec in apps:
+        place = spec.resolve()
+        if place == tree or tree in place.parents:
+            raise UsageError(
+                f"the app specs {spec} are inside the rendered tree {out}: fedgate would read "
+                "its own output as specs; keep specs and --out apart"
+            )
+        if place in tree.parents:
+            raise UsageError(
+                f"--out {out} is inside the app specs {spec}: the next compile would read the "
+                "rendered manifests as specs; choose an --out outside it"
+            )
+
+
 def add_backend_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--cel-backend",
@@ -60,13 +137,36 @@ def add_backend_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def backend_name(args: argparse.Namespace) -> str:
-    """--cel-backend, else FEDGATE_CEL_BACKEND, else the default: read here and only here."""
-    chosen = getattr(args, "cel_backend", None) or os.environ.get(BACKEND_VARIABLE)
+    """--cel-backend, else FEDGATE_CEL_BACKEND (set and not empty), else the default: read here
+    and only here."""
+    chosen = getattr(args, "cel_backend", None) or os.environ.get(BACKEND_VARIABLE) or None
+    if chosen is not None and chosen not in BACKENDS:
+        raise UsageError(f"{BACKEND_VARIABLE}={chosen!r} is not one of {', '.join(BACKENDS)}")
     return chosen or DEFAULT_BACKEND
 
 
 def load_policy_bundle(args: argparse.Namespace) -> Bundle:
-    name = backend_name(args)
-    if name not in BACKENDS:
-        raise UsageError(f"{BACKEND_VARIABLE}={name!r} is not one of {', '.join(BACKENDS)}")
-    return load_bundle(args.policies, name)
+    return load_bundle(args.policies, backend_name(args))
+
+
+def compile_specs(
+    out: Output,
+    files: Sequence[Path],
+    args: argparse.Namespace,
+    *,
+    cache: Path | None,
+    rendered: bool = False,
+) -> tuple[Compiled, Bundle]:
+    """Compile ``files`` with the bundle and backend the options name, showing progress on a
+    terminal (a cold compile of thousands of apps takes seconds); ``rendered`` as
+    ``compile_files`` takes it."""
+    backend = backend_name(args)
+    with out.progress("compiling") as progress:
+        return compile_files(
+            files,
+            args.policies,
+            cache=cache,
+            backend=backend,
+            progress=progress,
+            rendered=rendered,
+        )

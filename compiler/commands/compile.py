@@ -6,10 +6,16 @@ import argparse
 from pathlib import Path
 
 from compiler.argocd.replica_moves import replica_moves
-from compiler.commands.common import add_tree_arguments
+from compiler.commands.common import (
+    add_backend_argument,
+    add_tree_arguments,
+    bundle_named,
+    compile_specs,
+    locate,
+)
 from compiler.core import Compiled
 from compiler.incremental import compile_files, default_cache
-from compiler.output import Output
+from compiler.output import Output, plural
 from compiler.render.argocd import FOLDER as ARGOCD_FOLDER
 from compiler.spec.load import find_spec_files
 from compiler.tree import TreeDiff, diff_tree, read_manifest, write_tree
@@ -49,7 +55,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="write nothing; exit 1 when DIR differs, listing the files",
     )
     parser.add_argument(
-        "-v", "--verbose", action="store_true", help="also print each app's placement"
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="also print each app's placement, and every file (not the first 20)",
     )
     parser.add_argument(
         ALLOW_FLAG,
@@ -61,6 +70,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="compile every spec file (unchanged ones otherwise come from .git/fedgate/)",
     )
+    add_backend_argument(parser)
 
 
 def compile_paths(apps: list[Path], policies: Path, *, cache: Path | None = None) -> Compiled:
@@ -81,8 +91,10 @@ class WipeRefused(FedgateError):
 
 
 def run(args: argparse.Namespace, out: Output) -> int:
-    cache = None if args.no_cache else default_cache(Path.cwd())
-    compiled, bundle = compile_with_bundle(args.apps, args.policies, cache=cache)
+    where = locate([*args.apps, *args.apps_option], args.out, streaming=str(args.out) == "-")
+    args.apps, args.out = where.apps, where.out
+    cache = None if args.no_cache else default_cache(where.root)
+    compiled, bundle = compile_specs(out, find_spec_files(where.apps), args, cache=cache)
     for warning in compiled.warnings:
         out.error(f"warning: {warning.render()}")
     if str(args.out) == "-":
@@ -109,9 +121,13 @@ def run(args: argparse.Namespace, out: Output) -> int:
             + "\nnothing was written"
         )
     _notify_replica_moves(out, args.out, previous, compiled)
-    diff = write_tree(args.out, compiled.files)
+    diff = write_tree(args.out, compiled.files, waiting=lambda: _waiting(out, args.out))
     _report(out, args, compiled, diff, checking=False)
     return 0
+
+
+def _waiting(out: Output, tree: Path) -> None:
+    out.error(f"fedgate: another fedgate compile is writing {tree}/; waiting for it to finish")
 
 
 def _notify_replica_moves(
@@ -162,6 +178,7 @@ def _report(
             {
                 "ok": diff.clean or not checking,
                 "out": str(args.out),
+                "policies": str(args.policies),
                 "apps": apps,
                 "added": list(diff.added),
                 "changed": list(diff.changed),
@@ -181,20 +198,24 @@ def _report(
         ("changed", diff.changed),
         ("removed", diff.removed),
     ):
-        for path in paths[:20]:
+        shown = paths if args.verbose else paths[:20]
+        for path in shown:
             out.line(f"  {label:8} {args.out / path}")
-        if len(paths) > 20:
-            out.line(f"  ... and {len(paths) - 20} more {label}")
+        if len(paths) > len(shown):
+            out.line(f"  ... and {len(paths) - len(shown)} more {label} (-v lists them all)")
     out.line(
-        f"compiled {len(compiled.apps)} apps into {len(compiled.files)} files in {args.out}/: "
+        f"compiled {plural(len(compiled.apps), 'app')} into {plural(len(compiled.files), 'file')} "
+        f"in {args.out}/: "
         f"{len(diff.added)} added, {len(diff.changed)} changed, {len(diff.removed)} removed, "
-        f"{diff.unchanged} unchanged"
+        f"{diff.unchanged} unchanged ({bundle_named(args)})"
     )
 
 
 def _report_check(out: Output, args: argparse.Namespace, diff: TreeDiff) -> None:
     if diff.clean:
-        out.line(f"{args.out}/ is up to date ({diff.unchanged} files)")
+        out.line(
+            f"{args.out}/ is up to date ({plural(diff.unchanged, 'file')}; {bundle_named(args)})"
+        )
         return
     for label, paths in (("missing", diff.added), ("stale", diff.changed), ("extra", diff.removed)):
         for path in paths:

@@ -13,16 +13,17 @@ from typing import Any
 from compiler.commands.common import (
     add_backend_argument,
     add_tree_arguments,
-    backend_name,
+    compile_specs,
     load_policy_bundle,
-    near,
+    locate,
+    shown,
     spec_files,
 )
 from compiler.core import Compiled
 from compiler.gitrepo import Repository, blob_id
-from compiler.incremental import compile_files, default_cache
+from compiler.incremental import default_cache
 from compiler.manifests import read_tree
-from compiler.output import Output
+from compiler.output import Output, color_wanted
 from compiler.plan.core import AppPlan, Plan, TenantBill, plan
 from compiler.plan.tree import TemplateResult, plan_templates, plan_tree, policies_of
 from compiler.synced import synced_tree
@@ -78,33 +79,30 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace, out: Output) -> int:
     if args.tree is not None:
         return _run_tree(args, out)
-    repository = Repository.find(Path.cwd())
-    root = repository.root if repository else Path.cwd()
-    selected = spec_files(args.apps) if args.apps else None
-    every = spec_files([near(root / "apps")], selected or [])  # the bills are always whole
-    compiled, bundle = compile_files(
-        every,
-        args.policies,
-        cache=default_cache(Path.cwd()),
-        backend=backend_name(args),
-        rendered=True,
+    given = [*args.apps, *args.apps_option]
+    where = locate(given, args.out)
+    selected = spec_files(given) if given else None
+    whole = [shown(where.root / "apps")] if (where.root / "apps").is_dir() else []
+    every = spec_files(whole, selected or [])  # the bills are always whole
+    compiled, bundle = compile_specs(
+        out, every, args, cache=default_cache(where.root), rendered=True
     )
     objects = {path: obj for r in compiled.rendered for path, obj in r.files().items()}
-    synced = synced_tree(args.out, compiled.files, objects)
+    synced = synced_tree(where.out, compiled.files, objects)
     policies = policies_of(m.object for m in synced.manifests)
     result = plan(compiled.rendered, bundle, policies)
-    shown = _selected_apps(compiled, selected)
-    apps = tuple(a for a in result.apps if (a.namespace, a.name) in shown)
+    chosen = _selected_apps(compiled, selected)
+    apps = tuple(a for a in result.apps if (a.namespace, a.name) in chosen)
     templates = (
         plan_templates(synced.hand_written.manifests, policies, bundle) if selected is None else ()
     )
-    paths = {p for a in compiled.apps if (a.namespace, a.name) in shown for p in a.paths}
+    paths = {p for a in compiled.apps if (a.namespace, a.name) in chosen for p in a.paths}
     files = (
         compiled.files
         if selected is None
         else {p: d for p, d in compiled.files.items() if p in paths}
     )
-    diffs = _diffs(files, args.out, removed=selected is None)
+    diffs = _diffs(files, where.out, removed=selected is None)
     report = Plan(apps, result.tenants)
     findings = synced.hand_written.findings
     denied = (
@@ -115,7 +113,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
     if out.format == "json":
         out.json(as_json(report, diffs, templates, findings))
         return 1 if denied else 0
-    color = args.color == "always" or (args.color == "auto" and out.stdout.isatty())
+    color = color_wanted(out.stdout, args.color)
     for line in render_text(report, diffs, color=color, templates=templates, findings=findings):
         out.line(line)
     return 1 if denied else 0

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import argparse
 import os
+import socket
 import tempfile
 from dataclasses import replace
 from pathlib import Path
 
 from compiler.commands.common import add_backend_argument, backend_name
 from compiler.output import Output
-from webhook.errors import UsageError
+from webhook.errors import UsageError, describe_os_error
 from webhook.settings import settings_from_env
 
 NAME = "serve"
@@ -23,6 +24,10 @@ first worker starts; SIGHUP reloads it, and a broken bundle keeps the previous o
 (logged, counted in fedgate_bundle_load_errors_total, and the workers are left alone). The API
 server only calls webhooks over HTTPS: give --certfile and --keyfile (plain HTTP is for a
 TLS-terminating proxy in front); the key file must not be readable by every user.
+
+An address that is not HOST:PORT, does not resolve, or whose port is in use is refused at once
+(exit 2). --output json makes those errors, like every other, JSON on stdout; the audit log
+(one JSON line per decision on stdout) is JSON either way.
 
 Settings also come from FEDGATE_POLICIES, FEDGATE_CEL_BACKEND, FEDGATE_CEL_PROOFS (0: every
 CEL expression goes to the engine, none is proven in Python first), FEDGATE_MAX_BODY_BYTES,
@@ -60,6 +65,30 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_backend_argument(parser)
 
 
+def check_bind(bind: str) -> None:
+    """Refuse, at once and in one line, an address gunicorn would retry forever: one that is not
+    HOST:PORT, a host that does not resolve or is not this machine's, a port in use."""
+    if bind.startswith(("unix:", "fd://")):
+        return  # gunicorn's other address forms: nothing to probe
+    host, sep, port = bind.rpartition(":")
+    if not sep or not port.isdigit() or not 0 < int(port) < 65536:
+        raise UsageError(f"--bind {bind}: give HOST:PORT, e.g. 127.0.0.1:8443 or [::]:8443")
+    host = host[1:-1] if host.startswith("[") and host.endswith("]") else host
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host or None, int(port), type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+    except (OSError, UnicodeError) as exc:
+        reason = describe_os_error(exc) if isinstance(exc, OSError) else str(exc)
+        raise UsageError(f"--bind {bind}: cannot resolve {host!r}: {reason}") from None
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)  # no SO_REUSEPORT: a port held by anyone else is in use
+        except OSError as exc:
+            raise UsageError(f"--bind {bind}: {describe_os_error(exc)}") from None
+
+
 def run(args: argparse.Namespace, out: Output) -> int:
     if (args.certfile is None) != (args.keyfile is None):
         raise UsageError("give both --certfile and --keyfile, or neither")
@@ -68,6 +97,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
             raise UsageError(f"{path} does not exist")
     if args.workers < 1 or args.threads < 1:
         raise UsageError("--workers and --threads must be at least 1")
+    check_bind(args.bind)
     settings = replace(settings_from_env(), policies=args.policies, cel_backend=backend_name(args))
     # Before prometheus_client is imported: every worker writes its samples here.
     os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR", tempfile.mkdtemp(prefix="fedgate-metrics-"))

@@ -8,9 +8,9 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from compiler.commands.common import add_backend_argument, load_policy_bundle
-from compiler.output import Output
-from webhook.errors import UsageError
-from webhook.suites import CaseResult, find_suites, load_suite, run_case
+from compiler.output import Output, plural
+from webhook.errors import BundleError, Finding, UsageError
+from webhook.suites import Case, CaseResult, find_suites, load_suite, run_case
 
 NAME = "test"
 HELP = "run policy test suites (tests.yaml: requests and their expected decisions)"
@@ -42,11 +42,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace, out: Output) -> int:
     bundle = load_policy_bundle(args)
     root = args.directory or args.policies
+    if not root.exists():
+        raise UsageError(f"{root}: no such file or directory")
     suites = find_suites(root)
     if not suites:
         raise UsageError(f"no tests.yaml under {root}")
+    cases: list[Case] = []
+    findings: list[Finding] = []
+    for suite in suites:  # every malformed suite is reported, not just the first
+        try:
+            cases += load_suite(suite)
+        except BundleError as exc:
+            findings += exc.findings
+    if findings:
+        raise BundleError(findings)
     started = time.perf_counter()
-    results = [run_case(case, bundle) for suite in suites for case in load_suite(suite)]
+    results = [run_case(case, bundle) for case in cases]
     elapsed = time.perf_counter() - started
     if args.junit:
         write_junit(args.junit, results, elapsed)
@@ -54,6 +65,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
     if out.format == "json":
         out.json(
             {
+                "ok": not failed,
                 "passed": len(results) - len(failed),
                 "failed": len(failed),
                 "failures": [
@@ -73,7 +85,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
             for problem in result.problems:
                 out.line(f"     {problem}")
         out.line(
-            f"{len(suites)} suites: {len(results) - len(failed)} passed, "
+            f"{plural(len(suites), 'suite')}: {len(results) - len(failed)} passed, "
             f"{len(failed)} failed ({elapsed:.2f} s)"
         )
     return 1 if failed else 0

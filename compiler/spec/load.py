@@ -30,7 +30,7 @@ from compiler.spec.model import (
 from webhook.errors import Finding, SpecError
 from webhook.quantity import QuantityError, parse_quantity
 from webhook.schema import DNS_LABEL, Checker
-from webhook.yamlsource import YamlSyntaxError, parse_documents
+from webhook.yamlsource import YamlSyntaxError, parse_documents, read_text
 
 SPEC_SUFFIXES = (".yaml", ".yml")
 MAX_REPLICAS = 10_000
@@ -104,9 +104,9 @@ def load_specs(files: Iterable[Path]) -> list[AppSpec]:
     findings: list[Finding] = []
     for file in files:
         try:
-            text = file.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            findings.append(Finding(str(file), 0, "", f"cannot read: {exc}"))
+            text = read_text(file)
+        except YamlSyntaxError as exc:
+            findings.append(exc.finding)
             continue
         try:
             loaded = parse_specs(text, str(file))
@@ -143,6 +143,8 @@ def _app(c: Checker) -> AppSpec | None:
     if not isinstance(c.document.data, dict):
         c.report((), "an app spec must be a mapping with apiVersion, kind, metadata and spec")
         return None
+    if _foreign(c):
+        return None
     c.mapping((), _TOP, required=_TOP)
     if c.get(("apiVersion",)) not in (None, API_VERSION):
         c.report(("apiVersion",), f"must be {API_VERSION}")
@@ -176,6 +178,21 @@ def _app(c: Checker) -> AppSpec | None:
         origin=c.document,
     )
     return None if c.findings else spec
+
+
+def _foreign(c: Checker) -> bool:
+    """A Kubernetes object that is not an app spec (a Deployment under apps/): said once, rather
+    than as every App field it lacks."""
+    api_version, kind = c.get(("apiVersion",)), c.get(("kind",))
+    if not isinstance(api_version, str) or api_version.startswith("fedgate.dev/"):
+        return False
+    c.report(
+        (),
+        f"this is a {kind if isinstance(kind, str) else 'object'} ({api_version}), not an app "
+        f"spec (apiVersion: {API_VERSION}, kind: {KIND}); keep only app specs under the "
+        "spec directories",
+    )
+    return True
 
 
 _IMAGE_HINT = "write registry/repository:tag, e.g. registry.example.com/team/app:1.0"
@@ -224,7 +241,7 @@ def _placement(c: Checker) -> Placement:
         ReplicaMode, c.choice((*path, "replicas"), ("Divided", "Duplicated"), default="Duplicated")
     )
     weights: dict[str, int] = {}
-    raw = c.mapping((*path, "weights"), known=c.get((*path, "weights")) or ())
+    raw = c.named_mapping((*path, "weights"))
     if raw and mode != "Divided":
         c.report((*path, "weights"), "weights apply only with replicas: Divided")
     for cluster in raw:
@@ -259,7 +276,7 @@ def _ports(c: Checker) -> tuple[int, ...]:
 
 
 def _quantities(c: Checker, path: tuple[str, ...]) -> dict[str, str]:
-    value = c.mapping(path, known=c.get(path) or ())
+    value = c.named_mapping(path)
     out = {}
     for key, raw in value.items():
         try:
@@ -283,12 +300,14 @@ def _resources(c: Checker) -> Resources:
 
 def _env(c: Checker) -> dict[str, str]:
     path = ("spec", "env")
-    value = c.mapping(path, known=c.get(path) or ())
+    value = c.named_mapping(path)
     env = {}
     for key, item in value.items():
         if not ENV_NAME.fullmatch(key):
             c.report((*path, key), f"{key!r} is not a valid environment variable name")
-        elif isinstance(item, bool) or not isinstance(item, str | int | float):
+        elif not isinstance(item, str):
+            # YAML reads 0755 as 493, 1.10 as 1.1 and 9090 as a number: only quotes keep
+            # what was written, so every unquoted non-string is refused alike.
             c.report((*path, key), "must be a string (quote it)")
         else:
             env[key] = str(item)

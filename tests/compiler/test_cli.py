@@ -6,10 +6,12 @@ import json
 import shutil
 import subprocess
 import sys
+from importlib import metadata
 from pathlib import Path
 
 import pytest
 
+from tests.compiler.commands.entry import fedgate
 from tests.compiler.test_examples import run
 from tests.conftest import EXAMPLES, ROOT
 
@@ -21,10 +23,11 @@ def test_help_teaches(capsys: pytest.CaptureFixture[str]) -> None:
     assert "--check" in capsys.readouterr().out
 
 
-def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+def test_usage_errors_exit_2() -> None:
     assert run(["compile", "--output", "xml"])[0] == 2
-    assert run(["nonsense"])[0] == 2
-    assert "invalid choice" in capsys.readouterr().err
+    code, _, err = run(["nonsense"])
+    assert code == 2
+    assert "invalid choice" in err
 
 
 def test_check_then_compile_then_check(tmp_path: Path) -> None:
@@ -35,7 +38,7 @@ def test_check_then_compile_then_check(tmp_path: Path) -> None:
     assert not (tmp_path / "rendered").exists()  # --check writes nothing
     assert run(["compile", apps, "--out", out])[0] == 0
     code, stdout, _ = run(["compile", apps, "--out", out, "--check"])
-    assert (code, stdout.strip()) == (0, f"{out}/ is up to date (24 files)")
+    assert (code, stdout.strip()) == (0, f"{out}/ is up to date (24 files; bundle policies)")
 
 
 def test_removed_app_is_pruned(tmp_path: Path) -> None:
@@ -71,7 +74,8 @@ def test_json_output(tmp_path: Path) -> None:
     assert code == 1
     [error] = json.loads(stdout)["errors"]
     assert (error["line"], error["path"]) == (16, "spec.overrides[0].plaintext[0].path")
-    assert error["message"].startswith("[retain.override-owned-field] this override writes")
+    assert error["rule"] == "retain.override-owned-field"  # its own field, not in the message
+    assert error["message"].startswith("this override writes /spec/replicas")
 
 
 def test_console_script_and_module_entry_agree(tmp_path: Path) -> None:
@@ -87,3 +91,70 @@ def test_console_script_and_module_entry_agree(tmp_path: Path) -> None:
         )
         assert result.returncode == 0, result.stderr
         assert "compiled 7 apps into 24 files" in result.stdout
+
+
+def test_version_and_help_alone(tmp_path: Path) -> None:
+    version = fedgate("--version", cwd=tmp_path)
+    assert (version.returncode, version.stdout) == (0, f"fedgate {metadata.version('fedgate')}\n")
+    alone = fedgate(cwd=tmp_path)
+    assert alone.returncode == 0 and alone.stderr == ""
+    assert alone.stdout.startswith("usage: fedgate [-h] [--version] COMMAND ...")
+    assert "fedgate init" in alone.stdout and "completion" in alone.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        pytest.param(
+            ["compile", "--bogus"],
+            "fedgate: error: unrecognized arguments: --bogus",
+            id="unknown-option",
+        ),
+        pytest.param(
+            ["serve", "--workers", "x"],
+            "fedgate serve: error: argument --workers: invalid int value: 'x'",
+            id="bad-value",
+        ),
+    ],
+)
+def test_usage_errors_are_json_when_asked(tmp_path: Path, args: list[str], message: str) -> None:
+    result = fedgate(*args, "--output", "json", cwd=tmp_path)
+    assert result.returncode == 2
+    assert json.loads(result.stdout) == {
+        "ok": False,
+        "errors": [
+            {
+                "file": None,
+                "line": None,
+                "column": None,
+                "path": "",
+                "rule": None,
+                "message": message,
+            }
+        ],
+    }
+    assert result.stderr.splitlines()[-1] == message
+
+
+def test_spec_errors_in_json_name_the_rule_apart(tmp_path: Path) -> None:
+    result = fedgate(
+        "compile",
+        "examples/bad/two-writers.yaml",
+        "--out",
+        str(tmp_path),
+        "--output",
+        "json",
+        cwd=ROOT,
+    )
+    assert result.returncode == 1
+    [error] = json.loads(result.stdout)["errors"]
+    assert error == {
+        "file": "examples/bad/two-writers.yaml",
+        "line": 16,
+        "column": None,
+        "path": "spec.overrides[0].plaintext[0].path",
+        "rule": "retain.override-owned-field",
+        "message": "this override writes /spec/replicas of the selected object, which its ledger "
+        "gives to federated-hpa; two writers may not claim one field: bound replicas with "
+        "spec.autoscaling instead (in platform-demo/fought-over/overridepolicy.yaml)",
+    }

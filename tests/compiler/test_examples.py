@@ -47,7 +47,7 @@ def test_every_bad_example_has_its_expected_message() -> None:
 def test_good_example_compiles_alone(spec: Path, tmp_path: Path) -> None:
     code, out, err = run(["compile", str(spec), "--out", str(tmp_path)])
     assert (code, err) == (0, "")
-    assert "compiled 1 apps" in out
+    assert "compiled 1 app into" in out
 
 
 def test_all_examples_compile_together(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ tree), so this also proves the package ships what it needs (the default bundle i
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -28,7 +29,9 @@ GIT_ENV = {
 }
 
 
-def git(cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+def git(
+    cwd: Path, *args: str, check: bool = True, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         ["git", *args],
         cwd=cwd,
@@ -36,7 +39,7 @@ def git(cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProces
         text=True,
         timeout=600,
         check=check,
-        env={**os.environ, **GIT_ENV},
+        env={**os.environ, **(env or {}), **GIT_ENV},
     )
 
 
@@ -55,20 +58,10 @@ def hook_repository(tmp: Path) -> tuple[Path, str]:
     return target, git(target, "rev-parse", "HEAD").stdout.strip()
 
 
-@pytest.fixture(scope="module")
-def platform(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    if shutil.which("git") is None or not PRE_COMMIT.exists():
-        pytest.skip("git or the pre-commit framework is not installed")
-    tmp = tmp_path_factory.mktemp("precommit")
-    hooks, rev = hook_repository(tmp)
-    repo = tmp / "platform"
-    shutil.copytree(EXAMPLES / "apps", repo / "apps")
-    shutil.copytree(POLICIES, repo / "policies")
-    (repo / ".pre-commit-config.yaml").write_text(
-        f"repos:\n  - repo: {hooks}\n    rev: {rev}\n    hooks:\n      - id: fedgate-check\n"
-    )
+def install_hooks(repo: Path, cache: Path) -> dict[str, str]:
+    """`git init` and `pre-commit install` in ``repo``; the environment that uses ``cache``."""
     git(repo, "init", "-q")
-    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp / "cache")}
+    env = {**os.environ, "PRE_COMMIT_HOME": str(cache)}
     subprocess.run(
         [str(PRE_COMMIT), "install"],
         cwd=repo,
@@ -77,6 +70,28 @@ def platform(tmp_path_factory: pytest.TempPathFactory) -> Path:
         env=env,
         capture_output=True,
     )
+    return env
+
+
+@pytest.fixture(scope="module")
+def hooks(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """This working tree as a hook repository, and its commit."""
+    if shutil.which("git") is None or not PRE_COMMIT.exists():
+        pytest.skip("git or the pre-commit framework is not installed")
+    return hook_repository(tmp_path_factory.mktemp("hooks"))
+
+
+@pytest.fixture(scope="module")
+def platform(tmp_path_factory: pytest.TempPathFactory, hooks: tuple[Path, str]) -> Path:
+    tmp = tmp_path_factory.mktemp("precommit")
+    hooks_repo, rev = hooks
+    repo = tmp / "platform"
+    shutil.copytree(EXAMPLES / "apps", repo / "apps")
+    shutil.copytree(POLICIES, repo / "policies")
+    (repo / ".pre-commit-config.yaml").write_text(
+        f"repos:\n  - repo: {hooks_repo}\n    rev: {rev}\n    hooks:\n      - id: fedgate-check\n"
+    )
+    install_hooks(repo, tmp / "cache")
     subprocess.run(
         [str(FEDGATE), "compile"], cwd=repo, check=True, timeout=120, capture_output=True
     )
@@ -84,9 +99,11 @@ def platform(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return repo
 
 
-def commit(repo: Path, message: str) -> subprocess.CompletedProcess[str]:
+def commit(
+    repo: Path, message: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     git(repo, "add", "-A")
-    return git(repo, "commit", "-m", message, check=False)
+    return git(repo, "commit", "-m", message, check=False, env=env)
 
 
 def edit(path: Path, old: str, new: str) -> None:
@@ -182,3 +199,34 @@ def test_a_hand_edit_of_a_rendered_file_is_refused(platform: Path) -> None:
         "/spec/replicas (owned by federated-hpa)"
     ) in result.stdout + result.stderr
     git(platform, "reset", "-q", "--hard", "HEAD")
+
+
+def readme_block(first_line: str) -> str:
+    """The README's YAML block that starts with ``first_line``, as written."""
+    blocks = re.findall(r"```yaml\n(.*?)```", (ROOT / "README.md").read_text(), re.DOTALL)
+    [block] = [b for b in blocks if b.startswith(first_line)]
+    return str(block)
+
+
+def test_the_readme_hook_repository_configuration_works_as_written(
+    hooks: tuple[Path, str], tmp_path: Path
+) -> None:
+    """The README's block with only repo: and rev: pointed at a local copy of fedgate (a test
+    cannot reach the URL a user's copy lives at); its args move specs, tree and bundle."""
+    hooks_repo, rev = hooks
+    config = readme_block("# .pre-commit-config.yaml: fedgate as a hook repository")
+    config = re.sub(r"(?m)^(  - repo: )\S+", rf"\g<1>{hooks_repo}", config, count=1)
+    config = re.sub(r"(?m)^(    rev: )\S+", rf"\g<1>{rev}", config, count=1)
+    repo = tmp_path / "platform"
+    shutil.copytree(EXAMPLES / "apps", repo / "teams")
+    shutil.copytree(POLICIES, repo / "platform" / "policies")
+    (repo / ".pre-commit-config.yaml").write_text(config)
+    env = install_hooks(repo, hooks_repo.parent / "cache")
+    first = commit(repo, "the apps, not yet rendered", env)
+    assert first.returncode != 0  # the compile hook rendered the tree: review and add it
+    assert (repo / "deploy" / "rendered" / "payments" / "checkout" / "deployment.yaml").is_file()
+    second = commit(repo, "the apps, rendered", env)
+    assert second.returncode == 0, second.stdout + second.stderr
+    output = second.stdout + second.stderr
+    assert re.search(r"fedgate check \(.*\)\.+Passed", output), output
+    assert re.search(r"fedgate compile \(.*\)\.+Passed", output), output

@@ -374,7 +374,7 @@ def test_sighup_reloads_a_good_bundle_and_refuses_a_broken_one(tmp_path: Path) -
         assert isinstance(body, dict) and body["response"]["allowed"] is True  # still warn
         _, metrics = server.request("GET", "/metrics")
         assert re.search(r"^fedgate_bundle_load_errors_total 1\.0$", str(metrics), re.MULTILINE)
-        assert "rules/image-tag/rule.yaml:2: not valid YAML" in server.output()  # named
+        assert "rules/image-tag/rule.yaml:2:1: not valid YAML" in server.output()  # named
 
 
 def _reload(server: Server, done: Any) -> None:

@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import EXAMPLES, POLICIES
-from tests.webhook.server import FEDGATE, Server, serving
+from tests.webhook.server import FEDGATE, Server, free_port, serving
 from webhook.audit import FAILING_AFTER
 from webhook.errors import UsageError
 from webhook.ledger import encode
@@ -298,7 +298,16 @@ def test_a_key_every_user_can_read_is_refused_at_start(tmp_path: Path) -> None:
     key.write_text("not used")
     key.chmod(0o644)
     result = subprocess.run(
-        [FEDGATE, "serve", "--certfile", str(key), "--keyfile", str(key), "--bind", "127.0.0.1:0"],
+        [
+            FEDGATE,
+            "serve",
+            "--certfile",
+            str(key),
+            "--keyfile",
+            str(key),
+            "--bind",
+            f"127.0.0.1:{free_port()}",
+        ],
         capture_output=True,
         text=True,
         timeout=60,

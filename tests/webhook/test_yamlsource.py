@@ -27,7 +27,7 @@ def test_lines_of_keys_and_items() -> None:
     ("text", "message"),
     [
         pytest.param("a: 1\na: 2\n", "f.yaml:2: a: duplicate key", id="duplicate-key"),
-        pytest.param("a: [1\n", "f.yaml:2: not valid YAML", id="unclosed-flow"),
+        pytest.param("a: [1\n", "f.yaml:2:1: not valid YAML", id="unclosed-flow"),
         pytest.param("x: &a {k: 1}\ny:\n  <<: *a\n", "f.yaml:3: y: merge keys", id="merge-key"),
         pytest.param("? [1]\n: 2\n", "f.yaml:1: mapping keys must be strings", id="list-key"),
         pytest.param("", "expected one YAML document, found no document", id="empty"),

@@ -31,7 +31,7 @@ from webhook.engine.celrules import CelRuntime
 from webhook.errors import BundleError, Finding
 from webhook.quantity import QuantityError, parse_quantity
 from webhook.schema import Checker
-from webhook.yamlsource import Document, YamlSyntaxError, parse_single
+from webhook.yamlsource import Document, YamlSyntaxError, parse_single, read_text
 
 BUNDLE_FILES = ("clusters.yaml", "tenants.yaml", "writers.yaml")
 OPTIONAL_FILES = ("argocd.yaml",)
@@ -108,12 +108,12 @@ def read_source(directory: Path) -> BundleSource:
     ]
     for name in names:
         path = directory / (name.replace("/", FLAT_SEPARATOR) if flat else name)
-        try:
-            files[name] = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
+        if not path.exists():
             continue  # reported as missing when the bundle is built
-        except (OSError, UnicodeDecodeError) as exc:
-            unreadable.append(Finding(str(path), 0, "", f"cannot read: {exc}"))
+        try:
+            files[name] = read_text(path)
+        except YamlSyntaxError as exc:
+            unreadable.append(exc.finding)
     return BundleSource(
         str(directory), files, folders, tuple(unreadable), tuple(v for v in vaps if v in files)
     )

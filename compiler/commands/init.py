@@ -1,0 +1,164 @@
+"""``fedgate init [DIR]``: scaffold a platform repository that compiles, checks and commits."""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+from compiler.output import Output, plural
+from compiler.policies import BUNDLED
+from webhook.errors import FedgateError
+
+NAME = "init"
+HELP = "scaffold a platform repository: policies/, apps/, the pre-commit hook, Argo CD"
+DESCRIPTION = """\
+Write a platform repository's starting point into DIR (default: here): policies/, a copy of
+the example bundle with every file commented (clusters, tenants, writers, Argo CD, rules and
+their tests: edit them to describe your federation); apps/hello.yaml, one app spec; and
+.pre-commit-config.yaml, which runs `fedgate check` on every commit. When DIR is inside a git
+work tree and the pre-commit framework is on PATH, the hook is installed too. Nothing that
+exists is overwritten: init stops and names it.
+
+examples:
+  git init platform && cd platform && fedgate init
+  fedgate compile && git add -A && git commit -m "a fedgate platform repository"
+"""
+USES_BUNDLE = False
+ARGOCD = "policies/argocd.yaml"
+
+HOOKS = """\
+# The pre-commit framework (https://pre-commit.com) runs fedgate before every commit:
+# `pip install pre-commit && pre-commit install` once per clone. fedgate must be on PATH
+# (language: system runs the fedgate you installed). `fedgate check` refuses a commit whose
+# specs are invalid, whose rendered/ tree is stale, or whose changes the admission webhook
+# would deny. To move things: args: [--apps, DIR, --out, DIR, --policies, DIR].
+repos:
+  - repo: local
+    hooks:
+      - id: fedgate-check
+        name: fedgate check
+        entry: fedgate check
+        language: system
+        types: [yaml]
+        require_serial: true
+"""
+
+APP = """\
+# An app spec: `fedgate compile` renders it into the Karmada manifests under rendered/
+# (Deployment, PropagationPolicy) and the tenant's Argo CD Application under rendered/argocd/.
+# Every field is described in fedgate's README, "The app spec".
+apiVersion: fedgate.dev/v1alpha1
+kind: App
+metadata:
+  name: hello                      # names the Deployment, its policies and its container
+  namespace: platform-demo         # a namespace of the tenant (policies/tenants.yaml)
+spec:
+  tenant: team-a
+  image: registry.example.com/platform/hello:1.0   # from one of the tenant's registries
+  replicas: 4
+  ports: [8080]
+  resources:                       # requests count against the tenant's quota
+    requests: {cpu: 100m, memory: 128Mi}
+    limits: {memory: 256Mi}
+  readinessProbe: {httpGet: {path: /ready, port: 8080}}
+  env: {GREETING: "hello"}         # strings only: quote numbers and booleans
+  placement:
+    clusters: [cluster-a, cluster-b]   # clusters of the tenant (policies/clusters.yaml)
+    replicas: Divided              # 4 replicas split over the clusters; Duplicated: 4 in each
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "directory",
+        nargs="?",
+        type=Path,
+        default=Path(),
+        metavar="DIR",
+        help="where to write (default: the working directory; created when missing)",
+    )
+    parser.add_argument("--no-hook", action="store_true", help="do not run `pre-commit install`")
+
+
+def scaffold() -> dict[str, bytes]:
+    """Relative path -> content of every file init writes."""
+    files = {
+        f"policies/{p.relative_to(BUNDLED).as_posix()}": p.read_bytes()
+        for p in sorted(BUNDLED.rglob("*.yaml"))
+    }
+    files["apps/hello.yaml"] = APP.encode()
+    files[".pre-commit-config.yaml"] = HOOKS.encode()
+    return files
+
+
+def run(args: argparse.Namespace, out: Output) -> int:
+    target: Path = args.directory
+    if target.exists() and not target.is_dir():
+        raise FedgateError(f"{target} is a file; give a directory to initialise")
+    files = scaffold()
+    existing = sorted(p for p in files if (target / p).exists())
+    if existing:
+        listed = ", ".join(str(target / p) for p in existing[:5])
+        more = f" and {len(existing) - 5} more" if len(existing) > 5 else ""
+        raise FedgateError(
+            f"{listed}{more} already exist; init writes only into an empty place and "
+            "overwrites nothing"
+        )
+    origin = _git(target, "remote", "get-url", "origin")
+    if origin:  # Argo CD syncs this repository: say so where it looks
+        files[ARGOCD] = re.sub(
+            rb"(?m)^(  repoURL: )\S+", lambda m: m[1] + origin.encode(), files[ARGOCD], count=1
+        )
+    for path, data in files.items():
+        (target / path).parent.mkdir(parents=True, exist_ok=True)
+        (target / path).write_bytes(data)
+    hook = "skipped (--no-hook)" if args.no_hook else _install_hook(target)
+    if out.format == "json":
+        out.json({"ok": True, "directory": str(target), "written": list(files), "hook": hook})
+        return 0
+    out.line(f"wrote {plural(len(files), 'file')} in {target}/:")
+    out.line("  policies/                the example bundle: describe your clusters, tenants,")
+    out.line("                           writers and Argo CD (argocd.yaml: repoURL) there")
+    out.line("  apps/hello.yaml          one app spec")
+    out.line("  .pre-commit-config.yaml  runs `fedgate check` before every commit")
+    out.line(f"pre-commit hook: {hook}")
+    go = "" if target == Path() else f"cd {target} && "
+    out.line(f'next: {go}fedgate compile && git add -A && git commit -m "fedgate platform"')
+    return 0
+
+
+def _install_hook(target: Path) -> str:
+    """Run `pre-commit install` where that can work; say what happened either way."""
+    framework = shutil.which("pre-commit")
+    if framework is None:
+        return "not installed: `pip install pre-commit && pre-commit install` to run it"
+    if _git(target, "rev-parse", "--is-inside-work-tree") != "true":
+        return "not installed: not a git repository yet (`git init`, then `pre-commit install`)"
+    result = subprocess.run(
+        [framework, "install"],
+        cwd=target,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    if result.returncode != 0:
+        reason = (result.stderr or result.stdout).strip().splitlines()
+        return f"not installed: pre-commit install failed: {reason[-1] if reason else '?'}"
+    return "installed (pre-commit install)"
+
+
+def _git(target: Path, *args: str) -> str | None:
+    """What ``git ARGS`` prints in ``target``; None when it fails or git is missing."""
+    if not target.is_dir():
+        return None
+    try:
+        result = subprocess.run(
+            ["git", *args], cwd=target, capture_output=True, text=True, timeout=30, check=False
+        )
+    except OSError:
+        return None
+    return result.stdout.strip() if result.returncode == 0 else None

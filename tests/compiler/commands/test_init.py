@@ -1,0 +1,91 @@
+"""``fedgate init``: `git init && fedgate init && fedgate compile && git commit` works, with the
+hook run by the real pre-commit framework; init never overwrites; the README shows what it
+writes."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from compiler.commands.init import HOOKS
+from tests.compiler.commands.entry import BIN, environment, fedgate, git, no_traceback
+from tests.conftest import ROOT
+
+PRE_COMMIT = BIN / "pre-commit"
+
+
+def commit(repo: Path, env: dict[str, str], message: str) -> subprocess.CompletedProcess[str]:
+    subprocess.run(["git", "add", "-A"], cwd=repo, env=environment(env), check=True, timeout=60)
+    return subprocess.run(
+        ["git", "commit", "-m", message],
+        cwd=repo,
+        env=environment(env),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+def test_init_compile_commit_runs_the_hook(tmp_path: Path) -> None:
+    if shutil.which("git") is None or not PRE_COMMIT.exists():
+        pytest.skip("git or the pre-commit framework is not installed")
+    env = {"PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home")}
+    repo = tmp_path / "platform"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    git(repo, "remote", "add", "origin", "https://git.example.com/acme/federation.git")
+    created = fedgate("init", cwd=repo, env=env)
+    assert created.returncode == 0, created.stderr
+    assert "pre-commit hook: installed (pre-commit install)" in created.stdout
+    assert (repo / ".git" / "hooks" / "pre-commit").is_file()
+    assert (
+        "repoURL: https://git.example.com/acme/federation.git"
+        in (repo / "policies" / "argocd.yaml").read_text()
+    )
+    compiled = fedgate("compile", cwd=repo, env=env)
+    assert compiled.returncode == 0, compiled.stderr
+    assert (repo / "rendered" / "argocd" / "team-a-application.yaml").is_file()
+    first = commit(repo, env, "a fedgate platform repository")
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert re.search(r"fedgate check\.+Passed", first.stdout + first.stderr), first.stderr
+    spec = repo / "apps" / "hello.yaml"
+    spec.write_text(spec.read_text().replace("replicas: 4", "replicas: 5"))
+    stale = commit(repo, env, "more replicas, not rendered")
+    assert stale.returncode != 0
+    assert "stale    rendered/platform-demo/hello/deployment.yaml" in stale.stdout + stale.stderr
+    assert fedgate("compile", cwd=repo, env=env).returncode == 0
+    assert commit(repo, env, "more replicas").returncode == 0
+
+
+def test_init_overwrites_nothing(tmp_path: Path) -> None:
+    (tmp_path / "apps").mkdir()
+    (tmp_path / "apps" / "hello.yaml").write_text("mine\n")
+    result = fedgate("init", "--no-hook", cwd=tmp_path)
+    no_traceback(result)
+    assert result.returncode == 1
+    assert result.stderr == (
+        "fedgate: apps/hello.yaml already exist; init writes only into an empty place and "
+        "overwrites nothing\n"
+    )
+    assert (tmp_path / "apps" / "hello.yaml").read_text() == "mine\n"
+    assert not (tmp_path / "policies").exists()
+
+
+def test_init_outside_git_says_how_to_get_the_hook(tmp_path: Path) -> None:
+    result = fedgate("init", "new", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "pre-commit hook: not installed: not a git repository yet" in result.stdout
+    assert "next: cd new && fedgate compile" in result.stdout
+    compiled = fedgate("compile", cwd=tmp_path / "new")
+    assert compiled.returncode == 0, compiled.stderr
+    assert compiled.stderr == ""  # the example app compiles without a warning
+
+
+def test_the_readme_shows_what_init_writes() -> None:
+    readme = (ROOT / "README.md").read_text()
+    assert f"```yaml\n{HOOKS}```" in readme
