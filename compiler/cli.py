@@ -14,6 +14,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
+from compiler.commands import bundle as bundle_command
 from compiler.commands import cel as cel_command
 from compiler.commands import check as check_command
 from compiler.commands import compile as compile_command
@@ -95,6 +96,7 @@ COMMANDS = (
     review_command,
     test_command,
     serve_command,
+    bundle_command,
     cel_command,
     init_command,
     completion_command,

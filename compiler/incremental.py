@@ -111,7 +111,7 @@ def compile_files(
 
     ``rendered``: every app's full render is wanted (``plan``), also for files taken from the
     cache (they are rendered again, not judged again)."""
-    source = read_source(policies)
+    source = read_source(policies, index=False)  # compile has the tree itself
     bundle = bundle_from_source(source, backend) if backend else bundle_from_source(source)
     key = f"{code_fingerprint()}:{source_fingerprint(source)}"
     cached = _load(cache, key)

@@ -3,7 +3,10 @@ Karmada builds it: one verdict with check and plan (issue 14)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
+
+import pytest
 
 from compiler.admission import admit
 from compiler.render.pipeline import render_app
@@ -22,7 +25,14 @@ LATEST_FOR_CLUSTER_B = (
 )
 
 
-def test_a_member_copy_the_rules_deny_is_a_compile_error(bundle: Bundle) -> None:
+@pytest.fixture(scope="module")
+def compiling(bundle: Bundle) -> Bundle:
+    """The bundle as compile loads it: without the index (compile has the tree itself)."""
+    return replace(bundle, index=None)
+
+
+def test_a_member_copy_the_rules_deny_is_a_compile_error(compiling: Bundle) -> None:
+    bundle = compiling
     [app] = parse_specs(LATEST_FOR_CLUSTER_B, "apps/demo-http.yaml")
     rendered = render_app(app, bundle, ("cluster-a", "cluster-b"))
     [error] = admit([rendered], bundle).errors
@@ -34,7 +44,8 @@ def test_a_member_copy_the_rules_deny_is_a_compile_error(bundle: Bundle) -> None
     )
 
 
-def test_a_template_violation_is_reported_once_not_per_cluster(bundle: Bundle) -> None:
+def test_a_template_violation_is_reported_once_not_per_cluster(compiling: Bundle) -> None:
+    bundle = compiling
     """The template's own review already says it; its member copies would say it again."""
     spec = (EXAMPLES / "apps" / "demo-http.yaml").read_text().replace("demo-http:1.0", "demo-http")
     [app] = parse_specs(spec, "apps/demo-http.yaml")

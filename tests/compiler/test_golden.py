@@ -45,3 +45,21 @@ def test_examples_render_exactly_the_golden_tree(tmp_path: Path) -> None:
                 lineterm="",
             )
     assert not diffs, "\n".join(diffs) + "\n(run `make golden` if this change is intended)"
+
+
+def test_the_example_bundle_carries_the_index_of_the_example_tree() -> None:
+    """policies/index.json is the index ``fedgate bundle`` makes of the golden tree, so the
+    example world's suites, the demo and ``fedgate review`` judge targets as the webhook
+    deployed with that tree would."""
+    from compiler.commands.bundle import synced_objects  # noqa: PLC0415
+    from webhook.bundle.index import build_index  # noqa: PLC0415
+    from webhook.bundle.load import load_bundle  # noqa: PLC0415
+
+    objects, unsynced = synced_objects(GOLDEN, load_bundle(POLICIES))
+    expected = build_index(objects, indent=True)
+    if os.environ.get("FEDGATE_REGENERATE_GOLDEN"):
+        (POLICIES / "index.json").write_bytes(expected)
+    assert unsynced == 0
+    assert (POLICIES / "index.json").read_bytes() == expected, (
+        "policies/index.json is stale: run `make golden` and review"
+    )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import shutil
 from dataclasses import replace
 from pathlib import Path
@@ -133,18 +134,24 @@ def test_webhook_deployment_is_hardened() -> None:
 
 
 def test_bundle_configmap_is_current() -> None:
-    from deploy.bundle_configmap import configmap  # noqa: PLC0415 - a script, not a package
+    from deploy.bundle_configmap import example_configmap  # noqa: PLC0415 - a script
 
-    assert (DEPLOY / "webhook" / "policies.yaml").read_bytes() == configmap(POLICIES), (
+    assert (DEPLOY / "webhook" / "policies.yaml").read_bytes() == example_configmap(), (
         "deploy/webhook/policies.yaml is stale: run make deploy-bundle"
     )
 
 
 def test_the_mounted_configmap_is_the_same_bundle(tmp_path: Path) -> None:
-    data = yaml.safe_load((DEPLOY / "webhook" / "policies.yaml").read_text())["data"]
-    for key, text in data.items():
+    """Mounted as the kubelet mounts it (every data and binaryData key a file), the ConfigMap
+    is the same bundle, with the same index."""
+    configmap = yaml.safe_load((DEPLOY / "webhook" / "policies.yaml").read_text())
+    for key, text in configmap["data"].items():
         (tmp_path / key).write_text(text)
+    for key, encoded in configmap["binaryData"].items():
+        (tmp_path / key).write_bytes(base64.b64decode(encoded))
     mounted, original = load_bundle(tmp_path), load_bundle(POLICIES)
+    assert mounted.index is not None and original.index is not None
+    assert mounted.index.objects == original.index.objects
     assert [replace(r, folder="") for r in mounted.rules] == [
         replace(r, folder="") for r in original.rules
     ]

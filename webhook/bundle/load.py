@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from webhook.bundle.index import INDEX_FILES, TreeIndex, parse_index
 from webhook.bundle.load_rules import RULE_FILES, load_rules
 from webhook.bundle.model import (
     DATA_KINDS,
@@ -28,7 +29,7 @@ from webhook.engine.affinity import candidate_clusters
 from webhook.engine.cel import Backend, make_backend
 from webhook.engine.cel.backend import DEFAULT_BACKEND
 from webhook.engine.celrules import CelRuntime
-from webhook.errors import BundleError, Finding
+from webhook.errors import BundleError, Finding, describe_os_error
 from webhook.quantity import QuantityError, parse_quantity
 from webhook.schema import Checker
 from webhook.yamlsource import Document, YamlSyntaxError, parse_single, read_text
@@ -66,6 +67,8 @@ class BundleSource:
     unreadable: tuple[Finding, ...] = ()
     vap_files: tuple[str, ...] = ()
     """``vaps/...yaml``: ValidatingAdmissionPolicies, bindings and their objects."""
+    index: tuple[str, bytes] | None = None
+    """(file name, bytes) of the synced tree's index (``index.py``), when the bundle has one."""
 
     def display(self, relative: str) -> str:
         return f"{self.root}/{relative}"
@@ -76,9 +79,10 @@ FLAT_SEPARATOR = "__"
 ``rules__x__rule.yaml``: ConfigMap keys cannot hold ``/``."""
 
 
-def read_source(directory: Path) -> BundleSource:
+def read_source(directory: Path, *, index: bool = True) -> BundleSource:
     """Read the bundle's files under ``directory`` (the only I/O of bundle loading), laid out
-    as folders or flat (see FLAT_SEPARATOR)."""
+    as folders or flat (see FLAT_SEPARATOR); with ``index``, the index of the synced tree too
+    (the compiler, which has the tree itself, does without)."""
     rules = directory / RULES_DIRECTORY
     flat = not rules.is_dir()
     if flat:
@@ -114,9 +118,30 @@ def read_source(directory: Path) -> BundleSource:
             files[name] = read_text(path)
         except YamlSyntaxError as exc:
             unreadable.append(exc.finding)
+    found = _read_index(directory) if index else None
+    if isinstance(found, Finding):
+        unreadable.append(found)
+        found = None
     return BundleSource(
-        str(directory), files, folders, tuple(unreadable), tuple(v for v in vaps if v in files)
+        str(directory),
+        files,
+        folders,
+        tuple(unreadable),
+        tuple(v for v in vaps if v in files),
+        found,
     )
+
+
+def _read_index(directory: Path) -> tuple[str, bytes] | Finding | None:
+    for name in INDEX_FILES:
+        path = directory / name
+        try:
+            return name, path.read_bytes()
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            return Finding(str(path), 0, "", f"cannot read: {describe_os_error(exc)}")
+    return None
 
 
 def load_bundle(
@@ -159,10 +184,16 @@ def bundle_from_source(
         world = build_bundle(documents, source=source.root)
     except BundleError as exc:
         raise BundleError([*exc.findings, *rule_findings]) from None
+    index: TreeIndex | None = None
+    if source.index is not None:
+        name, data = source.index
+        index, index_findings = parse_index(data, source.display(name))
+        rule_findings += index_findings
     if rule_findings:
         raise BundleError(rule_findings)
     return replace(
         world,
+        index=index,
         rules=rules,
         compiled=compiled,
         backend=engine,

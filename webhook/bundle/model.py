@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from webhook.memo import Memo
 
 if TYPE_CHECKING:
+    from webhook.bundle.index import TreeIndex
     from webhook.bundle.rules import Rule
     from webhook.engine.cel import Backend
     from webhook.engine.celrules import CelRuntime, CompiledRule
@@ -158,6 +159,8 @@ class Bundle:
     backend: Backend | None = None
     source: str = "<memory>"
     cel_runtime: CelRuntime | None = field(default=None, compare=False, repr=False)
+    index: TreeIndex | None = field(default=None, compare=False, repr=False)
+    """The synced tree (``index.py``): what Git says of objects other than the one reviewed."""
     _rules_by_kind: Mapping[tuple[str, str], tuple[Rule, ...]] = field(
         default_factory=dict, compare=False, repr=False
     )

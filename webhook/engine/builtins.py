@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from webhook.bundle.rules import Match, Rule
-from webhook.engine import ownership, retain, tenancy
+from webhook.engine import ownership, retain, targets, tenancy
 from webhook.engine.context import Review
 from webhook.engine.decision import Violation
 
@@ -24,6 +24,9 @@ CLUSTER_POLICIES = frozenset(
     {(POLICY, "ClusterPropagationPolicy"), (POLICY, "ClusterOverridePolicy")}
 )
 ALL_SUBRESOURCES = frozenset({"", "status", "scale"})
+AUTOSCALERS = frozenset(
+    {("autoscaling.karmada.io", "FederatedHPA"), ("autoscaling.karmada.io", "CronFederatedHPA")}
+)
 
 BUILTINS: dict[str, tuple[Check, Match]] = {
     "ownership.field-owner": (
@@ -75,5 +78,18 @@ BUILTINS: dict[str, tuple[Check, Match]] = {
     "retain.override-owned-field": (
         retain.check_override_owned_field,
         Match(OVERRIDE, WRITES, scope="any"),
+    ),
+    "overrides.member-copies": (
+        targets.check_override_effects,
+        Match(OVERRIDE, WRITES, scope="any"),
+    ),
+    "ownership.autoscaler-target": (
+        targets.check_autoscaler_target,
+        Match(AUTOSCALERS, WRITES, scope="any"),
+    ),
+    "tenancy.takeover": (targets.check_takeover, Match(PROPAGATION, WRITES, scope="any")),
+    "stateful-purge.targets": (
+        targets.check_stateful_targets,
+        Match(PROPAGATION, WRITES, scope="any"),
     ),
 }

@@ -9,7 +9,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from webhook.bundle.rules import Rule
-from webhook.engine.context import Review, annotations_of, labels_of, ledger_of
+from webhook.engine.context import BROKEN_LEDGER, Review, annotations_of, labels_of, ledger_of
 from webhook.engine.decision import Violation
 from webhook.ledger import TARGET_ANNOTATION, entries_below, escape, ledger_problem, owner_of
 from webhook.values import is_mapping
@@ -69,10 +69,34 @@ def _owners_written(pointer: str, ledger: Mapping[str, str]) -> set[str]:
     return below | ({found[0]} if found else set())
 
 
+def _target_ledgers(review: Review) -> list[tuple[str, Mapping[str, str]]] | None:
+    """(whose, ledger) of each template the override selects in the index of the synced tree:
+    what Git says, whatever the override's annotations say; None without an index."""
+    index = review.bundle.index
+    obj = review.request.object
+    if index is None or not is_mapping(obj):
+        return None
+    from webhook.engine.targets import selected_templates  # noqa: PLC0415 (targets imports us)
+
+    found: list[tuple[str, Mapping[str, str]]] = []
+    for template in selected_templates(index, obj):
+        ledger = ledger_of(template)
+        metadata = template.get("metadata") or {}
+        whose = f"{template.get('kind')} {metadata.get('namespace')}/{metadata.get('name')}"
+        found.append((whose, ledger if ledger is not None else BROKEN_LEDGER))
+    return found
+
+
 def check_override_owned_field(review: Review, rule: Rule) -> Iterator[Violation]:
     obj = review.request.object
-    target = ledger_of(obj, TARGET_ANNOTATION)
     spec = (obj or {}).get("spec")
+    indexed = _target_ledgers(review)
+    if indexed:
+        if is_mapping(spec):
+            for whose, ledger in indexed:
+                yield from _owned_writes(review, rule, spec, ledger, f"{whose}, which Git's ledger")
+        return
+    target = ledger_of(obj, TARGET_ANNOTATION)
     if target is None:
         text = annotations_of(obj).get(TARGET_ANNOTATION)
         if isinstance(text, str):  # present but unreadable: the override cannot be judged
@@ -85,6 +109,13 @@ def check_override_owned_field(review: Review, rule: Rule) -> Iterator[Violation
         return
     if not is_mapping(spec):
         return
+    yield from _owned_writes(review, rule, spec, target, "the selected object, which its ledger")
+
+
+def _owned_writes(
+    review: Review, rule: Rule, spec: Mapping[str, Any], target: Mapping[str, str], whose: str
+) -> Iterator[Violation]:
+    """A violation for each overrider that writes a field ``target`` gives to anyone but git."""
     owners: dict[str, list[str]] = {}
     for r_index, override_rule in enumerate(spec.get("overrideRules") or ()):
         overriders = override_rule.get("overriders") if is_mapping(override_rule) else None
@@ -96,8 +127,8 @@ def check_override_owned_field(review: Review, rule: Rule) -> Iterator[Violation
             for owner in owners[pointer]:
                 yield review.violation(
                     rule,
-                    f"this override writes {pointer} of the selected object, which its ledger "
-                    f"gives to {owner}; two writers may not claim one field"
+                    f"this override writes {pointer} of {whose} gives to {owner}; two "
+                    "writers may not claim one field"
                     + (
                         ": bound replicas with spec.autoscaling instead"
                         if pointer.startswith("/spec/replicas")

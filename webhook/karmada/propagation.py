@@ -200,6 +200,22 @@ def propagate(
     )
 
 
+def copies_anywhere(
+    obj: Mapping[str, Any], policies: Policies, clusters: Mapping[str, Cluster]
+) -> dict[str, MemberCopy]:
+    """What each of ``clusters`` would receive of ``obj`` were it placed there: the template as
+    the API server defaults it, its replicas as written, and the override policies. For a
+    write that could act on a member later (an override for a cluster the template does not
+    go to yet): judged as if it did."""
+    template, _ = api_server_defaults(obj)
+    cluster_policies, namespaced = policies.override_policies(template)
+    cluster_ordered = overridemanager.ordered(cluster_policies, template)
+    return {
+        name: _override(copy.deepcopy(dict(template)), namespaced, cluster_ordered, cluster)
+        for name, cluster in sorted(clusters.items())
+    }
+
+
 def base_copy(
     obj: Mapping[str, Any],
     replicas: Replicas | None,

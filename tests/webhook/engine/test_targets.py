@@ -1,0 +1,138 @@
+"""The target rules without an index of the synced tree: a tenant's write about other objects
+cannot be judged and is denied with what to do; git's and the platform team's are judged on
+what they carry (the retain rule reads git's target-ownership annotation then)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+from webhook.bundle.model import Bundle
+from webhook.engine.review import review
+from webhook.engine.synthesize import sync_request
+from webhook.karmada.detector import Policies
+from webhook.karmada.propagation import propagate
+
+ALICE = {"username": "alice@example.com", "groups": ["team-a"]}
+PAT = {"username": "pat@example.com", "groups": ["platform-admins"]}
+GIT = {"username": "system:serviceaccount:kube-system:argocd-manager", "groups": []}
+
+OVERRIDE = {
+    "apiVersion": "policy.karmada.io/v1alpha1",
+    "kind": "OverridePolicy",
+    "metadata": {
+        "name": "web-frontend",
+        "namespace": "platform-demo",
+        "annotations": {
+            "fedgate.dev/target-ownership": '{"":"git","/spec/replicas":"federated-hpa"}'
+        },
+    },
+    "spec": {
+        "resourceSelectors": [
+            {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web-frontend"}
+        ],
+        "overrideRules": [
+            {
+                "overriders": {
+                    "plaintext": [{"path": "/spec/replicas", "operator": "replace", "value": 3}]
+                }
+            }
+        ],
+    },
+}
+SCALER = {
+    "apiVersion": "autoscaling.karmada.io/v1alpha1",
+    "kind": "FederatedHPA",
+    "metadata": {"name": "x", "namespace": "platform-demo"},
+    "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "x"}},
+}
+
+
+@pytest.fixture(scope="module")
+def blind(bundle: Bundle) -> Bundle:
+    return replace(bundle, index=None)
+
+
+def _rules(bundle: Bundle, obj: dict[str, Any], user: dict[str, Any]) -> dict[str, str]:
+    decision = review(sync_request(obj, None, bundle, user=user), bundle)
+    return {v.rule: v.message for v in decision.violations}
+
+
+def test_a_tenant_override_is_denied_without_an_index(blind: Bundle) -> None:
+    unannotated = {**OVERRIDE, "metadata": {"name": "mine", "namespace": "platform-demo"}}
+    found = _rules(blind, unannotated, ALICE)
+    assert found["overrides.member-copies"].startswith(
+        "the webhook's bundle carries no index of the synced tree, so what this override does "
+        "cannot be judged"
+    )
+
+
+def test_git_is_judged_on_what_it_carries_without_an_index(blind: Bundle) -> None:
+    found = _rules(blind, OVERRIDE, GIT)
+    assert set(found) == {"retain.override-owned-field"}
+    assert found["retain.override-owned-field"].startswith(
+        "this override writes /spec/replicas of the selected object, which its ledger gives "
+        "to federated-hpa"
+    )
+
+
+def test_with_the_index_git_s_word_on_its_target_is_not_needed(bundle: Bundle) -> None:
+    unannotated = {**OVERRIDE, "metadata": {"name": "web-frontend", "namespace": "platform-demo"}}
+    found = _rules(bundle, unannotated, GIT)
+    assert "which Git's ledger gives to federated-hpa" in found["retain.override-owned-field"]
+
+
+@pytest.mark.parametrize(("user", "denied"), [(ALICE, True), (PAT, False), (GIT, False)])
+def test_an_autoscaler_without_an_index(blind: Bundle, user: dict[str, Any], denied: bool) -> None:
+    assert ("ownership.autoscaler-target" in _rules(blind, SCALER, user)) is denied
+
+
+def test_a_tenant_policy_without_an_index(blind: Bundle) -> None:
+    policy = {
+        "apiVersion": "policy.karmada.io/v1alpha1",
+        "kind": "PropagationPolicy",
+        "metadata": {"name": "mine", "namespace": "platform-demo"},
+        "spec": {
+            "resourceSelectors": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": "x"}],
+            "placement": {"clusterAffinity": {"clusterNames": ["cluster-a"]}},
+        },
+    }
+    assert "tenancy.takeover" in _rules(blind, policy, ALICE)
+
+
+def test_an_override_for_a_cluster_the_template_does_not_go_to_yet(bundle: Bundle) -> None:
+    """orders-db runs on cluster-a only; an override of its image for cluster-b applies the
+    day Git adds cluster-b, so it is judged as if the template went there."""
+    override = {
+        "apiVersion": "policy.karmada.io/v1alpha1",
+        "kind": "OverridePolicy",
+        "metadata": {"name": "later", "namespace": "platform-demo"},
+        "spec": {
+            "resourceSelectors": [
+                {"apiVersion": "apps/v1", "kind": "Deployment", "name": "orders-db"}
+            ],
+            "overrideRules": [
+                {
+                    "targetCluster": {"clusterNames": ["cluster-b"]},
+                    "overriders": {
+                        "imageOverrider": [
+                            {"component": "Registry", "operator": "replace", "value": "docker.io"}
+                        ]
+                    },
+                }
+            ],
+        },
+    }
+    assert bundle.index is not None
+    placed = propagate(
+        bundle.index.get(("apps", "Deployment", "platform-demo", "orders-db")) or {},
+        Policies.of(bundle.index.policies("platform-demo")),
+        bundle.clusters,
+    )
+    assert set(placed.copies) == {"cluster-a"}
+    found = _rules(bundle, override, GIT)
+    assert found["registry-allowed"].startswith(
+        "in cluster-b, Deployment platform-demo/orders-db would get: image docker.io/"
+    )

@@ -1,0 +1,339 @@
+"""Rules about the objects a write acts on, judged with what Git says of them.
+
+An OverridePolicy, a FederatedHPA, a CronFederatedHPA or a PropagationPolicy changes what other
+objects become in the member clusters. What those objects are, who owns their fields and which
+policy manages them is read from the bundle's index of the synced tree (``bundle/index.py``),
+never from the request: an object's own annotations are its writer's words.
+
+- ``overrides.member-copies``: an override is judged by what it does. For every template it
+  selects, on every cluster the template goes to, the member's copy without the override and
+  with it (Karmada's path: ``webhook/karmada``) go through ``review`` as one UPDATE by the
+  override's writer, with the CEL variable ``cluster`` set: field ownership (a tenant may not
+  rewrite what Git owns; nobody may write what an autoscaler or Karmada owns), registries,
+  tags, requests and replica bounds hold on what the member will run.
+- ``ownership.autoscaler-target``: an autoscaler may scale only what its target's ledger gives
+  to it.
+- ``tenancy.takeover``: a policy may not select a template another policy propagates.
+- ``stateful-purge.targets``: a placement that fails a stateful template over purges directly,
+  whatever label the policy carries.
+
+The index is Git as of the last bundle. Git and the platform team write the tree, so an object
+they name that the index does not know is judged on what the request carries; a tenant's write
+about an unknown object is denied with what to do instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from webhook.bundle.index import Key, TreeIndex, group_of, key_of
+from webhook.bundle.model import Cluster
+from webhook.bundle.rules import Rule
+from webhook.engine.context import Review, labels_of, ledger_of
+from webhook.engine.decision import Violation
+from webhook.engine.synthesize import sync_request
+from webhook.karmada.detector import Policies, policy_ref, selectors
+from webhook.karmada.propagation import MemberCopy, copies_anywhere, propagate
+from webhook.karmada.selector import ImplicitPriority, selectors_priority
+from webhook.ledger import owner_of
+from webhook.values import is_mapping
+
+TRUSTED = ("git", "platform")
+"""The writers of the tree and of the platform: what they name is judged on what they write."""
+STATEFUL_LABEL = "fedgate.dev/stateful"
+SCALERS = {"FederatedHPA": "federated-hpa", "CronFederatedHPA": "cron-federated-hpa"}
+"""The ledger owner each autoscaler kind acts as (no ledger names a CronFederatedHPA)."""
+
+
+def _trusted(review: Review) -> bool:
+    return review.identity.writer in TRUSTED
+
+
+def _show(key: Key) -> str:
+    _, kind, namespace, name = key
+    return f"{kind} {namespace}/{name}" if namespace else f"{kind} {name}"
+
+
+def _no_index(review: Review, rule: Rule, what: str) -> Violation:
+    return review.violation(
+        rule,
+        f"the webhook's bundle carries no index of the synced tree, so {what} cannot be "
+        "judged against what Git says of its targets: change it in Git, or have the platform "
+        "team publish the index (fedgate bundle)",
+    )
+
+
+def _unknown(review: Review, rule: Rule, key: Key, pointer: str) -> Violation:
+    return review.violation(
+        rule,
+        f"{_show(key)} is not in the index of the synced tree (the webhook's bundle, as of "
+        "the last `fedgate bundle`), so what this write does to it cannot be judged: change "
+        "it in Git, or ask the platform team to publish the index once it is there",
+        pointer=pointer,
+    )
+
+
+def selected_templates(index: TreeIndex, policy: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The index's templates the policy's resourceSelectors match (every template of its scope
+    when it has none, as Karmada reads an override without selectors)."""
+    namespace = None if policy.get("kind", "").startswith("Cluster") else _namespace(policy)
+    found = selectors(policy)
+    templates = index.templates(namespace)
+    if not found:
+        return list(templates)
+    return [t for t in templates if selectors_priority(t, found) > ImplicitPriority.MISMATCH]
+
+
+def _namespace(obj: Mapping[str, Any]) -> str:
+    metadata = obj.get("metadata")
+    value = metadata.get("namespace") if is_mapping(metadata) else None
+    return value if isinstance(value, str) else ""
+
+
+def _named_unknown(index: TreeIndex, policy: Mapping[str, Any]) -> Iterator[tuple[Key, str]]:
+    """(key, pointer) of each selector that names an object the index does not hold."""
+    for i, selector in enumerate(selectors(policy)):
+        if not is_mapping(selector) or not isinstance(selector.get("name"), str):
+            continue
+        namespace = selector.get("namespace") or _namespace(policy)
+        key = (
+            group_of(str(selector.get("apiVersion", ""))),
+            str(selector.get("kind", "")),
+            str(namespace),
+            selector["name"],
+        )
+        if index.get(key) is None:
+            yield key, f"/spec/resourceSelectors/{i}"
+
+
+# ---------------------------------------------------------------- overrides.member-copies
+
+
+def check_override_effects(review: Review, rule: Rule) -> Iterator[Violation]:
+    policy = review.request.object
+    if not is_mapping(policy):
+        return
+    index = review.bundle.index
+    trusted = _trusted(review)
+    if index is None:
+        if not trusted:
+            yield _no_index(review, rule, "what this override does")
+        return
+    if not trusted:
+        yield from (_unknown(review, rule, k, p) for k, p in _named_unknown(index, policy))
+        for i, selector in enumerate(selectors(policy)):
+            if is_mapping(selector) and not selector.get("name"):
+                yield review.violation(
+                    rule,
+                    "an override written outside Git must name each object it overrides: a "
+                    "selector without a name also reaches objects created later, which fedgate "
+                    "cannot see when they are written",
+                    pointer=f"/spec/resourceSelectors/{i}",
+                )
+    for target in selected_templates(index, policy):
+        yield from _member_copy_violations(review, rule, index, policy, target)
+
+
+def _member_copy_violations(
+    review: Review,
+    rule: Rule,
+    index: TreeIndex,
+    policy: Mapping[str, Any],
+    target: Mapping[str, Any],
+) -> Iterator[Violation]:
+    """The rules on every member's copy of ``target`` as the override changes it."""
+    own = key_of(policy)
+    others = [p for p in index.policies(_namespace(target)) if key_of(p) != own]
+    without, with_it = Policies.of(others), Policies.of([*others, policy])
+    clusters = review.bundle.clusters
+    before = propagate(target, without, clusters).copies
+    after = propagate(target, with_it, clusters).copies
+    elsewhere = {n: c for n, c in _could_run(review, target).items() if n not in after}
+    if elsewhere:  # the override applies there the day the template goes there
+        before = {**copies_anywhere(target, without, elsewhere), **before}
+        after = {**copies_anywhere(target, with_it, elsewhere), **after}
+    found: dict[tuple[str, str, str, str, str], tuple[Violation, list[str]]] = {}
+    for cluster, copy_after in sorted(after.items()):
+        copy_before = before.get(cluster)
+        for violation in _copy_violations(review, cluster, copy_before, copy_after):
+            v = violation
+            key = (v.rule, v.action, v.status, v.pointer, v.message)
+            found.setdefault(key, (violation, []))[1].append(cluster)
+    what = _show(key_of(target))
+    pointer = "/spec/overrideRules" if _spec(policy).get("overrideRules") else "/spec"
+    for violation, where in (found[k] for k in sorted(found)):
+        at = f" at {violation.pointer}" if violation.pointer else ""
+        yield replace(
+            violation,
+            pointer=pointer,
+            owner=violation.owner,
+            writer=review.identity.describe(),
+            action=violation.action if rule.action == "deny" else rule.action,
+            message=f"in {', '.join(where)}, {what} would get{at}: {violation.message}",
+        )
+
+
+def _could_run(review: Review, template: Mapping[str, Any]) -> Mapping[str, Cluster]:
+    """The clusters ``template`` may ever be placed on: its tenant's (every cluster outside
+    tenant namespaces)."""
+    clusters = review.bundle.clusters
+    tenant = review.bundle.tenant_of_namespace(_namespace(template))
+    if tenant is None:
+        return clusters
+    return {n: c for n, c in clusters.items() if n in tenant.clusters}
+
+
+def _spec(obj: Mapping[str, Any]) -> Mapping[str, Any]:
+    spec = obj.get("spec")
+    return spec if is_mapping(spec) else {}
+
+
+def _copy_violations(
+    review: Review, cluster: str, before: MemberCopy | None, after: MemberCopy
+) -> list[Violation]:
+    if after.object is None:
+        if before is not None and before.object is None:
+            return []  # it failed already: not this override's doing
+        return [
+            Violation(
+                rule="karmada.override",
+                owner="karmada",
+                writer="karmada",
+                action="deny",
+                status="error",
+                message=f"Karmada cannot build the copy with this override: {after.error}",
+            )
+        ]
+    if before is None or before.object is None or before.object == after.object:
+        return []
+    from webhook.engine.review import review as review_write  # noqa: PLC0415 (review calls us)
+
+    request = review.request
+    user = {"username": request.user.username, "groups": list(request.user.groups)}
+    write = sync_request(after.object, before.object, review.bundle, user=user)
+    return list(review_write(write, review.bundle, cluster=cluster).violations)
+
+
+# ---------------------------------------------------------------- ownership.autoscaler-target
+
+
+def check_autoscaler_target(review: Review, rule: Rule) -> Iterator[Violation]:
+    scaler = review.request.object
+    if not is_mapping(scaler):
+        return
+    ref = _spec(scaler).get("scaleTargetRef")
+    if not is_mapping(ref):
+        return
+    key = (
+        group_of(str(ref.get("apiVersion", ""))),
+        str(ref.get("kind", "")),
+        review.request.namespace,
+        str(ref.get("name", "")),
+    )
+    index = review.bundle.index
+    trusted = _trusted(review)
+    if index is None:
+        if not trusted:
+            yield _no_index(review, rule, f"what this {scaler.get('kind')} scales")
+        return
+    target = index.get(key)
+    if target is None:
+        if not trusted:
+            yield _unknown(review, rule, key, "/spec/scaleTargetRef")
+        return
+    acting = SCALERS.get(str(scaler.get("kind")), "")
+    ledger = ledger_of(target)
+    pointers = (
+        ("/spec/minReplicas", "/spec/maxReplicas")
+        if key[1] == "FederatedHPA"
+        else ("/spec/replicas",)
+    )
+    for pointer in pointers:
+        found = owner_of(pointer, ledger) if ledger is not None else ("git", "")
+        owner = found[0] if found else "git"
+        if owner != acting:
+            yield review.violation(
+                rule,
+                f"this {scaler.get('kind')} would write {pointer} of {_show(key)}, which "
+                f"Git's ledger gives to {owner}: two writers may not claim one field"
+                + (
+                    "; let an autoscaler own it with spec.autoscaling.owner in the app spec"
+                    if owner == "git"
+                    else ""
+                ),
+                pointer="/spec/scaleTargetRef",
+                owner=owner,
+            )
+
+
+# ---------------------------------------------------------------- tenancy.takeover
+
+
+def check_takeover(review: Review, rule: Rule) -> Iterator[Violation]:
+    policy = review.request.object
+    index = review.bundle.index
+    if not is_mapping(policy) or _trusted(review):
+        return
+    if index is None:
+        yield _no_index(review, rule, "which templates this policy would take")
+        return
+    own = policy_ref(policy)
+    for template in selected_templates(index, policy):
+        claim = Policies.of(index.policies(_namespace(template))).claim(template)
+        if claim.policy is None or policy_ref(claim.policy) == own:
+            continue
+        holder = policy_ref(claim.policy)
+        preempts = _spec(policy).get("preemption") == "Always"
+        yield review.violation(
+            rule,
+            f"this policy selects {_show(key_of(template))}, which {holder[0]} "
+            f"{'/'.join(p for p in holder[1:] if p)} from Git propagates"
+            + (" (and it would preempt it)" if preempts else "")
+            + ": one template, one policy; change the placement in Git",
+            pointer="/spec/resourceSelectors",
+        )
+
+
+# ---------------------------------------------------------------- stateful-purge.targets
+
+
+def _stateful(obj: Mapping[str, Any]) -> bool:
+    return obj.get("kind") == "StatefulSet" or (
+        str(labels_of(obj).get(STATEFUL_LABEL, "")).lower() == "true"
+    )
+
+
+def check_stateful_targets(review: Review, rule: Rule) -> Iterator[Violation]:
+    policy = review.request.object
+    if not is_mapping(policy):
+        return
+    application = (_spec(policy).get("failover") or {}).get("application")
+    if not is_mapping(application):
+        return
+    purge = application.get("purgeMode", "Gracefully")
+    if purge == "Directly" or _stateful(policy):
+        return  # a policy labelled stateful is the CEL rule stateful-purge's to judge
+    stateful = sorted(_show(key_of(t)) for t in _stateful_selected(review.bundle.index, policy))
+    stateful += [
+        f"every StatefulSet it selects (resourceSelectors[{i}])"
+        for i, s in enumerate(selectors(policy))
+        if is_mapping(s) and s.get("kind") == "StatefulSet"
+    ]
+    if stateful:
+        yield review.violation(
+            rule,
+            f"it fails over {', '.join(stateful)}, which is stateful, with purgeMode {purge}: "
+            "two copies of a stateful app during a partition corrupt its data; use "
+            "purgeMode Directly (spec.failover.purge: direct)",
+            pointer="/spec/failover/application/purgeMode",
+        )
+
+
+def _stateful_selected(
+    index: TreeIndex | None, policy: Mapping[str, Any]
+) -> Sequence[Mapping[str, Any]]:
+    if index is None:
+        return ()
+    return [t for t in selected_templates(index, policy) if _stateful(t)]
