@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping
 from functools import lru_cache
 from typing import Any
 
+import re2  # type: ignore[import-untyped]
 from cel_expr_python import cel  # type: ignore[import-untyped]
 from cel_expr_python.ext import (  # type: ignore[import-untyped]
     ext_bindings,
@@ -388,6 +389,11 @@ def _shown(kind: _Type) -> str:
     return f"{kind[0]}({', '.join(_shown(k) for k in kind[1])})"
 
 
+_CONSTANT_PATTERN = re.compile(
+    r"\.\s*(?P<name>find|findAll|matches)\s*\(\s*(?P<literal>[rR]?(?:'[^']*'|\"[^\"]*\"))\s*[,)]"
+)
+"""A member call whose pattern is one string literal (in the text with literals blanked)."""
+
 _MERGED = ("indexOf", "lastIndexOf", "includes", "fedgateMapOfPairs", "fedgateMergeEntries")
 """Names the strings extension already declares, and functions taking dyn (cel-expr
 runs a dyn parameter only when an extension declares it)."""
@@ -429,7 +435,29 @@ class CelExprBackend:
         mixed = self._mixed_literal(expression)
         if mixed is not None:
             raise CelCompileError(mixed)
+        self._check_constant_patterns(expression)
         return program
+
+    def _check_constant_patterns(self, expression: str) -> None:
+        """Kubernetes compiles a constant pattern of ``find``, ``findAll`` and ``matches`` when
+        the program is built: an invalid one is a compile error there, so here too."""
+        if not any(name in expression for name in ("find", "matches")):
+            return
+        masked = rewrite.blanked(expression)
+        for found in _CONSTANT_PATTERN.finditer(masked):
+            literal = expression[found.start("literal") : found.end("literal")]
+            try:
+                pattern = self._env.compile(literal).eval().plain_value()
+                re2.compile(pattern)
+            except re2.error as exc:
+                reason = exc.args[0] if exc.args else exc
+                if isinstance(reason, bytes):
+                    reason = reason.decode("utf-8", "replace")
+                raise CelCompileError(
+                    f"invalid regular expression {pattern!r} in {found.group('name')}(): {reason}"
+                ) from None
+            except RuntimeError:
+                continue  # not a plain literal after all: the engine judges it when it runs
 
     def _mixed_literal(self, expression: str) -> str | None:
         """Kubernetes compiles with homogeneous aggregate literals: ``[1, 'a']`` and

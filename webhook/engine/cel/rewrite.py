@@ -50,7 +50,7 @@ class _Call:
     arguments: list[tuple[int, int]]  # (start, end) of each argument
 
 
-def _blanked(expression: str) -> str:
+def blanked(expression: str) -> str:
     """The expression with every string literal's and comment's characters turned to spaces
     (the quotes kept), so positions stay those of the expression."""
 
@@ -102,7 +102,7 @@ def _arguments(masked: str, open_at: int) -> tuple[list[tuple[int, int]], int]:
 
 def uses_internal_name(expression: str) -> str | None:
     """An internal name written in the expression itself (outside literals), if any."""
-    masked = _blanked(expression)
+    masked = blanked(expression)
     for name in INTERNAL:
         if re.search(rf"\b{name}\b", masked):
             return name
@@ -115,7 +115,7 @@ def rewrite(expression: str) -> str:
         return expression
     done: set[int] = set()  # name positions of calls left as they are (wrong arity)
     while True:  # one call at a time: a rewritten call no longer matches, nested ones shift
-        calls = [c for c in _calls(_blanked(expression)) if c.name_start not in done]
+        calls = [c for c in _calls(blanked(expression)) if c.name_start not in done]
         if not calls:
             return expression
         edits = _edits(expression, calls[0])
