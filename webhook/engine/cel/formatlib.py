@@ -76,51 +76,48 @@ def _max_len_error(length: int) -> str:
     return f"must be no more than {length} bytes"
 
 
+def _checked(value: str, limit: int, pattern: str, regex_message: str) -> list[str]:
+    """The common shape of apimachinery's checks: a length limit, then a pattern."""
+    errors = [_max_len_error(limit)] if _size(value) > limit else []
+    if not _matches(pattern, value):
+        errors.append(regex_message)
+    return errors
+
+
+_DNS1123_LABEL_ERROR = _regex_error(
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
+    "and must start and end with an alphanumeric character",
+    _DNS1123_LABEL,
+    "my-name",
+    "123-abc",
+)
+
+
 def dns1123_label(value: str) -> list[str]:
-    errors = [_max_len_error(63)] if _size(value) > 63 else []
-    if not _matches(_DNS1123_LABEL, value):
-        if _matches(_DNS1123_SUBDOMAIN, value):
-            errors.append("must not contain dots")
-        else:
-            errors.append(
-                _regex_error(
-                    "a lowercase RFC 1123 label must consist of lower case alphanumeric "
-                    "characters or '-', and must start and end with an alphanumeric character",
-                    _DNS1123_LABEL,
-                    "my-name",
-                    "123-abc",
-                )
-            )
+    errors = _checked(value, 63, _DNS1123_LABEL, _DNS1123_LABEL_ERROR)
+    if errors and errors[-1] == _DNS1123_LABEL_ERROR and _matches(_DNS1123_SUBDOMAIN, value):
+        errors[-1] = "must not contain dots"  # a subdomain of the right length: it has dots
     return errors
 
 
 def dns1123_subdomain(value: str) -> list[str]:
-    errors = [_max_len_error(253)] if _size(value) > 253 else []
-    if not _matches(_DNS1123_SUBDOMAIN, value):
-        errors.append(
-            _regex_error(
-                "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
-                "characters, '-' or '.', and must start and end with an alphanumeric character",
-                _DNS1123_SUBDOMAIN,
-                "example.com",
-            )
-        )
-    return errors
+    message = (
+        "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
+        "'-' or '.', and must start and end with an alphanumeric character"
+    )
+    return _checked(
+        value, 253, _DNS1123_SUBDOMAIN, _regex_error(message, _DNS1123_SUBDOMAIN, "example.com")
+    )
 
 
 def dns1035_label(value: str) -> list[str]:
-    errors = [_max_len_error(63)] if _size(value) > 63 else []
-    if not _matches(_DNS1035_LABEL, value):
-        errors.append(
-            _regex_error(
-                "a DNS-1035 label must consist of lower case alphanumeric characters or '-', "
-                "start with an alphabetic character, and end with an alphanumeric character",
-                _DNS1035_LABEL,
-                "my-name",
-                "abc-123",
-            )
-        )
-    return errors
+    message = (
+        "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start "
+        "with an alphabetic character, and end with an alphanumeric character"
+    )
+    return _checked(
+        value, 63, _DNS1035_LABEL, _regex_error(message, _DNS1035_LABEL, "my-name", "abc-123")
+    )
 
 
 _LABEL_KEY_MESSAGE = (
@@ -159,19 +156,16 @@ def qualified_name(value: str) -> list[str]:
 
 
 def label_value(value: str) -> list[str]:
-    errors = [_max_len_error(63)] if _size(value) > 63 else []
-    if not _matches(_LABEL_VALUE, value):
-        errors.append(
-            _regex_error(
-                "a valid label must be an empty string or consist of alphanumeric characters, "
-                "'-', '_' or '.', and must start and end with an alphanumeric character",
-                _LABEL_VALUE,
-                "MyValue",
-                "my_value",
-                "12345",
-            )
-        )
-    return errors
+    message = (
+        "a valid label must be an empty string or consist of alphanumeric characters, '-', "
+        "'_' or '.', and must start and end with an alphanumeric character"
+    )
+    return _checked(
+        value,
+        63,
+        _LABEL_VALUE,
+        _regex_error(message, _LABEL_VALUE, "MyValue", "my_value", "12345"),
+    )
 
 
 def _mask_trailing_dash(name: str) -> str:
