@@ -149,8 +149,9 @@ def _library(impl: Callable[..., Any]) -> Callable[..., Any]:
 
 
 _OPAQUE = tuple(kind for kind, _ in library.OPAQUE_TYPES.values())
-_NAMESPACED = {
+_NAMESPACED: dict[str, Callable[..., Any]] = {
     **library.SETS_FUNCTIONS,
+    "lists.range": library.lists_range,
     "ip.isCanonical": library.OPAQUE_FUNCTIONS["ip.isCanonical"][0],
 }
 """Functions whose names have a dot: celpy reads ``sets.contains(a, b)`` as a method of a
@@ -177,6 +178,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     **{n: _library(f) for n, (f, _) in library.STRING_FUNCTIONS.items()},
     **{n: _library(f) for n, (f, _) in library.OPAQUE_FUNCTIONS.items() if n in _PLAIN_NAMES},
     "includes": _library(library.includes),
+    **{n: _library(f) for n, f in library.LISTS_EXTENSION.items() if "." not in n},
 }
 
 

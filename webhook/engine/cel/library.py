@@ -379,6 +379,67 @@ def regex_find_all(text: str, pattern: str, limit: int = -1) -> list[str]:
     return found if limit < 0 else found[:limit]
 
 
+# ---- cel-go's lists extension (ext/lists.go), for cel-python: cel-expr has its own
+
+
+def lists_range(n: int) -> list[int]:
+    return list(range(n))
+
+
+def list_slice(items: list[object], start: int, end: int) -> list[object]:
+    where = f"cannot slice({start}, {end})"
+    if start < 0 or end < 0:
+        raise LibraryError(f"{where}, negative indexes not supported")
+    if start > end:
+        raise LibraryError(f"{where}, start index must be less than or equal to end index")
+    if len(items) < end:
+        raise LibraryError(f"{where}, list is length {len(items)}")
+    return items[start:end]
+
+
+def list_flatten(items: list[object], depth: int = 1) -> list[object]:
+    if depth < 0:
+        raise LibraryError("level must be non-negative")
+    flat: list[object] = []
+    for item in items:
+        if isinstance(item, list) and depth > 0:
+            flat += list_flatten(item, depth - 1)
+        else:
+            flat.append(item)
+    return flat
+
+
+def list_sort(items: list[object]) -> list[object]:
+    """Comparable elements of one type (an int and a double are two types here, as in cel-go)."""
+    if not items:
+        return items
+    kinds = {type(item) for item in items}
+    if not kinds <= {bool, int, float, str, bytes, timedelta} or len(kinds) > 1:
+        raise LibraryError(
+            "list elements must have the same type"
+            if len(kinds) > 1
+            else "list elements must be comparable"
+        )
+    return sorted(items)  # type: ignore[type-var]
+
+
+def list_distinct(items: list[object]) -> list[object]:
+    unique: list[object] = []
+    for item in items:
+        if not any(cel_equal(item, seen) for seen in unique):
+            unique.append(item)
+    return unique
+
+
+LISTS_EXTENSION: dict[str, Callable[..., object]] = {
+    "lists.range": lists_range,
+    "slice": list_slice,
+    "flatten": list_flatten,
+    "sort": list_sort,
+    "distinct": list_distinct,
+}
+"""cel-go's lists extension but ``sortBy`` (a macro) and ``reverse`` (the strings one serves)."""
+
 LIST_FUNCTIONS: dict[str, tuple[Callable[..., object], int]] = {
     "isSorted": (is_sorted, 1),
     "sum": (list_sum, 1),
