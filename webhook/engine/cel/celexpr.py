@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping
 from functools import lru_cache
 from typing import Any
 
+import re2  # type: ignore[import-untyped]
 from cel_expr_python import cel  # type: ignore[import-untyped]
 from cel_expr_python.ext import (  # type: ignore[import-untyped]
     ext_bindings,
@@ -15,9 +16,8 @@ from cel_expr_python.ext import (  # type: ignore[import-untyped]
     ext_strings,
 )
 
-from webhook.engine.cel import library
+from webhook.engine.cel import library, rewrite
 from webhook.engine.cel.backend import VARIABLES, CelCompileError, CelEvalError
-from webhook.engine.cel.paths import STRING_LITERAL
 
 QUANTITY = "kubernetes.Quantity"
 
@@ -68,6 +68,8 @@ class _Opaque:
         return value if read is None else read(value.value)
 
     def out(self, value: Any) -> Any:
+        if isinstance(value, list):  # format.named's list of one NamedFormat
+            return [self.out(item) for item in value]
         message = self.messages.get(type(value))
         return value if message is None else self._message(message, value.text)
 
@@ -85,12 +87,17 @@ class _Opaque:
         return call
 
 
-def _declarations(quantities: _Opaque) -> list[Any]:
+def _decl(name: str, overloads: list[Any]) -> tuple[str, Any]:
+    """A function declaration, with its name (cel-expr's declaration does not tell it)."""
+    return name, cel.FunctionDecl(name, overloads)
+
+
+def _declarations(quantities: _Opaque) -> list[tuple[str, Any]]:
     t = cel.Type
     quantity, string = t(QUANTITY), t.STRING
     types = {"bool": t.BOOL, "int": t.INT, "double": t.DOUBLE, "quantity": quantity}
     functions = [
-        cel.FunctionDecl(
+        _decl(
             "quantity",
             [
                 cel.Overload(
@@ -101,7 +108,7 @@ def _declarations(quantities: _Opaque) -> list[Any]:
                 )
             ],
         ),
-        cel.FunctionDecl(
+        _decl(
             "isQuantity",
             [cel.Overload("is_quantity_string", t.BOOL, [string], impl=library.is_quantity)],
         ),
@@ -123,10 +130,10 @@ def _declarations(quantities: _Opaque) -> list[Any]:
             overloads.append(  # signature, and both are messages at run time
                 cel.Overload(f"semver_{name}", types[result], [semver, semver], is_member=True)
             )
-        functions.append(cel.FunctionDecl(name, overloads))
+        functions.append(_decl(name, overloads))
     for name, (impl, result) in library.QUANTITY_UNARY.items():
         functions.append(
-            cel.FunctionDecl(
+            _decl(
                 name,
                 [
                     cel.Overload(
@@ -142,39 +149,56 @@ def _declarations(quantities: _Opaque) -> list[Any]:
     return [*functions, *_kubernetes_declarations(), *_net_declarations(quantities)]
 
 
-def _net_declarations(opaque: _Opaque) -> list[Any]:
+def _net_declarations(opaque: _Opaque) -> list[tuple[str, Any]]:
     """Kubernetes' IP, CIDR and URL libraries, overloads as ``library.OPAQUE_FUNCTIONS``
     declares."""
-    t = cel.Type
-    types = {
-        "string": t.STRING,
-        "bool": t.BOOL,
-        "int": t.INT,
-        "map(string, list(string))": t.Map(t.STRING, t.List(t.STRING)),
-    }
     functions = []
     for name, (impl, overloads) in library.OPAQUE_FUNCTIONS.items():
-        declared = []
+        declared, runtime = [], set()
         for parameters, result in overloads:
-            kinds = [types.get(p) or t(p) for p in parameters]
-            member = parameters[0] in library.OPAQUE_TYPES
+            member = bool(parameters) and parameters[0] in library.OPAQUE_TYPES
             overload_id = "_".join(
-                [name.replace(".", "_"), *(p.replace(".", "_") for p in parameters)]
+                [name.replace(".", "_"), *(_signature_id(p) for p in parameters)]
             )
+            # every opaque type is a message at run time: one implementation serves the
+            # overloads that only the type checker tells apart (string() of an IP or a CIDR)
+            kinds = tuple("message" if p in library.OPAQUE_TYPES else p for p in parameters)
             declared.append(
                 cel.Overload(
                     overload_id,
-                    types.get(result) or t(result),
-                    kinds,
-                    is_member=member,
-                    impl=opaque.wrap(impl),
+                    _type(result),
+                    [_type(p) for p in parameters],
+                    is_member=member and name != "string",
+                    **({} if kinds in runtime else {"impl": opaque.wrap(impl)}),
                 )
             )
-        functions.append(cel.FunctionDecl(name, declared))
+            runtime.add(kinds)
+        if name == "string":
+            declared = [*_string_overloads(), *declared]
+        functions.append(_decl(name, declared))
     return functions
 
 
-def _kubernetes_declarations() -> list[Any]:
+def _type(signature: str) -> Any:
+    """A cel-expr type from the signatures of ``library`` (``list(T)``, ``map(K, V)``, a
+    scalar, or an opaque type's name)."""
+    t = cel.Type
+    scalars = {"string": t.STRING, "bool": t.BOOL, "int": t.INT, "dyn": t.DYN}
+    if signature in scalars:
+        return scalars[signature]
+    if signature.startswith("list(") and signature.endswith(")"):
+        return t.List(_type(signature[5:-1]))
+    if signature.startswith("map(") and signature.endswith(")"):
+        key, _, value = signature[4:-1].partition(", ")
+        return t.Map(_type(key), _type(value))
+    return t(signature)
+
+
+def _signature_id(signature: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "_", signature).strip("_")
+
+
+def _kubernetes_declarations() -> list[tuple[str, Any]]:
     """Kubernetes' lists and regex libraries and cel-go's sets extension (``library``), with
     Kubernetes' overloads (one per element type). cel-expr runs one implementation per
     runtime signature, and every ``list(T)`` is a list at run time: the first overload
@@ -193,7 +217,7 @@ def _kubernetes_declarations() -> list[Any]:
     for name, (elements, returns_element) in members.items():
         impl = library.LIST_FUNCTIONS[name][0]
         functions.append(
-            cel.FunctionDecl(
+            _decl(
                 name,
                 [
                     cel.Overload(
@@ -207,24 +231,42 @@ def _kubernetes_declarations() -> list[Any]:
                 ],
             )
         )
+    elements = [*comparable, t.List(t.DYN), t.Map(t.DYN, t.DYN)]  # sets take any element
     for name, impl in library.SETS_FUNCTIONS.items():
         functions.append(
-            cel.FunctionDecl(
+            _decl(
                 name,
                 [
                     cel.Overload(
-                        f"{name.replace('.', '_')}_{element.name().lower()}",
+                        f"{name.replace('.', '_')}_{_signature_id(element.name().lower())}",
                         t.BOOL,
                         [t.List(element), t.List(element)],
                         **({"impl": impl} if i == 0 else {}),
                     )
-                    for i, element in enumerate(comparable)
+                    for i, element in enumerate(elements)
                 ],
+            )
+        )
+    dyns = t.List(t.DYN)
+    any_members: dict[str, tuple[Callable[..., object], list[Any], Any, bool]] = {
+        # Kubernetes' list.indexOf(A) merge with the strings extension's indexOf(string)
+        "indexOf": (library.list_index_of, [dyns, t.DYN], t.INT, True),
+        "lastIndexOf": (library.list_last_index_of, [dyns, t.DYN], t.INT, True),
+        "includes": (library.includes, [t.DYN, t.DYN], t.BOOL, True),
+        "fedgateMapOfPairs": (library.map_of_pairs, [dyns], t.Map(t.DYN, t.DYN), True),
+        "fedgateMergeEntries": (library.merge_entries, [dyns], t.Map(t.DYN, t.DYN), True),
+    }
+    for name, (function, parameters, result, member) in any_members.items():
+        overload = f"list_{name}" if name != "includes" else "list_includes_dyn_dyn"
+        functions.append(
+            _decl(
+                name,
+                [cel.Overload(overload, result, parameters, is_member=member, impl=function)],
             )
         )
     string, strings = t.STRING, t.List(t.STRING)
     functions += [
-        cel.FunctionDecl(
+        _decl(
             "find",
             [
                 cel.Overload(
@@ -236,7 +278,7 @@ def _kubernetes_declarations() -> list[Any]:
                 )
             ],
         ),
-        cel.FunctionDecl(
+        _decl(
             "findAll",
             [
                 cel.Overload(
@@ -262,7 +304,7 @@ def _kubernetes_declarations() -> list[Any]:
 _ORDERINGS = {"_<_": "less", "_<=_": "less_equals", "_>_": "greater", "_>=_": "greater_equals"}
 _ORDERING_EXCLUDED = (
     "stdlib:\n  exclude_functions:\n"
-    + "".join(f"    - name: {name}\n" for name in _ORDERINGS)
+    + "".join(f"    - name: {name}\n" for name in [*_ORDERINGS, "string"])
     + "extensions:\n  - name: two-var-comprehensions\n  - name: lists\n"
 )
 """cel-expr's standard <, <=, >, >= leave out int against double; Kubernetes enables
@@ -271,6 +313,15 @@ those overloads; cel-expr's runtime already compares across numeric types. And c
 two-variable comprehensions (``all(i, v, ...)``, ``exists``, ``existsOne``, ``transformList``)
 and lists extension (``sort``, ``sortBy``, ``distinct``, ``flatten``, ``slice``, ``reverse``,
 ``lists.range``), which Kubernetes enables from cel-go."""
+
+
+def _string_overloads() -> list[Any]:
+    """The standard ``string()`` conversions, declared again beside Kubernetes' ``string()``
+    of an IP and a CIDR (cel-expr cannot add overloads to a standard function; its runtime
+    keeps the standard implementations)."""
+    t = cel.Type
+    kinds = [t.BOOL, t.INT, t.UINT, t.DOUBLE, t.BYTES, t.STRING, t.TIMESTAMP, t.DURATION]
+    return [cel.Overload(f"{k.name().lower()}_to_string", t.STRING, [k]) for k in kinds]
 
 
 def _ordering_declarations() -> list[Any]:
@@ -300,10 +351,52 @@ def _literal_elements(node: Any) -> list[list[Any]]:
     return []
 
 
-_MISSING_AT_RUN_TIME = re.compile(r"\.\s*(transformMap|transformMapEntry)\s*\(")
-"""Declared by cel-cpp's two-variable comprehensions, but their runtime helper
-(``cel.@mapInsert``) is missing from cel-expr-python: refused when compiling, not found when a
-request comes."""
+_Type = tuple[str, tuple[Any, ...]]
+_OPEN_TYPES = frozenset({"dyn", "null", "null_type", "error"})
+
+
+def _parse_type(name: str) -> _Type:
+    """``list<list<int>>`` as ``('list', (('list', (('int', ()),)),))``."""
+    head, _, rest = name.partition("<")
+    if not rest:
+        return head.strip(), ()
+    parameters, depth, start = [], 0, 0
+    body = rest[:-1]
+    for index, char in enumerate(body):
+        depth += {"<": 1, ">": -1}.get(char, 0)
+        if char == "," and depth == 0:
+            parameters.append(_parse_type(body[start:index]))
+            start = index + 1
+    parameters.append(_parse_type(body[start:]))
+    return head.strip(), tuple(parameters)
+
+
+def _compatible(a: _Type, b: _Type) -> bool:
+    """cel-go's assignability for literal elements: dyn (and null) go with anything; else the
+    same type, parameters alike (``[[1], [2.0]]`` mixes list(int) and list(double))."""
+    if a[0] in _OPEN_TYPES or b[0] in _OPEN_TYPES:
+        return True
+    return (
+        a[0] == b[0]
+        and len(a[1]) == len(b[1])
+        and all(_compatible(x, y) for x, y in zip(a[1], b[1], strict=True))
+    )
+
+
+def _shown(kind: _Type) -> str:
+    if not kind[1]:
+        return kind[0]
+    return f"{kind[0]}({', '.join(_shown(k) for k in kind[1])})"
+
+
+_CONSTANT_PATTERN = re.compile(
+    r"\.\s*(?P<name>find|findAll|matches)\s*\(\s*(?P<literal>[rR]?(?:'[^']*'|\"[^\"]*\"))\s*[,)]"
+)
+"""A member call whose pattern is one string literal (in the text with literals blanked)."""
+
+_MERGED = ("indexOf", "lastIndexOf", "includes", "fedgateMapOfPairs", "fedgateMergeEntries")
+"""Names the strings extension already declares, and functions taking dyn (cel-expr
+runs a dyn parameter only when an extension declares it)."""
 
 
 class CelExprBackend:
@@ -311,6 +404,7 @@ class CelExprBackend:
 
     def __init__(self) -> None:
         pool = _descriptors()
+        declarations = _declarations(_Opaque(pool))
         self._env = cel.NewEnv(
             descriptor_pool=pool,
             config=cel.NewEnvConfigFromYaml(_ORDERING_EXCLUDED),
@@ -320,25 +414,50 @@ class CelExprBackend:
                 ext_optional.ExtOptional(),
                 ext_math.ExtMath(),
                 ext_bindings.ExtBindings(),
+                # an extension, not ``functions``: its overloads merge with the standard
+                # ``string()`` and the strings extension's ``indexOf`` / ``lastIndexOf``
+                cel.CelExtension("kubernetes", [d for n, d in declarations if n in _MERGED]),
             ],
-            functions=[*_declarations(_Opaque(pool)), *_ordering_declarations()],
+            functions=[
+                *(d for n, d in declarations if n not in _MERGED),
+                *_ordering_declarations(),
+            ],
         )
 
     def compile(self, expression: str) -> Any:
+        internal = rewrite.uses_internal_name(expression)
+        if internal is not None:
+            raise CelCompileError(f"undeclared reference to '{internal}'")
         try:
-            program = self._env.compile(expression)
+            program = self._env.compile(rewrite.rewrite(expression))
         except RuntimeError as exc:
             raise CelCompileError(_clean(str(exc))) from None
         mixed = self._mixed_literal(expression)
         if mixed is not None:
             raise CelCompileError(mixed)
-        missing = _MISSING_AT_RUN_TIME.search(STRING_LITERAL.sub("''", expression))
-        if missing is not None:
-            raise CelCompileError(
-                f"{missing.group(1)}() is not available in fedgate's engine yet (cel-expr-python "
-                "compiles it but cannot run it): write the rule without it"
-            )
+        self._check_constant_patterns(expression)
         return program
+
+    def _check_constant_patterns(self, expression: str) -> None:
+        """Kubernetes compiles a constant pattern of ``find``, ``findAll`` and ``matches`` when
+        the program is built: an invalid one is a compile error there, so here too."""
+        if not any(name in expression for name in ("find", "matches")):
+            return
+        masked = rewrite.blanked(expression)
+        for found in _CONSTANT_PATTERN.finditer(masked):
+            literal = expression[found.start("literal") : found.end("literal")]
+            try:
+                pattern = self._env.compile(literal).eval().plain_value()
+                re2.compile(pattern)
+            except re2.error as exc:
+                reason = exc.args[0] if exc.args else exc
+                if isinstance(reason, bytes):
+                    reason = reason.decode("utf-8", "replace")
+                raise CelCompileError(
+                    f"invalid regular expression {pattern!r} in {found.group('name')}(): {reason}"
+                ) from None
+            except RuntimeError:
+                continue  # not a plain literal after all: the engine judges it when it runs
 
     def _mixed_literal(self, expression: str) -> str | None:
         """Kubernetes compiles with homogeneous aggregate literals: ``[1, 'a']`` and
@@ -354,28 +473,25 @@ class CelExprBackend:
         except Exception:
             return None
         for node in tree.iter_subtrees():
-            groups = _literal_elements(node)
-            for elements in groups:
-                kinds = {self._type_of(expression, element) for element in elements} - {"dyn"}
-                if len(kinds) > 1:
-                    return (
-                        f"mixed types in one literal ({', '.join(sorted(kinds))}): Kubernetes "
-                        "refuses it at compile time; convert the elements to one type"
-                    )
+            for elements in _literal_elements(node):
+                kinds = [self._type_of(expression, element) for element in elements]
+                for i, first in enumerate(kinds):
+                    other = next((k for k in kinds[i + 1 :] if not _compatible(first, k)), None)
+                    if other is not None:
+                        shown = ", ".join(sorted({_shown(first), _shown(other)}))
+                        return (
+                            f"mixed types in one literal ({shown}): Kubernetes refuses it at "
+                            "compile time; convert the elements to one type"
+                        )
         return None
 
-    def _type_of(self, expression: str, element: Any) -> str:
+    def _type_of(self, expression: str, element: Any) -> _Type:
         text = expression[element.meta.start_pos : element.meta.end_pos]
         try:
-            kind = self._env.compile(text).return_type()
+            kind = self._env.compile(rewrite.rewrite(text)).return_type()
         except RuntimeError:
-            return "dyn"  # a comprehension variable, or an element that needs its context
-        name = str(kind.name()).lower()
-        if name.startswith("list"):
-            return "list"
-        if name.startswith("map"):
-            return "map"
-        return "dyn" if name in ("dyn", "null_type", "error") else name
+            return ("dyn", ())  # a comprehension variable, or an element that needs context
+        return _parse_type(str(kind.name()).lower())
 
     def activation(self, variables: Mapping[str, Any]) -> Any:
         return self._env.Activation(dict(variables))
@@ -398,5 +514,12 @@ class CelExprBackend:
         return plain
 
 
+_MISSING_KEY = re.compile(r'Key not found in map : "?(.*?)"?$')
+
+
 def _clean(message: str) -> str:
-    return message.replace("INVALID_ARGUMENT: ", "").replace(" [INVALID_ARGUMENT]", "").strip()
+    message = message.replace("INVALID_ARGUMENT: ", "").replace(" [INVALID_ARGUMENT]", "")
+    message = _MISSING_KEY.sub(r"no such key: \1", message.replace("NOT_FOUND: ", ""))
+    for internal, written in rewrite.INTERNAL.items():
+        message = message.replace(internal, written)
+    return message.strip()

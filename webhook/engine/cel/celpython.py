@@ -13,7 +13,7 @@ from celpy.adapter import json_to_cel
 from celpy.celparser import CELParseError
 from celpy.evaluation import CELEvalError, Evaluator, base_functions
 
-from webhook.engine.cel import library
+from webhook.engine.cel import library, netlib, rewrite
 from webhook.engine.cel.backend import CelCompileError
 from webhook.engine.cel.backend import CelEvalError as EvalError
 from webhook.engine.cel.celexpr import CelExprBackend
@@ -115,6 +115,8 @@ def _in(item: Any, container: Any) -> Any:
 def _string(value: Any) -> Any:
     if isinstance(value, celtypes.BoolType):
         return celtypes.StringType("true" if value else "false")
+    if isinstance(value, netlib.IP | netlib.CIDR):  # Kubernetes' string() of an IP or CIDR
+        return celtypes.StringType(netlib.to_string(value))
     return celtypes.StringType(value)
 
 
@@ -147,12 +149,21 @@ def _library(impl: Callable[..., Any]) -> Callable[..., Any]:
 
 
 _OPAQUE = tuple(kind for kind, _ in library.OPAQUE_TYPES.values())
-_NAMESPACED = {
+_NAMESPACED: dict[str, Callable[..., Any]] = {
     **library.SETS_FUNCTIONS,
+    "lists.range": library.lists_range,
     "ip.isCanonical": library.OPAQUE_FUNCTIONS["ip.isCanonical"][0],
 }
 """Functions whose names have a dot: celpy reads ``sets.contains(a, b)`` as a method of a
 variable ``sets``."""
+
+_PLAIN_NAMES = {
+    name
+    for name in library.OPAQUE_FUNCTIONS
+    if "." not in name and name != "string" and name not in rewrite.INTERNAL
+}
+"""The IP, CIDR, URL and semver functions celpy calls by name (``string()`` is the operator's;
+``format.*`` and ``validate`` return optionals, which celpy has not: refused at load)."""
 
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     **OPERATORS,
@@ -165,7 +176,9 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     **{n: _library(f) for n, (f, _, _) in library.QUANTITY_MEMBERS.items()},
     **{n: _library(f) for n, (f, _) in library.QUANTITY_UNARY.items()},
     **{n: _library(f) for n, (f, _) in library.STRING_FUNCTIONS.items()},
-    **{n: _library(f) for n, (f, _) in library.OPAQUE_FUNCTIONS.items() if "." not in n},
+    **{n: _library(f) for n, (f, _) in library.OPAQUE_FUNCTIONS.items() if n in _PLAIN_NAMES},
+    "includes": _library(library.includes),
+    **{n: _library(f) for n, f in library.LISTS_EXTENSION.items() if "." not in n},
 }
 
 
@@ -183,6 +196,16 @@ class _Evaluator(Evaluator):
         if isinstance(target, celtypes.MapType):
             return celtypes.BoolType(celtypes.StringType(str(selection.children[1])) in target)
         return CELEvalError(f"no such overload: has() of a field of a {_kind(target)}")
+
+    def member_dot(self, tree: lark.Tree[Any]) -> Any:
+        """``net.IP``, ``net.CIDR``, ``kubernetes.Quantity``...: the opaque types by name, as
+        ``type(ip('::1')) == net.IP`` compares them (celpy read ``net`` as a variable)."""
+        target = _unwrap(tree.children[0])
+        if isinstance(target, lark.Tree) and target.data == "ident":
+            opaque = library.OPAQUE_TYPES.get(f"{target.children[0]}.{tree.children[1]}")
+            if opaque is not None:
+                return opaque[0]
+        return super().member_dot(tree)
 
     def sub_evaluator(self, ast: lark.Tree[Any]) -> Evaluator:
         """Macro bodies are evaluated with these rules too (celpy built its own class)."""
@@ -243,6 +266,8 @@ class _Evaluator(Evaluator):
 
 
 _MACROS = frozenset({"all", "exists", "exists_one", "map", "filter"})
+_NAMESPACES = ("optional", "strings", "math", "base64", "lists", "format")
+"""Namespaced functions cel-python has none of: named in full when refused."""
 
 
 _KNOWN = frozenset(
@@ -270,7 +295,7 @@ def _unsupported(ast: Any) -> set[str]:
                 qualified = f"{target.children[0]}.{name}"
                 if qualified in _NAMESPACED:
                     continue
-                if str(target.children[0]) in ("optional", "strings", "math", "base64", "lists"):
+                if str(target.children[0]) in _NAMESPACES:
                     name = qualified
         else:
             continue

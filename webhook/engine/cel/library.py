@@ -4,17 +4,20 @@ Neither engine ships the Kubernetes libraries. Here, on plain Python values:
 
 - Quantity (``apiserver/pkg/cel/library/quantity.go``): ``quantity(string)`` makes an exact
   ``Quantity`` (a Fraction), with ``isLessThan``, ``isGreaterThan``, ``compareTo``, ``add``,
-  ``sub``, ``mul``, ``sign``, ``asApproximateFloat``, ``asInteger``, ``isInteger``; and
-  ``isQuantity(string)``. As in Kubernetes there is no ``<`` or ``+`` on a Quantity.
-- the lists library (``isSorted``, ``sum``, ``min``, ``max``), the regex library (``find``,
-  ``findAll``, RE2) and cel-go's sets extension (``sets.contains``, ``sets.equivalent``,
-  ``sets.intersects``).
-- for cel-python, which has no strings extension, the one-argument ``indexOf`` and
-  ``lastIndexOf`` of strings (code-point offsets, -1 when absent); cel-expr has its own.
+  ``sub``, ``sign``, ``asApproximateFloat``, ``asInteger``, ``isInteger``; and
+  ``isQuantity(string)``. As in Kubernetes there is no ``<`` or ``+`` on a Quantity, and no
+  ``mul``, ``div`` or ``divInt`` (proposed in kubernetes/kubernetes#135995, not merged).
+- the lists library (``isSorted``, ``sum``, ``min``, ``max``, ``indexOf``, ``lastIndexOf``,
+  ``includes``), the regex library (``find``, ``findAll``, RE2) and cel-go's sets extension
+  (``sets.contains``, ``sets.equivalent``, ``sets.intersects``).
+- for cel-python, which has no strings extension, cel-go's string functions (code-point
+  offsets, -1 when absent); cel-expr has its own.
+- the format library (``formatlib``): ``format.<name>()``, ``format.named()``, ``validate()``.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -25,7 +28,7 @@ from typing import Any, cast
 
 import re2  # type: ignore[import-untyped]
 
-from webhook.engine.cel import netlib, semverlib, urllib_go
+from webhook.engine.cel import formatlib, netlib, semverlib, urllib_go
 from webhook.engine.cel.values import INT64_MAX, INT64_MIN
 from webhook.quantity import QuantityError, parse_quantity
 
@@ -54,12 +57,26 @@ class Quantity:
         return str(self.value)
 
 
+_QUANTITY_FORMAT = "^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$"
+
+
 @lru_cache(maxsize=4096)  # the same few quantities recur in every request
 def quantity(text: str) -> Quantity:
     try:
         return Quantity(parse_quantity(text))
-    except QuantityError as exc:
-        raise LibraryError(str(exc)) from None
+    except QuantityError:
+        raise LibraryError(_quantity_error(text)) from None
+
+
+def _quantity_error(text: str) -> str:
+    """resource.ParseQuantity's three errors (apimachinery quantity.go): the text outside its
+    regular expression, a number with more than one point, or a suffix it does not know."""
+    found = re.fullmatch(_QUANTITY_FORMAT[1:-1], text)
+    if found is None:
+        return f"quantities must match the regular expression '{_QUANTITY_FORMAT}'"
+    if found.group(1).count(".") > 1:
+        return "unable to parse numeric part of quantity"
+    return "unable to parse quantity's suffix"
 
 
 def is_quantity(text: str) -> bool:
@@ -122,17 +139,12 @@ def sub(a: Quantity, b: Quantity | int) -> Quantity:
     return Quantity(a.value - _operand(b))
 
 
-def mul(a: Quantity, b: int) -> Quantity:
-    return Quantity(a.value * b)
-
-
 QUANTITY_MEMBERS: dict[str, tuple[Callable[..., object], str, str]] = {
     "isLessThan": (is_less_than, "quantity", "bool"),
     "isGreaterThan": (is_greater_than, "quantity", "bool"),
     "compareTo": (compare_to, "quantity", "int"),
     "add": (add, "quantity", "quantity"),
     "sub": (sub, "quantity", "quantity"),
-    "mul": (mul, "int", "quantity"),
 }
 """Binary member functions of a Quantity: name -> (implementation, operand, result). ``add``
 and ``sub`` also take an int (the same implementation)."""
@@ -160,13 +172,22 @@ def char_at(text: str, index: int) -> str:
     return text[index : index + 1]
 
 
-def index_of(text: str, other: str, offset: int = 0) -> int:
+def index_of(text: str | list[object], other: object, offset: int = 0) -> int:
+    """cel-go's ``indexOf`` of a string, or Kubernetes' of a list (CEL equality)."""
+    if isinstance(text, list):
+        return list_index_of(text, other)
+    if not isinstance(other, str):
+        raise LibraryError("no such overload: indexOf() of a string takes a string")
     if not 0 <= offset <= len(text):
         raise LibraryError(f"index out of range: {offset}")
     return text.find(other, offset)
 
 
-def last_index_of(text: str, other: str, offset: int | None = None) -> int:
+def last_index_of(text: str | list[object], other: object, offset: int | None = None) -> int:
+    if isinstance(text, list):
+        return list_last_index_of(text, other)
+    if not isinstance(other, str):
+        raise LibraryError("no such overload: lastIndexOf() of a string takes a string")
     if offset is None:
         return text.rfind(other)
     if not 0 <= offset <= len(text):
@@ -290,6 +311,40 @@ def cel_equal(a: object, b: object) -> bool:
     return bool(a == b)
 
 
+def list_index_of(items: list[object], item: object) -> int:
+    """The first position of ``item`` (CEL equality), -1 when absent."""
+    return next((i for i, x in enumerate(items) if cel_equal(x, item)), -1)
+
+
+def list_last_index_of(items: list[object], item: object) -> int:
+    return next((i for i in range(len(items) - 1, -1, -1) if cel_equal(items[i], item)), -1)
+
+
+def includes(target: object, item: object) -> bool:
+    """``<dyn>.includes(<dyn>)``: a list holds the item, anything else equals it."""
+    if isinstance(target, list):
+        return list_index_of(target, item) >= 0
+    return cel_equal(target, item)
+
+
+def map_of_pairs(pairs: list[list[object]]) -> dict[object, object]:
+    """``transformMap``'s result from the ``[key, value]`` pairs fedgate's rewrite makes."""
+    return {pair[0]: pair[1] for pair in pairs}
+
+
+def merge_entries(entries: list[dict[object, object]]) -> dict[object, object]:
+    """``transformMapEntry``'s result: the maps merged; a key met twice (CEL equality, so
+    ``1`` and ``1.0`` are one key) is an error, as cel-go's ``cel.@mapInsert``."""
+    merged: dict[object, object] = {}
+    for entry in entries:
+        for key, value in entry.items():
+            if any(cel_equal(key, seen) for seen in merged):
+                shown = "true" if key is True else "false" if key is False else key
+                raise LibraryError(f"insert failed: key {shown} already exists")
+            merged[key] = value
+    return merged
+
+
 def sets_contains(items: list[object], other: list[object]) -> bool:
     return all(any(cel_equal(x, y) for y in items) for x in other)
 
@@ -324,6 +379,67 @@ def regex_find_all(text: str, pattern: str, limit: int = -1) -> list[str]:
     return found if limit < 0 else found[:limit]
 
 
+# ---- cel-go's lists extension (ext/lists.go), for cel-python: cel-expr has its own
+
+
+def lists_range(n: int) -> list[int]:
+    return list(range(n))
+
+
+def list_slice(items: list[object], start: int, end: int) -> list[object]:
+    where = f"cannot slice({start}, {end})"
+    if start < 0 or end < 0:
+        raise LibraryError(f"{where}, negative indexes not supported")
+    if start > end:
+        raise LibraryError(f"{where}, start index must be less than or equal to end index")
+    if len(items) < end:
+        raise LibraryError(f"{where}, list is length {len(items)}")
+    return items[start:end]
+
+
+def list_flatten(items: list[object], depth: int = 1) -> list[object]:
+    if depth < 0:
+        raise LibraryError("level must be non-negative")
+    flat: list[object] = []
+    for item in items:
+        if isinstance(item, list) and depth > 0:
+            flat += list_flatten(item, depth - 1)
+        else:
+            flat.append(item)
+    return flat
+
+
+def list_sort(items: list[object]) -> list[object]:
+    """Comparable elements of one type (an int and a double are two types here, as in cel-go)."""
+    if not items:
+        return items
+    kinds = {type(item) for item in items}
+    if not kinds <= {bool, int, float, str, bytes, timedelta} or len(kinds) > 1:
+        raise LibraryError(
+            "list elements must have the same type"
+            if len(kinds) > 1
+            else "list elements must be comparable"
+        )
+    return sorted(items)  # type: ignore[type-var]
+
+
+def list_distinct(items: list[object]) -> list[object]:
+    unique: list[object] = []
+    for item in items:
+        if not any(cel_equal(item, seen) for seen in unique):
+            unique.append(item)
+    return unique
+
+
+LISTS_EXTENSION: dict[str, Callable[..., object]] = {
+    "lists.range": lists_range,
+    "slice": list_slice,
+    "flatten": list_flatten,
+    "sort": list_sort,
+    "distinct": list_distinct,
+}
+"""cel-go's lists extension but ``sortBy`` (a macro) and ``reverse`` (the strings one serves)."""
+
 LIST_FUNCTIONS: dict[str, tuple[Callable[..., object], int]] = {
     "isSorted": (is_sorted, 1),
     "sum": (list_sum, 1),
@@ -349,6 +465,7 @@ OPAQUE_TYPES: dict[str, tuple[type, Callable[[str], object]]] = {
     "net.CIDR": (netlib.CIDR, netlib.parse_cidr),
     "kubernetes.URL": (urllib_go.URL, urllib_go.parse),
     "kubernetes.Semver": (semverlib.Semver, semverlib.parse),
+    "kubernetes.NamedFormat": (formatlib.NamedFormat, formatlib.NamedFormat),
 }
 """CEL type name -> (the Python class, how its ``text`` is read back): Kubernetes' opaque
 types, which cel-expr carries as messages of that name holding the text."""
@@ -394,10 +511,25 @@ OPAQUE_FUNCTIONS: dict[str, tuple[Callable[..., object], list[tuple[list[str], s
     "major": (lambda v: v.major, [(["kubernetes.Semver"], "int")]),
     "minor": (lambda v: v.minor, [(["kubernetes.Semver"], "int")]),
     "patch": (lambda v: v.patch, [(["kubernetes.Semver"], "int")]),
+    "string": (netlib.to_string, [(["net.IP"], "string"), (["net.CIDR"], "string")]),
+    **{
+        f"format.{name}": (
+            lambda name=name: formatlib.NamedFormat(name),
+            [([], "kubernetes.NamedFormat")],
+        )
+        for name in formatlib.FORMATS
+    },
+    "format.fedgateFormatNamed": (
+        formatlib.named,
+        [(["string"], "list(kubernetes.NamedFormat)")],
+    ),
+    "fedgateFormatValidate": (
+        formatlib.validate,
+        [(["kubernetes.NamedFormat", "string"], "list(list(string))")],
+    ),
 }
 """name -> (implementation, overloads as (parameter types, result type)); a first parameter
 of an opaque type makes a member function, as Kubernetes declares them. ``isLessThan``,
 ``isGreaterThan`` and ``compareTo`` of Semvers share the Quantity implementations."""
 SEMVER_COMPARISONS = ("isLessThan", "isGreaterThan", "compareTo")
-"""name -> (implementation, overloads as (parameter types, result type)); a first parameter
-of an opaque type makes a member function, as Kubernetes declares them."""
+"""The Quantity comparisons that Semvers have too."""

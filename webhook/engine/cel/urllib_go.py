@@ -32,15 +32,49 @@ class URL:
     raw_query: str
 
 
+_GO_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r"}
+_GO_ESCAPES |= {"\t": "\\t", "\v": "\\v", "\\": "\\\\", '"': '\\"'}
+
+
+def go_quote(text: str) -> str:
+    """Go's ``%q`` of a string (``strconv.Quote``): double quotes, Go's escapes, printable
+    characters as they are."""
+    out = []
+    for char in text:
+        code = ord(char)
+        if char in _GO_ESCAPES:
+            out.append(_GO_ESCAPES[char])
+        elif char.isprintable() and not 0xD800 <= code <= 0xDFFF:
+            out.append(char)
+        elif code < 0x80:
+            out.append(f"\\x{code:02x}")
+        elif code < 0x10000:
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(f"\\U{code:08x}")
+    return '"' + "".join(out) + '"'
+
+
 @lru_cache(maxsize=1024)
-def parse(text: str) -> URL:
-    where = f"URL parse error during conversion from string: parse {text!r}"
+def parse_request_uri(text: str) -> URL:
+    """Go's ``url.ParseRequestURI``, its errors as Go words them (``parse "x": ...``)."""
+    where = f"parse {go_quote(text)}"
     if any(ord(c) < 0x20 or ord(c) == 0x7F for c in text):
         raise URLError(f"{where}: net/url: invalid control character in URL")
     if text == "":
         raise URLError(f"{where}: empty url")
-    _parse(text, where, request=True)  # what ParseRequestURI accepts (the fragment included)
-    return _parse(text.split("#", 1)[0], where, request=False)
+    return _parse(text, where, request=True)
+
+
+@lru_cache(maxsize=1024)
+def parse(text: str) -> URL:
+    """Kubernetes' ``url()``: what ParseRequestURI accepts (the fragment included), read as
+    ``url.Parse`` reads it (the fragment apart)."""
+    try:
+        parse_request_uri(text)
+    except URLError as exc:
+        raise URLError(f"URL parse error during conversion from string: {exc}") from None
+    return _parse(text.split("#", 1)[0], "", request=False)
 
 
 def _parse(text: str, where: str, *, request: bool) -> URL:
@@ -74,11 +108,11 @@ def _host(host: str, where: str) -> str:
             raise URLError(f"{where}: missing ']' in host")
         port = host[close + 1 :]
         if not _valid_port(port):
-            raise URLError(f"{where}: invalid port {port!r} after host")
+            raise URLError(f"{where}: invalid port {go_quote(port)} after host")
         return host
     colon = host.rfind(":")
     if colon >= 0 and not _valid_port(host[colon:]):
-        raise URLError(f"{where}: invalid port {host[colon:]!r} after host")
+        raise URLError(f"{where}: invalid port {go_quote(host[colon:])} after host")
     return _unescape(host, where)
 
 
@@ -89,7 +123,7 @@ def _valid_port(port: str) -> bool:
 def _unescape(text: str, where: str) -> str:
     for index, char in enumerate(text):
         if char == "%" and not _HEX.match(text, index):
-            raise URLError(f"{where}: invalid URL escape {text[index : index + 3]!r}")
+            raise URLError(f"{where}: invalid URL escape {go_quote(text[index : index + 3])}")
     return unquote(text)
 
 

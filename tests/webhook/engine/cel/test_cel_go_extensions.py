@@ -4,17 +4,16 @@ default backend; cel-python gives the same value or refuses the expression when 
 never an evaluation error.
 
 Sources: google/cel-go 14f6746a, ext/comprehensions_test.go and ext/lists_test.go, the cases
-that expect true. Left out, comprehensions: ``transformMap`` and ``transformMapEntry`` (cel-cpp
-declares them, cel-expr-python lacks their runtime helper: fedgate refuses them when compiling)
-and two-variable ``exists_one`` (cel-cpp has only ``existsOne``); lists: literals mixing types
-(Kubernetes refuses them) and cel-go's test message type ``ExampleType``.
+that expect true (``transformMap``, ``transformMapEntry`` and two-variable ``exists_one``, which
+fedgate rewrites for cel-expr, are in ``kubernetes_tables``). Left out, lists: literals mixing
+types (Kubernetes refuses them) and cel-go's test message type ``ExampleType``.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from webhook.engine.cel import CelCompileError
+from webhook.engine.cel import CelCompileError, CelEvalError
 from webhook.engine.cel.backend import make_backend
 
 COMPREHENSIONS = [
@@ -85,6 +84,21 @@ def test_true_on_cel_expr_and_the_same_or_refused_on_cel_python(expression: str)
     assert portable.evaluate(program, portable.activation({})) is True
 
 
-def test_transform_map_is_refused_when_compiling() -> None:
-    with pytest.raises(CelCompileError, match="transformMap"):
-        make_backend("cel-expr").compile("[1].transformMap(i, v, v) == {0: 1}")
+def test_transform_map_entry_refuses_a_repeated_key() -> None:
+    """cel-go's ``cel.@mapInsert``: ``insert failed: key ... already exists``."""
+    engine = make_backend("cel-expr")
+    program = engine.compile("{'a': 'x', 'b': 'x'}.transformMapEntry(k, v, {v: k})")
+    with pytest.raises(CelEvalError, match="insert failed: key x already exists"):
+        engine.evaluate(program, engine.activation({}))
+
+
+def test_the_rewrite_leaves_literals_and_comments_alone() -> None:
+    engine = make_backend("cel-expr")
+    expression = "// x.transformMap(\n['.validate(', \"format.named('x')\"].transformMap(i, v, v)"
+    value = engine.evaluate(engine.compile(expression), engine.activation({}))
+    assert value == {0: ".validate(", 1: "format.named('x')"}
+
+
+def test_internal_names_cannot_be_written() -> None:
+    with pytest.raises(CelCompileError, match="undeclared reference to 'fedgateMapOfPairs'"):
+        make_backend("cel-expr").compile("[[0, 1]].fedgateMapOfPairs()")
