@@ -272,7 +272,10 @@ def test_a_refused_reload_leaves_the_workers_alone(tmp_path: Path) -> None:
     policies = tmp_path / "policies"
     shutil.copytree(POLICIES, policies)
     with serving(tmp_path, policies, workers=2) as server:
-        workers = _workers(server.process.pid)
+        deadline = time.monotonic() + 30  # serving() returns once one worker answers
+        while len(workers := _workers(server.process.pid)) < 2:
+            assert time.monotonic() < deadline, server.output()
+            time.sleep(0.1)
         assert len(workers) == 2
         (policies / "rules" / "image-tag" / "rule.yaml").write_text("validations: [\n")
         server.process.send_signal(signal.SIGHUP)
