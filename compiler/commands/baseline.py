@@ -150,6 +150,8 @@ def tree_changes(
         # fedgate wrote before and the compile will delete is in neither list either)
         if path not in now and path.endswith(MANIFEST_SUFFIXES):
             files[path] = "remove"
+    removed = [p for p, a in files.items() if a == "remove"]
+    wrote = _fedgate_at_head(repository, committed, tree) if repository and removed else set()
     old = (
         repository.read(committed[p] for p, a in files.items() if a != "add")
         if repository is not None
@@ -159,9 +161,7 @@ def tree_changes(
         files=dict(sorted(files.items())),
         head={p: old[committed[p]] for p, a in files.items() if a != "add" and committed[p] in old},
         now={p: now[p] for p, a in files.items() if a != "remove"},
-        fedgate=frozenset(
-            {*fedgate, *(_fedgate_at_head(repository, committed, tree) if repository else ())}
-        ),
+        fedgate=frozenset({*fedgate, *(p for p in removed if p in wrote)}),
     )
 
 

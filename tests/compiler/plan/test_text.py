@@ -5,6 +5,8 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from compiler.plan.changes import Summary
 from compiler.plan.columns import WIDTH, columns
@@ -16,6 +18,7 @@ from compiler.plan.text import (
     RESET,
     Line,
     _counts,
+    _decimals,
     cores,
     finish,
     memory,
@@ -35,6 +38,8 @@ GI = 2**30
         pytest.param("250m", "0.25", id="quarter"),
         pytest.param("1m", "0.001", id="one-millicore"),
         pytest.param("100u", "<0.001", id="below-a-millicore"),
+        pytest.param("500u", "<0.001", id="half-a-millicore-rounds-to-none"),
+        pytest.param("1500u", "0.002", id="half-to-even"),
         pytest.param("0", "0", id="zero"),
         pytest.param("12345678m", "12345.678", id="large"),
     ],
@@ -58,6 +63,22 @@ def test_cores(quantity: str, shown: str) -> None:
 )
 def test_memory(quantity: str, shown: str) -> None:
     assert memory(parse_quantity(quantity)) == shown
+
+
+@given(
+    value=st.one_of(
+        st.fractions(max_denominator=10**6),
+        st.fractions(min_value=-(10**30), max_value=10**30, max_denominator=2**40),
+        st.integers(-(10**40), 10**40).map(Fraction),
+    ),
+    places=st.integers(0, 4),
+)
+def test_decimals_agree_with_fraction_rounding(value: Fraction, places: int) -> None:
+    """The integer rounding behind cores() and memory() against Python's own round() of the
+    exact Fraction (half to even)."""
+    text = _decimals(value.numerator, value.denominator, places)
+    assert Fraction(text) == Fraction(round(value * 10**places), 10**places)
+    assert text == text.rstrip("0") or "." not in text
 
 
 def test_the_tenant_line_reads_as_the_issue_asks() -> None:
