@@ -43,6 +43,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/review.py
 	$(BIN)/python bench/compile.py
 	$(BIN)/python bench/check.py
+	$(BIN)/python bench/plan.py
 	$(BIN)/python bench/plan_tree.py
 	$(BIN)/python bench/webhook.py
 

@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 import argparse
-import difflib
 import gc
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from compiler.commands.baseline import (
+    HeadSpecs,
+    TreeChanges,
+    app_changes,
+    before_side,
+    hand_written_policies,
+    template_changes,
+    tree_changes,
+)
 from compiler.commands.common import (
     add_backend_argument,
     add_tree_arguments,
@@ -20,27 +28,42 @@ from compiler.commands.common import (
     spec_files,
 )
 from compiler.core import Compiled
-from compiler.gitrepo import Repository, blob_id
+from compiler.gitrepo import Repository
 from compiler.incremental import default_cache
 from compiler.manifests import read_tree
 from compiler.output import Output, color_wanted
-from compiler.plan.core import AppPlan, Plan, TenantBill, plan
-from compiler.plan.tree import TemplateResult, plan_templates, plan_tree, policies_of
-from compiler.synced import synced_tree
-from compiler.tree import read_manifest
+from compiler.plan.changes import (
+    AppChange,
+    FileAction,
+    PolicyChange,
+    TemplateChange,
+    summarize,
+    tenant_before,
+)
+from compiler.plan.core import AppPlan, Plan, plan
+from compiler.plan.text import finish, report, tree_report
+from compiler.plan.tree import TemplateResult, plan_templates, policies_of
+from compiler.plan.tree import plan_tree as plan_manifest_tree
+from compiler.synced import SyncedTree, synced_tree
 from webhook.errors import Finding, UsageError
 from webhook.quantity import format_cpu, format_memory
 
 NAME = "plan"
-HELP = "show where replicas land, what each cluster receives, what it costs, what changes"
+HELP = "what changes in each member cluster against git HEAD: replicas, copies, bills, denials"
 DESCRIPTION = """\
-For each app: the replicas per member cluster as Karmada v1.18 divides them (both outcomes
-where a tie leaves it to the template's UID), the Deployment each cluster receives after
-Karmada revises its replicas and applies every override policy of the synced tree (fedgate's
-and hand-written ones), the rules' verdict on each of those copies, the requested cpu and
-memory per cluster and per tenant against its quota, who owns which field (and what Argo CD
-ignores), and the diff of the rendered files against git HEAD, coloured in a terminal. Every
-hand-written template of the rendered tree is planned the same way (see --tree).
+What each member cluster will receive, read like `terraform plan`: a block per app and
+hand-written template that differs from git HEAD's rendered tree (+ added, ~ changed, -
+removed), with before -> after where a value changes: the replicas per member cluster as
+Karmada v1.18 divides them (both outcomes where a tie leaves it to the template's UID), the
+Deployment each cluster receives after every override policy of the synced tree, the rules'
+verdict on each copy (deny / warn), the requested cpu and memory per cluster; then each
+affected tenant's bill against its quota, and one summary line:
+
+  Plan: 1 app to add, 2 to change, 0 to remove; clusters affected: cluster-a; 0 denies.
+
+Apps that do not change are shown only when a rule denies one of their copies (--all shows
+every app, template and tenant). --diff adds the diff of each changed file. Lines fit 100
+columns (a diff line is cut; --output json and git diff have it whole).
 
 APPS narrows what is shown and diffed to those spec files; the tenants' bills are always
 whole. --tree DIR plans any manifest tree instead: every resource template of any kind with
@@ -48,15 +71,16 @@ every PropagationPolicy, ClusterPropagationPolicy, OverridePolicy and ClusterOve
 found under DIR.
 
 Exit 1 when a rule denies a member's copy, Karmada cannot build one, or a manifest is invalid
-(the report is printed either way).
+(the report is printed either way); otherwise 0. With --detailed-exitcode, as terraform's: 0
+no changes, 1 an error or a denial, 2 changes present and nothing denied.
 
 examples:
-  fedgate plan                         every app under apps/, and the hand-written templates
+  fedgate plan                         what changes against git HEAD, and the summary line
+  fedgate plan --all --diff            every app, template and tenant, and the diffs
+  fedgate plan --detailed-exitcode     in CI: exit 2 when the pull request changes anything
   fedgate plan apps/team-a --output json
   fedgate plan --tree clusters/prod --policies policies --output json
 """
-
-RESET, RED, GREEN, CYAN, BOLD = "\033[0m", "\033[31m", "\033[32m", "\033[36m", "\033[1m"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -68,12 +92,32 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="plan every resource template under DIR (any manifests) instead of the app specs",
     )
     parser.add_argument(
+        "--all",
+        action="store_true",
+        help="show every app, template and tenant, not only what changes against git HEAD",
+    )
+    parser.add_argument(
+        "--diff",
+        action="store_true",
+        help="show the diff of each changed rendered file against git HEAD",
+    )
+    parser.add_argument(
+        "--detailed-exitcode",
+        action="store_true",
+        help="exit 0 no changes, 1 error or denial, 2 changes present (as terraform plan)",
+    )
+    parser.add_argument(
         "--color",
         choices=("auto", "always", "never"),
         default="auto",
-        help="colour the diff (default: when stdout is a terminal)",
+        help="colour the report (default: on a terminal, unless NO_COLOR or TERM=dumb)",
     )
     add_backend_argument(parser)
+
+
+EXIT_CHANGES = 2
+"""--detailed-exitcode: changes present, nothing denied (terraform's meaning)."""
+AGAINST_HEAD = ("all", "diff", "detailed_exitcode")
 
 
 def run(args: argparse.Namespace, out: Output) -> int:
@@ -97,26 +141,83 @@ def run(args: argparse.Namespace, out: Output) -> int:
         plan_templates(synced.hand_written.manifests, policies, bundle) if selected is None else ()
     )
     paths = {p for a in compiled.apps if (a.namespace, a.name) in chosen for p in a.paths}
-    files = (
-        compiled.files
-        if selected is None
-        else {p: d for p, d in compiled.files.items() if p in paths}
+    whole_tree = selected is None  # APPS: only those apps' files; nothing shows as removed
+    repository = Repository.find(Path.cwd())
+    changes = tree_changes(
+        repository,
+        where.out,
+        {p: d for p, d in compiled.files.items() if whole_tree or p in paths},
+        _hand_written(synced) if whole_tree else (),
+        removals=whole_tree,
     )
-    diffs = _diffs(files, where.out, removed=selected is None)
-    report = Plan(apps, result.tenants)
+    before = before_side(changes, synced, policies, bundle)
+    head = HeadSpecs(repository, bundle, whole) if repository is not None else None
+    app_list = app_changes(apps, compiled, changes, before, head, removals=whole_tree)
+    template_list = template_changes(templates, changes, before)
+    policy_list = hand_written_policies(changes, synced) if whole_tree else []
+    others = _other_files(changes, template_list, policy_list)
     findings = synced.hand_written.findings
+    summary = summarize(
+        app_list,
+        template_list,
+        policies=len(policy_list),
+        files=len(others),
+        invalid=len(findings),
+    )
+    diffs = {path: changes.diff(path, where.out) for path in changes.files}
     denied = (
         any(v.denies for a in apps for vs in a.violations.values() for v in vs)
         or any(t.denied for t in templates)
         or bool(findings)
     )
+    code = 1 if denied else EXIT_CHANGES if args.detailed_exitcode and summary.changes else 0
     if out.format == "json":
-        out.json(as_json(report, diffs, templates, findings))
-        return 1 if denied else 0
-    color = color_wanted(out.stdout, args.color)
-    for line in render_text(report, diffs, color=color, templates=templates, findings=findings):
+        out.json(
+            {
+                **as_json(Plan(apps, result.tenants), diffs, templates, findings),
+                "changes": changes_json(app_list, template_list, policy_list, changes),
+                "summary": summary.as_json(),
+            }
+        )
+        return code
+    lines = report(
+        app_list,
+        template_list,
+        [(bill, tenant_before(bill, app_list)) for bill in result.tenants],
+        summary,
+        policies=policy_list,
+        others=others,
+        findings=findings,
+        diffs=diffs if args.diff else None,
+        everything=args.all,
+        tree=str(where.out),
+    )
+    for line in finish(lines, color_wanted(out.stdout, args.color)):
         out.line(line)
-    return 1 if denied else 0
+    return code
+
+
+def _hand_written(synced: SyncedTree) -> list[str]:
+    """The hand-written files of the synced tree, read or not (the tree is listed once)."""
+    manifests = synced.hand_written
+    files = {m.file for m in manifests.manifests} | {f.file for f in manifests.findings}
+    return sorted(files | set(manifests.skipped))
+
+
+def _other_files(
+    changes: TreeChanges, templates: Sequence[TemplateChange], policies: Sequence[PolicyChange]
+) -> dict[str, FileAction]:
+    """The changed files no app, template or policy line shows (the Argo CD pieces, ...)."""
+    shown_files = {p for files in changes.app_files().values() for p in files}
+    shown_files |= {
+        side.manifest.file
+        for t in templates
+        if t.action != "none"
+        for side in (t.after, t.before)
+        if side is not None
+    }
+    shown_files |= {p.file for p in policies}
+    return {p: a for p, a in changes.files.items() if p not in shown_files}
 
 
 def _selected_apps(compiled: Compiled, selected: list[Path] | None) -> set[tuple[str, str]]:
@@ -133,6 +234,12 @@ def _selected_apps(compiled: Compiled, selected: list[Path] | None) -> set[tuple
 
 def _run_tree(args: argparse.Namespace, out: Output) -> int:
     """``plan --tree DIR``: any manifests, as Karmada would propagate them."""
+    against = [f"--{o.replace('_', '-')}" for o in AGAINST_HEAD if getattr(args, o)]
+    if against:
+        raise UsageError(
+            f"{', '.join(against)}: not with --tree, which plans DIR as it is (there is no git "
+            "HEAD side to compare with, and every template is shown)"
+        )
     bundle = load_policy_bundle(args)
     if not args.tree.exists():
         raise UsageError(f"--tree {args.tree}: no such file or directory")
@@ -141,7 +248,7 @@ def _run_tree(args: argparse.Namespace, out: Output) -> int:
     # walking them (at 10,000 templates they made each template cost a third more)
     gc.freeze()
     try:
-        result = plan_tree(manifests, bundle)
+        result = plan_manifest_tree(manifests, bundle)
         if out.format == "json":
             out.json(
                 {
@@ -150,194 +257,12 @@ def _run_tree(args: argparse.Namespace, out: Output) -> int:
                 }
             )
         else:
-            for line in _templates_text(result.templates, result.findings):
+            color = color_wanted(out.stdout, args.color)
+            for line in finish(tree_report(result.templates, result.findings), color):
                 out.line(line)
     finally:
         gc.unfreeze()
     return 1 if result.denied else 0
-
-
-def _diffs(files: Mapping[str, bytes], tree: Path, *, removed: bool = True) -> dict[str, str]:
-    """Unified diff per rendered file that differs from its version at git HEAD (and, with
-    ``removed``, per committed fedgate file the compile no longer writes)."""
-    repository = Repository.find(Path.cwd())
-    committed = repository.committed(tree) if repository else {}
-    changed = {p: d for p, d in files.items() if committed.get(p) != blob_id(d)}
-    old = repository.read(committed[p] for p in changed if p in committed) if repository else {}
-    diffs = {}
-    for path, data in sorted(changed.items()):
-        before = old.get(committed.get(path, ""), b"").decode().splitlines(keepends=True)
-        diffs[path] = "".join(
-            difflib.unified_diff(
-                before,
-                data.decode().splitlines(keepends=True),
-                f"a/{tree / path}" if path in committed else "/dev/null",
-                f"b/{tree / path}",
-            )
-        )
-    previous = read_manifest(tree) if tree.is_dir() else {}
-    for path in sorted(set(committed) - set(files)) if removed else []:
-        if path.endswith(".yaml") and path in previous:
-            gone = repository.read([committed[path]]) if repository else {}
-            diffs[path] = "".join(
-                difflib.unified_diff(
-                    gone.get(committed[path], b"").decode().splitlines(keepends=True),
-                    [],
-                    f"a/{tree / path}",
-                    "/dev/null",
-                )
-            )
-    return diffs
-
-
-def _counts(placement: Mapping[str, int]) -> str:
-    return ", ".join(f"{c} {n}" for c, n in sorted(placement.items())) or "no cluster"
-
-
-def _resources(amounts: Mapping[str, Any]) -> str:
-    cpu, memory = amounts.get("cpu"), amounts.get("memory")
-    return (
-        f"cpu {format_cpu(cpu) if cpu is not None else '-'}, "
-        f"memory {format_memory(memory) if memory is not None else '-'}"
-    )
-
-
-def _app_text(app: AppPlan) -> list[str]:
-    lines = [
-        f"{app.namespace}/{app.name}  (tenant {app.tenant}, {app.mode}, replicas owned "
-        f"by {app.owner})"
-    ]
-    lines.append(f"  placement      {_counts(app.placement)}")
-    for alternative in app.alternatives:
-        lines.append(f"  or, by UID     {_counts(alternative)}")
-    if app.at_max is not None:
-        lines.append(f"  at most        {_counts(app.at_max)}")
-    lines += [f"  note           {note}" for note in app.notes]
-    for cluster, obj in app.clusters.items():
-        [container, *_] = obj["spec"]["template"]["spec"]["containers"]
-        extra = [
-            f"{k}={v}"
-            for k, v in sorted((obj["metadata"].get("labels") or {}).items())
-            if not k.startswith(("app.kubernetes.io/", "fedgate.dev/"))
-        ]
-        lines.append(
-            f"  {cluster:14} {obj['spec']['replicas']} x {container['image']}"
-            + (f"  args {' '.join(container['args'])}" if container.get("args") else "")
-            + (f"  labels {', '.join(extra)}" if extra else "")
-        )
-        if app.overrides.get(cluster):
-            lines.append(f"    overrides    {', '.join(app.overrides[cluster])}")
-    for cluster, found in app.violations.items():
-        for violation in found:
-            lines.append(f"    {violation.violation.action} {violation.describe(cluster)}")
-    for cluster, amounts in app.bill.items():
-        lines.append(f"  bill {cluster:9} {_resources(amounts)}")
-    for path, ledger in app.ownership.items():
-        others = {p: o for p, o in ledger.items() if o not in ("git", "karmada")}
-        if others:
-            owned = ", ".join(f"{p} -> {o}" for p, o in sorted(others.items()))
-            lines.append(
-                f"  owns           {path.rsplit('/', 1)[1]}: {owned} (Argo CD ignores "
-                "these and Karmada's fields)"
-            )
-    return lines
-
-
-def _tenant_text(bill: TenantBill) -> str:
-    parts = []
-    for resource, fmt in (("cpu", format_cpu), ("memory", format_memory)):
-        used, left = bill.used.get(resource), bill.left(resource)
-        quota = bill.quota.get(resource)
-        parts.append(
-            f"{resource} {fmt(used) if used is not None else '0'}"
-            + (
-                f" of {fmt(quota)}, {fmt(left)} left"
-                if quota is not None and left is not None
-                else " (no quota)"
-            )
-        )
-    return f"tenant {bill.tenant}: " + "; ".join(parts)
-
-
-def _colour(line: str, color: bool) -> str:
-    if not color:
-        return line
-    if line.startswith(("+++", "---")):
-        return f"{BOLD}{line}{RESET}"
-    if line.startswith("@@"):
-        return f"{CYAN}{line}{RESET}"
-    if line.startswith("+"):
-        return f"{GREEN}{line}{RESET}"
-    if line.startswith("-"):
-        return f"{RED}{line}{RESET}"
-    return line
-
-
-def _template_text(result: TemplateResult) -> list[str]:
-    api_version, kind, namespace, name = result.manifest.identity
-    where = f"{result.manifest.file}:{result.manifest.line}"
-    lines = [f"{kind} {'/'.join(p for p in (namespace, name) if p)}  ({api_version}, {where})"]
-    plan_ = result.plan
-    if plan_.policy is not None:
-        policy_kind, policy_namespace, policy_name = plan_.policy
-        owner = "/".join(p for p in (policy_namespace, policy_name) if p)
-        lines.append(f"  policy         {policy_kind} {owner}")
-    counts = ", ".join(
-        f"{c} {n}" if n is not None else c for c, n in sorted(plan_.placement.items())
-    )
-    lines.append(f"  placement      {counts or 'no cluster'}")
-    if plan_.alternative is not None:
-        other = ", ".join(f"{c} {n}" for c, n in sorted(plan_.alternative.items()))
-        lines.append(f"  or, by UID     {other}")
-    lines += [f"  note           {note}" for note in plan_.notes]
-    for cluster, member in sorted(plan_.copies.items()):
-        if member.object is not None and member.overrides:
-            lines.append(f"  {cluster:14} overrides {', '.join(member.overrides)}")
-    for cluster, found in sorted(result.violations.items()):
-        for violation in found:
-            lines.append(f"    {violation.violation.action} {violation.describe(cluster)}")
-    return lines
-
-
-def _templates_text(templates: Sequence[TemplateResult], findings: Sequence[Finding]) -> list[str]:
-    lines = [f"error: {f.render()}" for f in findings]
-    for template in templates:
-        lines += [*_template_text(template), ""]
-    denied = sum(1 for t in templates if t.denied)
-    lines.append(
-        f"{len(templates)} templates planned; "
-        + (
-            f"{denied} with a member copy the rules deny"
-            if denied
-            else "every member copy admitted"
-        )
-        + (f"; {len(findings)} manifests invalid" if findings else "")
-    )
-    return lines
-
-
-def render_text(
-    result: Plan,
-    diffs: Mapping[str, str],
-    *,
-    color: bool,
-    templates: Sequence[TemplateResult] = (),
-    findings: Sequence[Finding] = (),
-) -> list[str]:
-    lines: list[str] = [f"error: {f.render()}" for f in findings]
-    for app in result.apps:
-        lines += [*_app_text(app), ""]
-    for template in templates:
-        lines += [*_template_text(template), ""]
-    lines += [_tenant_text(t) for t in result.tenants]
-    lines.append("")
-    if diffs:
-        lines.append(f"{len(diffs)} rendered files differ from git HEAD:")
-        for text in diffs.values():
-            lines += [_colour(line, color) for line in text.splitlines()]
-    else:
-        lines.append("the rendered files are those committed at git HEAD")
-    return lines
 
 
 def template_json(result: TemplateResult) -> dict[str, Any]:
@@ -375,6 +300,57 @@ def _finding_json(finding: Finding) -> dict[str, Any]:
     }
 
 
+def _bill_json(app: AppPlan) -> dict[str, dict[str, str]]:
+    return {c: {r: _amount(r, v) for r, v in amounts.items()} for c, amounts in app.bill.items()}
+
+
+def changes_json(
+    apps: Sequence[AppChange],
+    templates: Sequence[TemplateChange],
+    policies: Sequence[PolicyChange],
+    changes: TreeChanges,
+) -> dict[str, Any]:
+    """What differs from git HEAD (added to the JSON of ``plan``; documented in the README)."""
+    return {
+        "apps": [
+            {
+                "namespace": a.namespace,
+                "name": a.name,
+                "action": a.action,
+                "clusters": list(a.clusters),
+                "files": dict(a.files),
+                "before": (
+                    {"placement": dict(a.before.placement), "bill": _bill_json(a.before)}
+                    if a.before is not None
+                    else None
+                ),
+            }
+            for a in apps
+            if a.action != "none"
+        ],
+        "templates": [
+            {
+                **dict(zip(("apiVersion", "kind", "namespace", "name"), t.identity, strict=True)),
+                "action": t.action,
+                "clusters": list(t.clusters),
+            }
+            for t in templates
+            if t.action != "none"
+        ],
+        "policies": [
+            {
+                "kind": p.kind,
+                "namespace": p.namespace,
+                "name": p.name,
+                "action": p.action,
+                "file": p.file,
+            }
+            for p in policies
+        ],
+        "files": dict(changes.files),
+    }
+
+
 def as_json(
     result: Plan,
     diffs: Mapping[str, str],
@@ -394,10 +370,7 @@ def as_json(
                 "placementAlternatives": [dict(x) for x in a.alternatives],
                 "placementAtMax": dict(a.at_max) if a.at_max is not None else None,
                 "notes": list(a.notes),
-                "bill": {
-                    c: {r: _amount(r, v) for r, v in amounts.items()}
-                    for c, amounts in a.bill.items()
-                },
+                "bill": _bill_json(a),
                 "clusters": dict(a.clusters),
                 "violations": {c: [v.as_json() for v in vs] for c, vs in a.violations.items()},
                 "overrides": {c: list(o) for c, o in a.overrides.items()},

@@ -67,7 +67,7 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_plan_colours_only_a_terminal_that_wants_it(
     repo: Path, env: dict[str, str], escapes: bool
 ) -> None:
-    code, output = in_terminal(["plan"], repo, env)
+    code, output = in_terminal(["plan", "--diff"], repo, env)
     assert code == 0, output[-2000:]
     assert (ESCAPE in output) is escapes
     assert b"replicas: 3" in output

@@ -18,10 +18,13 @@ import pytest
 
 from compiler.cli import main
 from compiler.commands.compile import compile_paths
-from compiler.commands.plan import as_json, render_text
+from compiler.commands.plan import as_json
+from compiler.plan.changes import AppChange, summarize
 from compiler.plan.core import Plan, plan
+from compiler.plan.text import finish, report
 from compiler.render.pipeline import render_app
 from compiler.spec.load import parse_specs
+from tests.compiler.plan.manifests import BANNER, HUB, MIRROR
 from tests.conftest import EXAMPLES, POLICIES, ROOT
 from webhook.bundle.model import Bundle
 
@@ -42,7 +45,16 @@ def _golden(name: str, text: str) -> None:
 
 
 def test_text_golden(example_plan: Plan) -> None:
-    _golden("plan.txt", "\n".join(render_text(example_plan, {}, color=False)) + "\n")
+    """``plan --all`` of the examples with nothing changed: every app as it plans."""
+    apps = [AppChange(a.namespace, a.name, "none", a, a) for a in example_plan.apps]
+    lines = report(
+        apps,
+        [],
+        [(t, None) for t in example_plan.tenants],
+        summarize(apps, []),
+        everything=True,
+    )
+    _golden("plan.txt", "\n".join(finish(lines, color=False)) + "\n")
 
 
 def test_json_golden(example_plan: Plan) -> None:
@@ -136,8 +148,8 @@ def test_cli_json_and_diff(tmp_path: Path) -> None:
     )
     status = next(a for a in report["apps"] if a["name"] == "status-page")
     assert status["placement"] == {"cluster-a": 3, "cluster-b": 3}
-    text = sh(fedgate, "plan", "--color", "always").stdout
-    assert "\033[32m+  replicas: 3\033[0m" in text
+    text = sh(fedgate, "plan", "--diff", "--color", "always").stdout
+    assert "\033[32m    +  replicas: 3\033[0m" in text
 
 
 def cli(args: list[str]) -> tuple[int, dict[str, Any]]:
@@ -186,33 +198,11 @@ def test_a_subset_plans_and_diffs_only_itself_but_bills_whole_tenants(platform_r
     assert list(changed["diff"]) == ["payments/checkout/deployment.yaml"]
 
 
-EU_MIRROR = """\
-apiVersion: policy.karmada.io/v1alpha1
-kind: ClusterOverridePolicy
-metadata: {name: eu-mirror}
-spec:
-  resourceSelectors:
-    - apiVersion: apps/v1
-      kind: Deployment
-      labelSelector: {matchLabels: {fedgate.dev/tenant: team-a}}
-  overrideRules:
-    - targetCluster: {labelSelector: {matchLabels: {residency: eu}}}
-      overriders:
-        imageOverrider:
-          - {component: Registry, operator: replace, value: mirror.example.cn}
----
-apiVersion: v1
-kind: ConfigMap
-metadata: {name: banner, namespace: platform-demo}
-data: {text: hello}
----
-apiVersion: policy.karmada.io/v1alpha1
-kind: PropagationPolicy
-metadata: {name: banner, namespace: platform-demo}
-spec:
-  resourceSelectors: [{apiVersion: v1, kind: ConfigMap, name: banner}]
-  placement: {clusterAffinity: {clusterNames: [cluster-a]}}
-"""
+EU_MIRROR = (
+    MIRROR.replace("REGISTRY", "mirror.example.cn")
+    + "---\n"
+    + BANNER.replace("CLUSTERS", "cluster-a")
+)
 
 
 def test_plan_covers_hand_written_templates_and_policies(platform_repo: Path) -> None:
@@ -243,3 +233,38 @@ def test_plan_covers_hand_written_templates_and_policies(platform_repo: Path) ->
         "namespace": "platform-demo",
         "name": "banner",
     }
+
+
+REVIEW = HUB + "---\n" + BANNER.replace("CLUSTERS", "cluster-a, cluster-b")
+
+
+def test_a_pull_request_golden(tmp_path: Path) -> None:
+    """``fedgate plan`` as a reviewer reads it, through the installed entry point: an app
+    added, one changed (and denied in one cluster by a hand-written override), one removed,
+    one with a warning, a hand-written template and policies, against git HEAD."""
+    from tests.compiler.commands.entry import fedgate, git, platform  # noqa: PLC0415
+
+    repo = platform(tmp_path)
+    binding = repo / "policies" / "rules" / "image-tag" / "binding.yaml"
+    binding.write_text(binding.read_text().replace("action: deny", "action: warn"))
+    assert fedgate("compile", cwd=repo).returncode == 0
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "init")
+    apps = repo / "apps"
+    status = (apps / "status-page.yaml").read_text()
+    (apps / "status-page.yaml").write_text(status.replace("replicas: 2", "replicas: 3"))
+    (apps / "status-two.yaml").write_text(
+        status.replace("name: status-page", "name: status-two").replace(
+            "status-page-config", "status-two-config"
+        )
+    )
+    (apps / "orders-db.yaml").unlink()
+    checkout = (apps / "checkout.yaml").read_text()
+    (apps / "checkout.yaml").write_text(
+        checkout.replace("checkout:1.8.0", "checkout:latest").replace("USD", "EUR")
+    )
+    (repo / "rendered" / "platform").mkdir()
+    (repo / "rendered" / "platform" / "review.yaml").write_text(REVIEW)
+    result = fedgate("plan", cwd=repo)
+    assert result.returncode == 1, result.stderr  # a member copy is denied
+    _golden("plan-changes.txt", result.stdout)
