@@ -13,7 +13,7 @@ from compiler.gitrepo import Repository, blob_id
 from compiler.incremental import default_cache
 from compiler.output import Output, plural
 from compiler.spec.load import find_spec_files
-from compiler.tree import MANIFEST, TreeDiff, diff_tree, parse_manifest
+from compiler.tree import MANIFEST, TreeDiff, diff_tree, digest, parse_manifest, read_manifest
 from compiler.treecheck import TreeCheck, check_tree
 from compiler.wipe import ALLOW_FLAG, Wipe, wipes
 from webhook.bundle.model import Bundle
@@ -111,15 +111,30 @@ def _report_stale(
     for stale in result.stale_fields:
         owner = f" (owned by {stale.owner})" if stale.owner else ""
         fields.setdefault(stale.file, []).append(f"{stale.pointer}{owner}")
+    written = read_manifest(tree)
     for label, paths in (("missing", diff.added), ("stale", diff.changed), ("extra", diff.removed)):
         for path in paths:
             edited = fields.get(str(tree / path))
-            detail = f": edited by hand at {', '.join(edited)}" if edited else ""
+            cause = (
+                "spec changed since the last compile"
+                if _as_written(tree / path, written.get(path))
+                else "edited by hand"
+            )
+            detail = f": {cause} at {', '.join(edited)}" if edited else ""
             out.line(f"  {label:8} {tree / path}{detail}")
     out.line(
         f"{tree}/ is not what the specs render: run `fedgate compile {apps_dir} "
         f"--out {tree}` and add the result (fedgate's files are written from the specs only)"
     )
+
+
+def _as_written(path: Path, sha256: str | None) -> bool:
+    """The file is byte for byte what fedgate compile last wrote there (its manifest's
+    digest), so a difference from what the specs render now comes from the specs."""
+    try:
+        return sha256 is not None and digest(path.read_bytes()) == sha256
+    except OSError:
+        return False
 
 
 def _report_reviews(out: Output, result: TreeCheck) -> None:

@@ -54,6 +54,20 @@ def test_a_stale_tree_fails(repo: Path) -> None:
     assert report["stale"]["stale"] == ["platform-demo/status-page/deployment.yaml"]
 
 
+def test_a_spec_change_not_compiled_is_not_called_a_hand_edit(repo: Path) -> None:
+    """The rendered file is what fedgate last wrote (its manifest's digest): the spec changed,
+    nobody edited the file."""
+    spec = repo / "apps" / "status-page.yaml"
+    spec.write_text(spec.read_text().replace("replicas: 2", "replicas: 3"))
+    code, out, _ = run(["check"])
+    assert code == 1
+    assert (
+        "stale    rendered/platform-demo/status-page/deployment.yaml: spec changed since the "
+        "last compile at /spec/replicas (owned by git)"
+    ) in out
+    assert "edited by hand" not in out
+
+
 def test_an_ignored_field_keeps_its_live_value(repo: Path) -> None:
     """A committed export carries Karmada's claim label; the render drops it. The tenant's
     Application ignores Karmada's claim fields with RespectIgnoreDifferences, so Argo CD keeps
