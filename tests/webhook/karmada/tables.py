@@ -262,3 +262,41 @@ def image_tables() -> dict[str, Any]:
 
 def image_parse_cases() -> list[Any]:
     return [pytest.param(row, id=f"TestParse: {row['name']}") for row in image_tables()["parse"]]
+
+
+# ------------------------------------------------------------------------------------- e2e
+
+
+@functools.cache
+def e2e_tables() -> dict[str, Any]:
+    data: dict[str, Any] = yaml.safe_load((CASES / "e2e.yaml").read_text())
+    return data
+
+
+def e2e_cases() -> list[Any]:
+    """Each e2e It, named ``file: Describe / Context / It``."""
+    cases = []
+    for row in e2e_tables()["cases"]:
+        where = " / ".join(part for part in (row["describe"], row["context"], row["it"]) if part)
+        cases.append(pytest.param(row, id=f"{row['source'].split('.go')[0]}: {where}"))
+    return cases
+
+
+def e2e_clusters(row: Mapping[str, Any]) -> dict[str, Cluster]:
+    """The members of the case (the suite's three, with what the case sets on them)."""
+    listed = row.get("clusters") or [{"name": name} for name in e2e_tables()["clusters"]]
+    return {
+        entry["name"]: Cluster(
+            entry["name"],
+            entry.get("labels", {}),
+            provider=entry.get("provider"),
+            region=entry.get("region"),
+        )
+        for entry in listed
+    }
+
+
+def template_key(template: Mapping[str, Any]) -> str:
+    """``Kind namespace/name`` (``Kind name`` when cluster-scoped), as the e2e cases name them."""
+    namespace = template["namespace"]
+    return f"{template['kind']} {namespace + '/' if namespace else ''}{template['name']}"
