@@ -26,6 +26,7 @@ from tests.webhook.karmada.tables import (
     cluster_match_cases,
     detector_cases,
     detector_objects,
+    extract_cluster_fields_cases,
     image_parse_cases,
     karmada_clusters,
     override_cases,
@@ -126,6 +127,30 @@ def test_cluster_match_table_through_plan_tree(
     [template] = report["templates"]
     assert template["placement"] == ({"cluster1": None} if want else {})
     assert code == 0
+
+
+@pytest.mark.parametrize(("cluster", "want"), extract_cluster_fields_cases())
+def test_extract_cluster_fields_through_plan_tree(
+    cluster: Any, want: dict[str, str], tmp_path: Path
+) -> None:
+    """Test_extractClusterFields: a fieldSelector ``KEY Exists`` selects the cluster exactly when
+    Karmada extracts KEY from it, and ``KEY In [value]`` when it extracts that value."""
+    bundle = write_bundle(tmp_path / "bundle", {cluster.name: cluster})
+    for key in ("provider", "region"):
+        for expression, selected in (
+            ({"key": key, "operator": "Exists"}, key in want),
+            ({"key": key, "operator": "DoesNotExist"}, key not in want),
+            ({"key": key, "operator": "In", "values": [want.get(key, "foo")]}, key in want),
+        ):
+            affinity = {"fieldSelector": {"matchExpressions": [expression]}}
+            selectors = [{"apiVersion": "v1", "kind": "ConfigMap", "name": "probe"}]
+            tree = _write(
+                tmp_path / f"{key}-{expression['operator']}",
+                [CONFIGMAP, propagation_policy(selectors, affinity)],
+            )
+            _, report = plan_tree(tree, bundle)
+            [template] = report["templates"]
+            assert template["placement"] == ({cluster.name: None} if selected else {}), expression
 
 
 @pytest.mark.parametrize(("selectors", "want"), resource_priority_cases())

@@ -183,6 +183,18 @@ def selector_cluster() -> Cluster:
     )
 
 
+def extract_cluster_fields_cases() -> list[Any]:
+    """Test_extractClusterFields: (the cluster, the fields wanted)."""
+    return [
+        pytest.param(
+            Cluster("cluster1", {}, **row["cluster"]),
+            row["want"],
+            id=f"Test_extractClusterFields: {row['name']}",
+        )
+        for row in selector_tables()["extractClusterFields"]
+    ]
+
+
 def cluster_match_cases() -> list[Any]:
     return [
         pytest.param(row["affinity"], row["want"], id=f"TestClusterMatches: {row['name']}")
