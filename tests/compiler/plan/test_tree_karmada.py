@@ -28,6 +28,7 @@ from tests.webhook.karmada.tables import (
     detector_objects,
     extract_cluster_fields_cases,
     image_parse_cases,
+    image_tables,
     karmada_clusters,
     override_cases,
     propagation_policy,
@@ -245,3 +246,44 @@ def test_image_parse_table_through_plan_tree(
         want = expected if expected is not None else f"mirror.example/{tail}"
         assert set(images.values()) == {want}, images
         assert code == 0
+
+
+@pytest.mark.parametrize("row", [pytest.param(r, id=r["name"]) for r in image_tables()["examples"]])
+def test_image_examples_through_plan_tree(
+    row: dict[str, Any], karmada_bundle: Path, tmp_path: Path
+) -> None:
+    """parser_test.go Example*: the first n steps as the first n imageOverrider entries of one
+    ClusterOverridePolicy; the member's image is the n-th line the Example prints."""
+    placement = propagation_policy([{"apiVersion": "apps/v1", "kind": "Deployment"}])
+    for n in range(1, len(row["steps"]) + 1):
+        override = _registry_override("Registry", "add", "")
+        override["spec"]["overrideRules"][0]["overriders"]["imageOverrider"] = [
+            {"component": component, "operator": operator, "value": value}
+            for component, operator, value, _ in row["steps"][:n]
+        ]
+        tree = _write(tmp_path / str(n), [_deployment(row["image"]), placement, override])
+        code, report = plan_tree(tree, karmada_bundle)
+        [template] = report["templates"]
+        images = {
+            o["spec"]["template"]["spec"]["containers"][0]["image"]
+            for o in template["clusters"].values()
+        }
+        assert images == {row["steps"][n - 1][3]}, n
+        assert code == 0
+
+
+@pytest.mark.parametrize("row", [pytest.param(r, id=r["name"]) for r in image_tables()["string"]])
+def test_image_string_through_plan_tree(
+    row: dict[str, Any], karmada_bundle: Path, tmp_path: Path
+) -> None:
+    """ExampleComponents_String: the image goes through an override that changes nothing (an
+    empty Registry add) and reaches the members as the Example prints it."""
+    placement = propagation_policy([{"apiVersion": "apps/v1", "kind": "Deployment"}])
+    override = _registry_override("Registry", "add", "")
+    tree = _write(tmp_path / "tree", [_deployment(row["want"]), placement, override])
+    _, report = plan_tree(tree, karmada_bundle)
+    [template] = report["templates"]
+    assert {
+        o["spec"]["template"]["spec"]["containers"][0]["image"]
+        for o in template["clusters"].values()
+    } == {row["want"]}
