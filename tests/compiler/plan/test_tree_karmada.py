@@ -26,10 +26,14 @@ from tests.webhook.karmada.tables import (
     cluster_match_cases,
     detector_cases,
     detector_objects,
+    event_filter_cases,
     extract_cluster_fields_cases,
+    higher_priority_cases,
     image_parse_cases,
     image_tables,
     karmada_clusters,
+    kind_only_policy,
+    look_for_cases,
     override_cases,
     propagation_policy,
     resource_priority_cases,
@@ -184,6 +188,47 @@ def test_detector_table_through_plan_tree(
     _, report = plan_tree(_write(tmp_path / "tree", [template, *policies]), karmada_bundle)
     [planned] = report["templates"]
     assert (planned["policy"]["name"] if planned["policy"] else None) == row["want"]
+
+
+@pytest.mark.parametrize(("kind", "row"), higher_priority_cases())
+def test_higher_priority_table_through_plan_tree(
+    kind: str, row: dict[str, Any], karmada_bundle: Path, tmp_path: Path
+) -> None:
+    """compare_test.go Test_GetHigherPriority*: two policies alike but for their names claim the
+    Deployment; the smaller name wins. A policy without a name, or a nil one, cannot be written
+    in a tree: those rows run through the detector in tests/webhook/karmada/test_detector.py."""
+    if row["a"] in (None, ""):
+        pytest.skip("a policy with no name (or a nil policy) cannot be a manifest in a tree")
+    template = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "nginx", "namespace": "test"},
+    }
+    policies = [kind_only_policy(kind, name, template) for name in (row["a"], row["b"])]
+    _, report = plan_tree(_write(tmp_path / "tree", [template, *policies]), karmada_bundle)
+    [planned] = report["templates"]
+    assert planned["policy"]["name"] == row["want"]
+
+
+@pytest.mark.parametrize(("obj", "template"), event_filter_cases())
+def test_event_filter_table_through_plan_tree(
+    obj: dict[str, Any], template: bool, karmada_bundle: Path, tmp_path: Path
+) -> None:
+    """detector_test.go TestEventFilter: a ClusterPropagationPolicy naming the object's kind
+    claims it exactly when the detector lets the object through."""
+    policy = kind_only_policy("ClusterPropagationPolicy", "all", obj)
+    _, report = plan_tree(_write(tmp_path / "tree", [obj, policy]), karmada_bundle)
+    claimed = [t for t in report["templates"] if t["policy"] is not None]
+    assert len(claimed) == (1 if template else 0), report["templates"]
+
+
+@pytest.mark.parametrize("row", look_for_cases())
+def test_look_for_table_through_plan_tree(
+    row: dict[str, Any], karmada_bundle: Path, tmp_path: Path
+) -> None:
+    _, report = plan_tree(_write(tmp_path / "tree", [row["obj"], *row["policies"]]), karmada_bundle)
+    [planned] = report["templates"]
+    assert planned["policy"] == row["want"]
 
 
 def _deployment(image: str) -> dict[str, Any]:

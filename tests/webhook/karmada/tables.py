@@ -312,3 +312,50 @@ def template_key(template: Mapping[str, Any]) -> str:
     """``Kind namespace/name`` (``Kind name`` when cluster-scoped), as the e2e cases name them."""
     namespace = template["namespace"]
     return f"{template['kind']} {namespace + '/' if namespace else ''}{template['name']}"
+
+
+def higher_priority_cases() -> list[Any]:
+    """compare_test.go Test_GetHigherPriority*: each row for both policy kinds."""
+    cases = []
+    for kind, test in (
+        ("PropagationPolicy", "Test_GetHigherPriorityPropagationPolicy"),
+        ("ClusterPropagationPolicy", "Test_GetHigherPriorityClusterPropagationPolicy"),
+    ):
+        for row in detector_tables()["higherPriority"]:
+            cases.append(pytest.param(kind, row, id=f"{test}: {row['name']}"))
+    return cases
+
+
+def kind_only_policy(kind: str, name: str, selector: Mapping[str, Any]) -> dict[str, Any]:
+    """A policy of ``kind`` named ``name`` whose one selector names the kind of ``selector``."""
+    metadata = {"name": name}
+    if kind == "PropagationPolicy":
+        metadata["namespace"] = "test"
+    return {
+        "apiVersion": POLICY_API,
+        "kind": kind,
+        "metadata": metadata,
+        "spec": {
+            "resourceSelectors": [{"apiVersion": selector["apiVersion"], "kind": selector["kind"]}]
+        },
+    }
+
+
+def event_filter_cases() -> list[Any]:
+    """detector_test.go TestEventFilter and the default rows of TestGVRDisabled."""
+    data = detector_tables()
+    return [
+        *(
+            pytest.param(r["obj"], r["expected"], id=f"TestEventFilter: {r['name']}")
+            for r in data["eventFilter"]
+        ),
+        # gvrDisabled reports whether the kind is skipped: the object is a template when not
+        *(
+            pytest.param(r["obj"], not r["expected"], id=f"TestGVRDisabled: {r['name']}")
+            for r in data["gvrDisabled"]
+        ),
+    ]
+
+
+def look_for_cases() -> list[Any]:
+    return [pytest.param(r, id=f"{r['source']}: {r['name']}") for r in detector_tables()["lookFor"]]
