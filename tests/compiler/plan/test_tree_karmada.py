@@ -42,6 +42,7 @@ from tests.webhook.karmada.tables import (
     write_bundle,
     write_tree,
 )
+from tests.webhook.karmada.test_goyaml import configmap, field_cases, overrider
 
 
 @pytest.fixture(scope="module")
@@ -332,3 +333,28 @@ def test_image_string_through_plan_tree(
         o["spec"]["template"]["spec"]["containers"][0]["image"]
         for o in template["clusters"].values()
     } == {row["want"]}
+
+
+@pytest.mark.parametrize("row", field_cases())
+def test_field_overrider_cases_through_plan_tree(
+    row: dict[str, Any], karmada_bundle: Path, tmp_path: Path
+) -> None:
+    """cases/fieldoverrider.yaml: a ConfigMap, a PropagationPolicy and an OverridePolicy whose
+    fieldOverrider is the row's; the member's data is what Karmada's libraries wrote (or, where
+    they fail, the cluster gets no copy and the failure is a violation)."""
+    cm = configmap(row)
+    placement = propagation_policy([{"apiVersion": "v1", "kind": "ConfigMap"}])
+    override = {
+        "apiVersion": "policy.karmada.io/v1alpha1",
+        "kind": "OverridePolicy",
+        "metadata": {"name": "field", "namespace": "default"},
+        "spec": {"overrideRules": [{"overriders": {"fieldOverrider": [overrider(row)]}}]},
+    }
+    code, report = plan_tree(_write(tmp_path / "tree", [cm, placement, override]), karmada_bundle)
+    [template] = report["templates"]
+    if "error" in row:
+        assert code == 1 and template["clusters"] == {}
+        assert {v[0]["rule"] for v in template["violations"].values()} == {"karmada.override"}
+        return
+    assert code == 0
+    assert {c["data"]["doc"] for c in template["clusters"].values()} == {row["want"]}
