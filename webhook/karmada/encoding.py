@@ -4,8 +4,12 @@ Karmada v1.18 (``applyFieldOverriders`` in ``pkg/util/overridemanager/overridema
 patches JSON or YAML held in a string field (a ConfigMap's data) and stores the result as text:
 
 - JSON: ``evanphx/json-patch/v5`` marshals the patched document compactly, keys in document
-  order, numbers as written, strings with Go's escaping (``<``, ``>``, ``&``, U+2028 and U+2029
-  as ``\\u`` escapes). ``json_loads`` keeps number text, ``json_dumps`` writes it back.
+  order, a value no operation touched as it was written (numbers and strings: ``json_loads``
+  keeps their text, ``json_dumps`` writes it back), new strings with Go's escaping; HTML
+  characters (``<``, ``>``, ``&``) and U+2028/U+2029 as ``\\u`` escapes everywhere. Known
+  differences: the keys of an object no operation walked through are written anew (json-patch
+  keeps their escapes), and a key written twice is written once (json-patch writes it twice,
+  with the last value).
 - YAML: ``sigs.k8s.io/yaml`` (v1.6.0 over ``go.yaml.in/yaml/v2`` v2.4.3) converts the text to
   JSON (``goyaml.yaml_to_json``), and the patched JSON back to YAML (``to_yaml``): go-yaml
   reads the JSON text again, so a number is an integer when its text is one (``1.0`` was
@@ -25,6 +29,8 @@ are double-quoted (go-yaml would fold them), keys over 128 characters are not wr
 from __future__ import annotations
 
 import json
+import json.decoder
+import json.scanner
 import math
 import re
 import unicodedata
@@ -54,10 +60,35 @@ _GO_ESCAPES = {
 _GO_ESCAPE = re.compile("[<>&\u2028\u2029]")
 
 
+class RawString(str):
+    """A JSON string value kept with the text it was written as: json-patch v5 writes a value
+    no operation touched back as written (``"caf\\u00e9"`` stays so), only escaping HTML
+    characters as ``encoding/json`` compacts it."""
+
+    raw: str
+
+
+class _Decoder(json.JSONDecoder):
+    """``json.loads`` with numbers kept as text and string values as RawString (the pure
+    Python scanner: the C one cannot hand back a string's text)."""
+
+    def __init__(self) -> None:
+        super().__init__(parse_int=RawNumber, parse_float=RawNumber, parse_constant=_nan)
+        self.parse_string = self._raw_string
+        self.scan_once = json.scanner.py_make_scanner(self)  # type: ignore[attr-defined]
+
+    def _raw_string(self, text: str, end: int, strict: bool) -> tuple[RawString, int]:
+        value, after = json.decoder.scanstring(text, end, strict)  # type: ignore[attr-defined]
+        found = RawString(value)
+        found.raw = text[end - 1 : after]
+        return found, after
+
+
 def json_loads(text: str) -> Any:
-    """Parse JSON keeping each number's text (``1.0`` stays ``1.0``)."""
+    """Parse JSON keeping each number's text (``1.0`` stays ``1.0``) and each string value's
+    (keys are read as text: json-patch writes the keys of what it walks through anew)."""
     try:
-        return json.loads(text, parse_int=RawNumber, parse_float=RawNumber, parse_constant=_nan)
+        return _Decoder().decode(text)
     except json.JSONDecodeError as exc:
         raise EncodingError(f"not valid JSON: {exc}") from None
 
@@ -74,6 +105,8 @@ def json_dumps(value: Any) -> str:
     """Compact JSON as Go's ``encoding/json`` writes it (HTML characters escaped)."""
     if isinstance(value, RawNumber):
         return str(value)
+    if isinstance(value, RawString):
+        return _GO_ESCAPE.sub(lambda m: _GO_ESCAPES[m[0]], value.raw)
     if isinstance(value, str):
         return _go_string(value)
     if value is None or isinstance(value, bool):
