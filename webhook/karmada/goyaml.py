@@ -2,9 +2,9 @@
 
 A fieldOverrider's ``yaml`` patch starts with ``yaml.YAMLToJSON(text)``: go-yaml v2 decodes the
 first document into ``interface{}`` values, sigs.k8s.io/yaml turns map keys into strings and
-``encoding/json`` writes the JSON the patch is applied to. PyYAML parses the text here (its
-composer gives the nodes, untouched by PyYAML's own YAML 1.1 resolver); what each node becomes
-follows go-yaml v2's ``resolve`` and ``decoder``:
+``encoding/json`` writes the JSON the patch is applied to. libyaml (through PyYAML) parses the
+text here into events, untouched by PyYAML's own YAML 1.1 resolver; what each becomes follows
+go-yaml v2's ``resolve`` and ``decoder``:
 
 - a plain scalar is looked up (booleans ``y``/``yes``/``on``..., nulls, ``.inf``/``.nan``;
   ``<<`` is text, a merge only as a key), then, when it starts with a digit, ``+`` or ``-``:
@@ -12,7 +12,8 @@ follows go-yaml v2's ``resolve`` and ``decoder``:
   (``0x``, ``0o``, ``0b`` and a leading ``0`` for octal), else ``ParseUint``, else a float
   when it looks like one and does not overflow; anything else is a string (no base-60
   numbers, unlike YAML 1.1);
-- ``!!binary`` is the decoded bytes as text, other tags are resolved as their scalar reads;
+- ``!!binary`` is the decoded bytes as text, other tags are resolved as their scalar reads,
+  the non-specific ``!`` and unknown tags leave the text;
 - ``<<`` merges a map (or a list of maps, the earlier winning) where it stands: a key written
   before it is overwritten, one written after it wins;
 - a null, list or map key fails (sigs.k8s.io/yaml cannot write it as a JSON key), a float key
@@ -45,32 +46,51 @@ PLAIN = "tag:fedgate,2026:plain"
 _YAML = "tag:yaml.org,2002:"
 
 
-_RESOLVERS = {None: [(PLAIN, re.compile(r".*", re.DOTALL))]}
+def _first_document(text: str) -> yaml.Node | None:
+    """The first document's node graph, composed from libyaml's events (the scanner go-yaml
+    ports), each scalar tagged as go-yaml will read it: PLAIN when plain and untagged, a
+    string when quoted or tagged with the non-specific ``!``, else its explicit tag."""
+    anchors: dict[str, yaml.Node] = {}
+    stack: list[tuple[yaml.Node, list[Any]]] = []
+    root: list[yaml.Node] = []
 
+    def place(node: yaml.Node, anchor: str | None) -> None:
+        if anchor is not None:
+            anchors[anchor] = node
+        (stack[-1][1] if stack else root).append(node)
 
-class _Loader(_BaseLoader):
-    """Composes nodes only: untagged plain scalars get PLAIN, nothing else is resolved."""
-
-    yaml_implicit_resolvers = _RESOLVERS
-
-
-class _TaggedLoader(yaml.SafeLoader):
-    """The same in Python, for text with tags: a scalar tagged with the non-specific ``!`` is
-    a string to go-yaml, where PyYAML (and libyaml's events) would resolve it as untagged."""
-
-    yaml_implicit_resolvers = _RESOLVERS
-
-    def compose_scalar_node(self, anchor: Any) -> yaml.ScalarNode:
-        if self.peek_event().tag == "!":  # type: ignore[no-untyped-call]
-            event = self.get_event()  # type: ignore[no-untyped-call]
-            tagged = yaml.ScalarNode(
-                _YAML + "str", event.value, event.start_mark, event.end_mark, style=event.style
+    for event in yaml.parse(text, Loader=_BaseLoader):
+        if isinstance(event, yaml.ScalarEvent):
+            if event.tag is None and not event.style:
+                tag = PLAIN
+            elif event.tag in (None, "!"):
+                tag = _YAML + "str"
+            else:
+                tag = event.tag
+            place(yaml.ScalarNode(tag, event.value, style=event.style), event.anchor)
+        elif isinstance(event, yaml.SequenceStartEvent | yaml.MappingStartEvent):
+            kind = (
+                yaml.SequenceNode
+                if isinstance(event, yaml.SequenceStartEvent)
+                else yaml.MappingNode
             )
-            if anchor is not None:
-                self.anchors[anchor] = tagged
-            return tagged
-        node: yaml.ScalarNode = super().compose_scalar_node(anchor)
-        return node
+            collection: yaml.Node = kind(event.tag or "", [])
+            place(collection, event.anchor)
+            stack.append((collection, []))
+        elif isinstance(event, yaml.SequenceEndEvent | yaml.MappingEndEvent):
+            done, children = stack.pop()
+            done.value = (
+                children
+                if isinstance(done, yaml.SequenceNode)
+                else list(zip(children[::2], children[1::2], strict=True))
+            )
+        elif isinstance(event, yaml.AliasEvent):
+            if event.anchor not in anchors:
+                raise EncodingError(f"unknown anchor {event.anchor!r} referenced")
+            (stack[-1][1] if stack else root).append(anchors[event.anchor])
+        elif isinstance(event, yaml.DocumentEndEvent):
+            break
+    return root[0] if root else None
 
 
 _BOOLS = {"y", "Y", "yes", "Yes", "YES", "on", "On", "ON", "true", "True", "TRUE"}
@@ -252,8 +272,7 @@ class _Converter:
 def yaml_to_json(text: str) -> Any:
     """``yaml.YAMLToJSON``: the first document of ``text`` as a JSON value (null when none)."""
     try:
-        nodes = yaml.compose_all(text, Loader=_TaggedLoader if "!" in text else _Loader)
-        node = next(iter(nodes), None)
+        node = _first_document(text)
     except yaml.YAMLError as exc:
         raise EncodingError(f"not valid YAML: {exc}") from None
     if node is None:
