@@ -52,9 +52,11 @@ def test_resource_priority(selectors: list[dict[str, Any]], want: int) -> None:
         pytest.param("In", ["foo"], ["foo", "bar"], True, id="overlapping zones for In operator"),
         pytest.param("In", ["foo", "bar"], ["foo", "bar"], True, id="all zones for In operator"),
         pytest.param("NotIn", ["foo"], [], True, id="empty zones for NotIn operator"),
-        pytest.param("NotIn", ["foo"], ["foo", "bar"], False, id="partial zones for NotIn"),
+        pytest.param(
+            "NotIn", ["foo"], ["foo", "bar"], False, id="partial zones for NotIn operator"
+        ),
         pytest.param("Exists", None, [], False, id="empty zones for Exists operator"),
-        pytest.param("DoesNotExist", None, [], True, id="empty zones for DoesNotExist"),
+        pytest.param("DoesNotExist", None, [], True, id="empty zones for DoesNotExist operator"),
         pytest.param("Gt", None, ["foo"], False, id="unknown operator"),
     ],
 )
