@@ -4,12 +4,18 @@ Karmada v1.18 (``applyFieldOverriders`` in ``pkg/util/overridemanager/overridema
 patches JSON or YAML held in a string field (a ConfigMap's data) and stores the result as text:
 
 - JSON: ``evanphx/json-patch/v5`` marshals the patched document compactly, keys in document
-  order, numbers as written, strings with Go's escaping (``<``, ``>``, ``&``, U+2028 and U+2029
-  as ``\\u`` escapes). ``json_loads`` keeps number text, ``json_dumps`` writes it back.
+  order, a value no operation touched as it was written (numbers and strings: ``json_loads``
+  keeps their text, ``json_dumps`` writes it back), new strings with Go's escaping; HTML
+  characters (``<``, ``>``, ``&``) and U+2028/U+2029 as ``\\u`` escapes everywhere. Known
+  differences: the keys of an object no operation walked through are written anew (json-patch
+  keeps their escapes), and a key written twice is written once (json-patch writes it twice,
+  with the last value).
 - YAML: ``sigs.k8s.io/yaml`` (v1.6.0 over ``go.yaml.in/yaml/v2`` v2.4.3) converts the text to
-  JSON (``yaml_to_json``: YAML 1.1 scalars, ``y``/``n``/``on``/``off`` included), and the
-  patched JSON back to YAML (``to_yaml``): block style, keys in go-yaml's natural order,
-  sequences not indented below their key, strings quoted only where go-yaml quotes them.
+  JSON (``goyaml.yaml_to_json``), and the patched JSON back to YAML (``to_yaml``): go-yaml
+  reads the JSON text again, so a number is an integer when its text is one (``1.0`` was
+  written ``1``, ``-0`` reads as ``0``) and a float otherwise; then block style, keys in
+  go-yaml's natural order, sequences not indented below their key, strings quoted only where
+  go-yaml quotes them.
 
 ``to_yaml`` follows go-yaml v2's encoder and libyaml's emitter for the documents a ConfigMap
 holds (maps, lists, strings, numbers, booleans, null); its output always parses back to the
@@ -23,18 +29,13 @@ are double-quoted (go-yaml would fold them), keys over 128 characters are not wr
 from __future__ import annotations
 
 import json
+import json.decoder
+import json.scanner
 import math
 import re
 import unicodedata
 from collections.abc import Mapping
 from typing import Any
-
-import yaml
-
-try:
-    from yaml import CSafeLoader as _BaseLoader
-except ImportError:  # pragma: no cover - depends on how PyYAML was built
-    from yaml import SafeLoader as _BaseLoader  # type: ignore[assignment]
 
 
 class EncodingError(ValueError):
@@ -59,10 +60,35 @@ _GO_ESCAPES = {
 _GO_ESCAPE = re.compile("[<>&\u2028\u2029]")
 
 
+class RawString(str):
+    """A JSON string value kept with the text it was written as: json-patch v5 writes a value
+    no operation touched back as written (``"caf\\u00e9"`` stays so), only escaping HTML
+    characters as ``encoding/json`` compacts it."""
+
+    raw: str
+
+
+class _Decoder(json.JSONDecoder):
+    """``json.loads`` with numbers kept as text and string values as RawString (the pure
+    Python scanner: the C one cannot hand back a string's text)."""
+
+    def __init__(self) -> None:
+        super().__init__(parse_int=RawNumber, parse_float=RawNumber, parse_constant=_nan)
+        self.parse_string = self._raw_string
+        self.scan_once = json.scanner.py_make_scanner(self)  # type: ignore[attr-defined]
+
+    def _raw_string(self, text: str, end: int, strict: bool) -> tuple[RawString, int]:
+        value, after = json.decoder.scanstring(text, end, strict)  # type: ignore[attr-defined]
+        found = RawString(value)
+        found.raw = text[end - 1 : after]
+        return found, after
+
+
 def json_loads(text: str) -> Any:
-    """Parse JSON keeping each number's text (``1.0`` stays ``1.0``)."""
+    """Parse JSON keeping each number's text (``1.0`` stays ``1.0``) and each string value's
+    (keys are read as text: json-patch writes the keys of what it walks through anew)."""
     try:
-        return json.loads(text, parse_int=RawNumber, parse_float=RawNumber, parse_constant=_nan)
+        return _Decoder().decode(text)
     except json.JSONDecodeError as exc:
         raise EncodingError(f"not valid JSON: {exc}") from None
 
@@ -79,6 +105,8 @@ def json_dumps(value: Any) -> str:
     """Compact JSON as Go's ``encoding/json`` writes it (HTML characters escaped)."""
     if isinstance(value, RawNumber):
         return str(value)
+    if isinstance(value, RawString):
+        return _GO_ESCAPE.sub(lambda m: _GO_ESCAPES[m[0]], value.raw)
     if isinstance(value, str):
         return _go_string(value)
     if value is None or isinstance(value, bool):
@@ -118,101 +146,21 @@ def _fixed(digits: str, exponent: int) -> str:
     return f"{digits[: exponent + 1]}.{digits[exponent + 1 :]}"
 
 
-# ----------------------------------------------------------------------------- YAML to JSON
-
-
-class _Loader(_BaseLoader):
-    """YAML 1.1 as go-yaml v2 resolves it: ``y``/``n`` are booleans too."""
-
-
-_Loader.add_implicit_resolver(
-    "tag:yaml.org,2002:bool",
-    re.compile(r"^(?:y|Y|n|N)$"),
-    list("yYnN"),
-)
-_Loader.add_implicit_resolver(  # go-yaml's yamlStyleFloat: no dot needed (1e3), underscores ok
-    "tag:yaml.org,2002:float",
-    re.compile(r"^[-+]?(?:\.[0-9_]+|[0-9][0-9_]*(?:\.[0-9_]*)?)(?:[eE][-+]?[0-9]+)?$"),
-    list("-+0123456789."),
-)
-_TRUE = frozenset({"y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"})
-
-
-def _bool(loader: yaml.SafeLoader, node: yaml.Node) -> bool:
-    return str(node.value) in _TRUE
-
-
-def _text(loader: yaml.SafeLoader, node: yaml.Node) -> str:
-    """Timestamps stay the text written (go-yaml v2 hands interface{} targets a string)."""
-    return str(node.value)
-
-
-_Loader.add_constructor("tag:yaml.org,2002:bool", _bool)
-_Loader.add_constructor("tag:yaml.org,2002:timestamp", _text)
-_Loader.add_constructor("tag:yaml.org,2002:value", _text)  # "=" is text to go-yaml
-
-
-def _json_key(key: Any) -> str:
-    """sigs.k8s.io/yaml turns non-string keys into their text."""
-    if isinstance(key, bool):
-        return "true" if key else "false"
-    if isinstance(key, float):
-        return go_yaml_float(key)
-    if key is None:
-        return "null"
-    return str(key)
-
-
-def _to_json(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {_json_key(k): _to_json(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_to_json(v) for v in value]
-    if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
-        raise EncodingError(f"cannot convert {value} to JSON")
-    if isinstance(value, bytes):
-        raise EncodingError("binary values cannot be converted to JSON")
-    return value
-
-
-def yaml_to_json(text: str) -> Any:
-    """``yaml.YAMLToJSON``: the one document of ``text`` as a JSON value."""
-    try:
-        value = yaml.load(text, Loader=_Loader)
-    except yaml.YAMLError as exc:
-        raise EncodingError(f"not valid YAML: {exc}") from None
-    return _to_json(value)
-
-
 # ----------------------------------------------------------------------------- JSON to YAML
 
 _BASE60 = re.compile(r"^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$")
-_YAML_FLOAT = re.compile(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$")
-_GO_INT = re.compile(r"^[-+]?(?:0[xX][0-9a-fA-F]+|0[oO]?[0-7]*|0[bB][01]+|[1-9][0-9]*)$")
 _TIMESTAMP = re.compile(r"^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}[Tt ][0-9]{1,2}:[0-9]{1,2}:[0-9]{1,2}")
-_SPECIAL = frozenset(
-    {"y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON", "n", "N", "no"}
-    | {"No", "NO", "false", "False", "FALSE", "off", "Off", "OFF", "", "~", "null", "Null"}
-    | {"NULL", ".nan", ".NaN", ".NAN", ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF"}
-    | {"-.inf", "-.Inf", "-.INF", "<<"}
-)
 _INDICATORS = set("#,[]{}&*!|>'\"%@`")
 
 
 def _resolves_to_string(text: str) -> bool:
-    """go-yaml v2's ``resolve("", text)`` gives ``!!str`` and it is no base-60 float."""
-    if text in _SPECIAL:
+    """go-yaml v2's encoder writes a string plain only when ``resolve("", text)`` gives
+    ``!!str`` (no timestamp either) and it is no base-60 float."""
+    from webhook.karmada.goyaml import resolve_plain  # noqa: PLC0415 - goyaml imports this module
+
+    if _timestamp(text) or _BASE60.match(text):
         return False
-    if text[0] == ".":
-        return not _YAML_FLOAT.match(text)
-    if text[0] in "+-0123456789":
-        plain = text.replace("_", "")
-        if _timestamp(text) or _GO_INT.match(plain) or _YAML_FLOAT.match(plain):
-            return False
-        if plain.startswith(("0b", "-0b")) and re.fullmatch(r"-?0b[01]+", plain):
-            return False
-        return not _BASE60.match(text)
-    return True
+    return isinstance(resolve_plain(text), str)
 
 
 def _timestamp(text: str) -> bool:
@@ -409,20 +357,25 @@ def _scalar(value: Any, indent: int) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, RawNumber):
-        return _scalar(_number(value), indent)
+        return _number(value)
     if isinstance(value, int):
-        return str(value)
+        return _number(str(value))
     if isinstance(value, float):
-        return go_yaml_float(value)
+        return _number(go_json_float(value))
     return _string(str(value), indent)
 
 
-def _number(text: str) -> int | float:
-    """A JSON number as go-yaml reads it back: an int when it is one, else a float."""
-    try:
-        return int(text)
-    except ValueError:
-        return float(text)
+_JSON_INTEGER = re.compile(r"-?[0-9]+")
+
+
+def _number(text: str) -> str:
+    """A JSON number as ``JSONToYAML`` writes it: go-yaml reads the text back as an int64 or
+    uint64 when it is one, else as a float64."""
+    if _JSON_INTEGER.fullmatch(text):
+        value = int(text)
+        if -(1 << 63) <= value < (1 << 64):
+            return str(value)
+    return go_yaml_float(float(text))
 
 
 def _lines(value: Any, indent: int) -> list[str]:

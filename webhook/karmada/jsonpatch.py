@@ -65,34 +65,69 @@ def _get(container: Any, key: str) -> tuple[bool, Any]:
     return True, container[index]
 
 
-def _find(document: Any, path: str) -> tuple[Any, str] | None:
+class _Selves:
+    """json-patch v5 answers ``get("")`` inside a path with the container's ``self``, which
+    only the document itself has: a copy decoded from the text the document had when Apply
+    began, kept for the rest of the patch and never written back. An operation reaching
+    through an empty segment at the top (``//b``) so changes a copy that is thrown away, and
+    sees none of the patch's earlier changes; one deeper (``/a//b``) finds no path."""
+
+    def __init__(self, pristine: Any) -> None:
+        self.pristine = pristine
+        self.copy: Any = None
+
+    def self_of(self, prefix: tuple[str, ...]) -> Any:
+        if prefix:
+            return None
+        if self.copy is None:
+            self.copy = copy.deepcopy(self.pristine)
+        return self.copy
+
+
+def _through_self(path: Any) -> bool:
+    return isinstance(path, str) and "" in path.split("/")[1:-1]
+
+
+def _find(document: Any, path: str, selves: _Selves | None = None) -> tuple[Any, str] | None:
     """json-patch's ``findObject``: the container holding the last token, and that token."""
     split = path.split("/")
     if len(split) < 2:
         return (document, "") if path == "" else None
     container = document
+    walked: tuple[str, ...] = ()
     for part in split[1:-1]:
-        try:
-            found, child = _get(container, decode_token(part))
-        except PatchError:
-            return None
-        if not found or not isinstance(child, dict | list):
+        token = decode_token(part)
+        if token == "" and selves is not None:
+            child: Any = selves.self_of(walked)
+        else:
+            try:
+                found, child = _get(container, token)
+            except PatchError:
+                return None
+            if not found:
+                return None
+        if not isinstance(child, dict | list):
             return None
         container = child
+        walked = (*walked, token)
     return container, decode_token(split[-1])
 
 
 def _whole(value: Any, operation: str) -> Any:
-    """``add`` or ``replace`` at ``""``: the value becomes the document (an object or array)."""
-    if not isinstance(value, dict | list):
+    """``add`` or ``replace`` at ``""``: the value becomes the document (an object or an array;
+    a null replace leaves a document json-patch writes ``null``, a null add one it cannot
+    write)."""
+    if value is None and operation == "add":
+        raise PatchError("invalid value, expected object")
+    if value is not None and not isinstance(value, dict | list):
         raise PatchError(f"{operation} operation value must be object or array")
     return copy.deepcopy(value)
 
 
-def _add(document: Any, path: str, value: Any) -> Any:
+def _add(document: Any, path: str, value: Any, selves: _Selves | None = None) -> Any:
     if path == "":
         return _whole(value, "add")
-    found = _find(document, path)
+    found = _find(document, path, selves)
     if found is None:
         raise PatchError(f'add operation does not apply: doc is missing path: "{path}"')
     container, key = found
@@ -115,8 +150,8 @@ def _add(document: Any, path: str, value: Any) -> Any:
     return document
 
 
-def _remove(document: Any, path: str) -> Any:
-    found = _find(document, path)
+def _remove(document: Any, path: str, selves: _Selves | None = None) -> Any:
+    found = _find(document, path, selves)
     if found is None:
         raise PatchError(f'remove operation does not apply: doc is missing path: "{path}"')
     container, key = found
@@ -132,10 +167,10 @@ def _remove(document: Any, path: str) -> Any:
     return document
 
 
-def _replace(document: Any, path: str, value: Any) -> Any:
+def _replace(document: Any, path: str, value: Any, selves: _Selves | None = None) -> Any:
     if path == "":
         return _whole(value, "replace")
-    found = _find(document, path)
+    found = _find(document, path, selves)
     if found is None:
         raise PatchError(f"replace operation does not apply: doc is missing path: {path}")
     container, key = found
@@ -162,16 +197,23 @@ def apply_patch(
     result = document if in_place else copy.deepcopy(document)
     if not isinstance(result, dict | list):
         raise PatchError("json-patch applies to an object or an array")
+    selves = (
+        _Selves(copy.deepcopy(document))
+        if any(_through_self(o.get("path")) for o in operations)
+        else None
+    )
     for operation in operations:
         op, path = operation.get("op"), operation.get("path")
         if not isinstance(path, str):
             raise PatchError(f"operation missing path field: {dict(operation)}")
+        if result is None:
+            raise PatchError("invalid state detected: the document is null")
         if op == "add":
-            result = _add(result, path, operation.get("value"))
+            result = _add(result, path, operation.get("value"), selves)
         elif op == "remove":
-            result = _remove(result, path)
+            result = _remove(result, path, selves)
         elif op == "replace":
-            result = _replace(result, path, operation.get("value"))
+            result = _replace(result, path, operation.get("value"), selves)
         else:
             raise PatchError(f"Unexpected kind: {op}")
     return result

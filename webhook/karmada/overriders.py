@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from webhook.karmada import encoding, imageparser
+from webhook.karmada import encoding, goyaml, imageparser
 from webhook.karmada.jsonpatch import PatchError, apply_patch, decode_token
 
 POD_TEMPLATE_KINDS = ("ReplicaSet", "Deployment", "DaemonSet", "StatefulSet", "Job")
@@ -315,7 +315,7 @@ def field(obj: Object, item: Mapping[str, Any]) -> Object:
         raise OverrideError("fieldOverrider yaml and json must be lists of operations")
     try:
         if yaml_ops:
-            new = encoding.to_yaml(apply_patch(encoding.yaml_to_json(text), _sub_ops(yaml_ops)))
+            new = encoding.to_yaml(apply_patch(goyaml.yaml_to_json(text), _sub_ops(yaml_ops)))
         elif json_ops:
             new = (
                 encoding.json_dumps(apply_patch(encoding.json_loads(text), _sub_ops(json_ops)))

@@ -1,7 +1,8 @@
 """Which objects a ResourceSelector picks, and which clusters a ClusterAffinity selects.
 
 Ported from karmada ``pkg/util/selector.go`` at tag v1.18.0 (``ResourceSelectorPriority``,
-``ResourceMatchSelectorsPriority``, ``ClusterMatches``, ``matchZones``), with the Kubernetes
+``ResourceMatchSelectorsPriority``, ``ClusterMatches``, ``extractClusterFields``,
+``matchZones``), with the Kubernetes
 label selector rules it relies on (``metav1.LabelSelectorAsSelector`` and
 ``labels.NewRequirement``; for field selectors Karmada's lifted
 ``NodeSelectorRequirementsAsSelector``): a selector Kubernetes would refuse to build (a bad
@@ -193,13 +194,19 @@ def _zones_match(expression: Mapping[str, Any], zones: Sequence[str]) -> bool:
     return False
 
 
+def cluster_fields(cluster: Cluster) -> dict[str, str]:
+    """``extractClusterFields``: the provider and region a fieldSelector reads, when set (zones
+    are matched apart, by ``matchZones``)."""
+    return {k: v for k, v in (("provider", cluster.provider), ("region", cluster.region)) if v}
+
+
 def _fields_match(field_selector: Any, cluster: Cluster) -> bool:
     if not isinstance(field_selector, Mapping):
         return False
     expressions = field_selector.get("matchExpressions") or []
     if not isinstance(expressions, list):
         return False
-    fields = {k: v for k, v in (("provider", cluster.provider), ("region", cluster.region)) if v}
+    fields = cluster_fields(cluster)
     zones = cluster.all_zones
     for expression in expressions:
         if not isinstance(expression, Mapping):

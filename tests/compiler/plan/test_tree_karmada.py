@@ -26,8 +26,14 @@ from tests.webhook.karmada.tables import (
     cluster_match_cases,
     detector_cases,
     detector_objects,
+    event_filter_cases,
+    extract_cluster_fields_cases,
+    higher_priority_cases,
     image_parse_cases,
+    image_tables,
     karmada_clusters,
+    kind_only_policy,
+    look_for_cases,
     override_cases,
     propagation_policy,
     resource_priority_cases,
@@ -36,6 +42,7 @@ from tests.webhook.karmada.tables import (
     write_bundle,
     write_tree,
 )
+from tests.webhook.karmada.test_goyaml import configmap, field_cases, overrider
 
 
 @pytest.fixture(scope="module")
@@ -128,6 +135,30 @@ def test_cluster_match_table_through_plan_tree(
     assert code == 0
 
 
+@pytest.mark.parametrize(("cluster", "want"), extract_cluster_fields_cases())
+def test_extract_cluster_fields_through_plan_tree(
+    cluster: Any, want: dict[str, str], tmp_path: Path
+) -> None:
+    """Test_extractClusterFields: a fieldSelector ``KEY Exists`` selects the cluster exactly when
+    Karmada extracts KEY from it, and ``KEY In [value]`` when it extracts that value."""
+    bundle = write_bundle(tmp_path / "bundle", {cluster.name: cluster})
+    for key in ("provider", "region"):
+        for expression, selected in (
+            ({"key": key, "operator": "Exists"}, key in want),
+            ({"key": key, "operator": "DoesNotExist"}, key not in want),
+            ({"key": key, "operator": "In", "values": [want.get(key, "foo")]}, key in want),
+        ):
+            affinity = {"fieldSelector": {"matchExpressions": [expression]}}
+            selectors = [{"apiVersion": "v1", "kind": "ConfigMap", "name": "probe"}]
+            tree = _write(
+                tmp_path / f"{key}-{expression['operator']}",
+                [CONFIGMAP, propagation_policy(selectors, affinity)],
+            )
+            _, report = plan_tree(tree, bundle)
+            [template] = report["templates"]
+            assert template["placement"] == ({cluster.name: None} if selected else {}), expression
+
+
 @pytest.mark.parametrize(("selectors", "want"), resource_priority_cases())
 def test_resource_selector_table_through_plan_tree(
     selectors: list[dict[str, Any]], want: int, selector_bundle: Path, tmp_path: Path
@@ -158,6 +189,47 @@ def test_detector_table_through_plan_tree(
     _, report = plan_tree(_write(tmp_path / "tree", [template, *policies]), karmada_bundle)
     [planned] = report["templates"]
     assert (planned["policy"]["name"] if planned["policy"] else None) == row["want"]
+
+
+@pytest.mark.parametrize(("kind", "row"), higher_priority_cases())
+def test_higher_priority_table_through_plan_tree(
+    kind: str, row: dict[str, Any], karmada_bundle: Path, tmp_path: Path
+) -> None:
+    """compare_test.go Test_GetHigherPriority*: two policies alike but for their names claim the
+    Deployment; the smaller name wins. A policy without a name, or a nil one, cannot be written
+    in a tree: those rows run through the detector in tests/webhook/karmada/test_detector.py."""
+    if row["a"] in (None, ""):
+        pytest.skip("a policy with no name (or a nil policy) cannot be a manifest in a tree")
+    template = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "nginx", "namespace": "test"},
+    }
+    policies = [kind_only_policy(kind, name, template) for name in (row["a"], row["b"])]
+    _, report = plan_tree(_write(tmp_path / "tree", [template, *policies]), karmada_bundle)
+    [planned] = report["templates"]
+    assert planned["policy"]["name"] == row["want"]
+
+
+@pytest.mark.parametrize(("obj", "template"), event_filter_cases())
+def test_event_filter_table_through_plan_tree(
+    obj: dict[str, Any], template: bool, karmada_bundle: Path, tmp_path: Path
+) -> None:
+    """detector_test.go TestEventFilter: a ClusterPropagationPolicy naming the object's kind
+    claims it exactly when the detector lets the object through."""
+    policy = kind_only_policy("ClusterPropagationPolicy", "all", obj)
+    _, report = plan_tree(_write(tmp_path / "tree", [obj, policy]), karmada_bundle)
+    claimed = [t for t in report["templates"] if t["policy"] is not None]
+    assert len(claimed) == (1 if template else 0), report["templates"]
+
+
+@pytest.mark.parametrize("row", look_for_cases())
+def test_look_for_table_through_plan_tree(
+    row: dict[str, Any], karmada_bundle: Path, tmp_path: Path
+) -> None:
+    _, report = plan_tree(_write(tmp_path / "tree", [row["obj"], *row["policies"]]), karmada_bundle)
+    [planned] = report["templates"]
+    assert planned["policy"] == row["want"]
 
 
 def _deployment(image: str) -> dict[str, Any]:
@@ -220,3 +292,69 @@ def test_image_parse_table_through_plan_tree(
         want = expected if expected is not None else f"mirror.example/{tail}"
         assert set(images.values()) == {want}, images
         assert code == 0
+
+
+@pytest.mark.parametrize("row", [pytest.param(r, id=r["name"]) for r in image_tables()["examples"]])
+def test_image_examples_through_plan_tree(
+    row: dict[str, Any], karmada_bundle: Path, tmp_path: Path
+) -> None:
+    """parser_test.go Example*: the first n steps as the first n imageOverrider entries of one
+    ClusterOverridePolicy; the member's image is the n-th line the Example prints."""
+    placement = propagation_policy([{"apiVersion": "apps/v1", "kind": "Deployment"}])
+    for n in range(1, len(row["steps"]) + 1):
+        override = _registry_override("Registry", "add", "")
+        override["spec"]["overrideRules"][0]["overriders"]["imageOverrider"] = [
+            {"component": component, "operator": operator, "value": value}
+            for component, operator, value, _ in row["steps"][:n]
+        ]
+        tree = _write(tmp_path / str(n), [_deployment(row["image"]), placement, override])
+        code, report = plan_tree(tree, karmada_bundle)
+        [template] = report["templates"]
+        images = {
+            o["spec"]["template"]["spec"]["containers"][0]["image"]
+            for o in template["clusters"].values()
+        }
+        assert images == {row["steps"][n - 1][3]}, n
+        assert code == 0
+
+
+@pytest.mark.parametrize("row", [pytest.param(r, id=r["name"]) for r in image_tables()["string"]])
+def test_image_string_through_plan_tree(
+    row: dict[str, Any], karmada_bundle: Path, tmp_path: Path
+) -> None:
+    """ExampleComponents_String: the image goes through an override that changes nothing (an
+    empty Registry add) and reaches the members as the Example prints it."""
+    placement = propagation_policy([{"apiVersion": "apps/v1", "kind": "Deployment"}])
+    override = _registry_override("Registry", "add", "")
+    tree = _write(tmp_path / "tree", [_deployment(row["want"]), placement, override])
+    _, report = plan_tree(tree, karmada_bundle)
+    [template] = report["templates"]
+    assert {
+        o["spec"]["template"]["spec"]["containers"][0]["image"]
+        for o in template["clusters"].values()
+    } == {row["want"]}
+
+
+@pytest.mark.parametrize("row", field_cases())
+def test_field_overrider_cases_through_plan_tree(
+    row: dict[str, Any], karmada_bundle: Path, tmp_path: Path
+) -> None:
+    """cases/fieldoverrider.yaml: a ConfigMap, a PropagationPolicy and an OverridePolicy whose
+    fieldOverrider is the row's; the member's data is what Karmada's libraries wrote (or, where
+    they fail, the cluster gets no copy and the failure is a violation)."""
+    cm = configmap(row)
+    placement = propagation_policy([{"apiVersion": "v1", "kind": "ConfigMap"}])
+    override = {
+        "apiVersion": "policy.karmada.io/v1alpha1",
+        "kind": "OverridePolicy",
+        "metadata": {"name": "field", "namespace": "default"},
+        "spec": {"overrideRules": [{"overriders": {"fieldOverrider": [overrider(row)]}}]},
+    }
+    code, report = plan_tree(_write(tmp_path / "tree", [cm, placement, override]), karmada_bundle)
+    [template] = report["templates"]
+    if "error" in row:
+        assert code == 1 and template["clusters"] == {}
+        assert {v[0]["rule"] for v in template["violations"].values()} == {"karmada.override"}
+        return
+    assert code == 0
+    assert {c["data"]["doc"] for c in template["clusters"].values()} == {row["want"]}

@@ -183,6 +183,18 @@ def selector_cluster() -> Cluster:
     )
 
 
+def extract_cluster_fields_cases() -> list[Any]:
+    """Test_extractClusterFields: (the cluster, the fields wanted)."""
+    return [
+        pytest.param(
+            Cluster("cluster1", {}, **row["cluster"]),
+            row["want"],
+            id=f"Test_extractClusterFields: {row['name']}",
+        )
+        for row in selector_tables()["extractClusterFields"]
+    ]
+
+
 def cluster_match_cases() -> list[Any]:
     return [
         pytest.param(row["affinity"], row["want"], id=f"TestClusterMatches: {row['name']}")
@@ -262,3 +274,88 @@ def image_tables() -> dict[str, Any]:
 
 def image_parse_cases() -> list[Any]:
     return [pytest.param(row, id=f"TestParse: {row['name']}") for row in image_tables()["parse"]]
+
+
+# ------------------------------------------------------------------------------------- e2e
+
+
+@functools.cache
+def e2e_tables() -> dict[str, Any]:
+    data: dict[str, Any] = yaml.safe_load((CASES / "e2e.yaml").read_text())
+    return data
+
+
+def e2e_cases() -> list[Any]:
+    """Each e2e It, named ``file: Describe / Context / It``."""
+    cases = []
+    for row in e2e_tables()["cases"]:
+        where = " / ".join(part for part in (row["describe"], row["context"], row["it"]) if part)
+        cases.append(pytest.param(row, id=f"{row['source'].split('.go')[0]}: {where}"))
+    return cases
+
+
+def e2e_clusters(row: Mapping[str, Any]) -> dict[str, Cluster]:
+    """The members of the case (the suite's three, with what the case sets on them)."""
+    listed = row.get("clusters") or [{"name": name} for name in e2e_tables()["clusters"]]
+    return {
+        entry["name"]: Cluster(
+            entry["name"],
+            entry.get("labels", {}),
+            provider=entry.get("provider"),
+            region=entry.get("region"),
+        )
+        for entry in listed
+    }
+
+
+def template_key(template: Mapping[str, Any]) -> str:
+    """``Kind namespace/name`` (``Kind name`` when cluster-scoped), as the e2e cases name them."""
+    namespace = template["namespace"]
+    return f"{template['kind']} {namespace + '/' if namespace else ''}{template['name']}"
+
+
+def higher_priority_cases() -> list[Any]:
+    """compare_test.go Test_GetHigherPriority*: each row for both policy kinds."""
+    cases = []
+    for kind, test in (
+        ("PropagationPolicy", "Test_GetHigherPriorityPropagationPolicy"),
+        ("ClusterPropagationPolicy", "Test_GetHigherPriorityClusterPropagationPolicy"),
+    ):
+        for row in detector_tables()["higherPriority"]:
+            cases.append(pytest.param(kind, row, id=f"{test}: {row['name']}"))
+    return cases
+
+
+def kind_only_policy(kind: str, name: str, selector: Mapping[str, Any]) -> dict[str, Any]:
+    """A policy of ``kind`` named ``name`` whose one selector names the kind of ``selector``."""
+    metadata = {"name": name}
+    if kind == "PropagationPolicy":
+        metadata["namespace"] = "test"
+    return {
+        "apiVersion": POLICY_API,
+        "kind": kind,
+        "metadata": metadata,
+        "spec": {
+            "resourceSelectors": [{"apiVersion": selector["apiVersion"], "kind": selector["kind"]}]
+        },
+    }
+
+
+def event_filter_cases() -> list[Any]:
+    """detector_test.go TestEventFilter and the default rows of TestGVRDisabled."""
+    data = detector_tables()
+    return [
+        *(
+            pytest.param(r["obj"], r["expected"], id=f"TestEventFilter: {r['name']}")
+            for r in data["eventFilter"]
+        ),
+        # gvrDisabled reports whether the kind is skipped: the object is a template when not
+        *(
+            pytest.param(r["obj"], not r["expected"], id=f"TestGVRDisabled: {r['name']}")
+            for r in data["gvrDisabled"]
+        ),
+    ]
+
+
+def look_for_cases() -> list[Any]:
+    return [pytest.param(r, id=f"{r['source']}: {r['name']}") for r in detector_tables()["lookFor"]]

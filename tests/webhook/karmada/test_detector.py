@@ -9,8 +9,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.webhook.karmada.tables import POLICY_API, detector_cases, detector_objects
-from webhook.karmada.detector import Policies, not_a_template, policy_ref
+from tests.webhook.karmada.tables import (
+    POLICY_API,
+    detector_cases,
+    detector_objects,
+    event_filter_cases,
+    higher_priority_cases,
+    kind_only_policy,
+    look_for_cases,
+)
+from webhook.karmada.detector import Policies, _best, not_a_template, policy_ref
 
 
 @pytest.mark.parametrize(("kind", "row"), detector_cases())
@@ -18,6 +26,32 @@ def test_highest_priority_policy(kind: str, row: dict[str, Any]) -> None:
     template, policies = detector_objects(kind, row)
     claim = Policies.of(policies).claim(template)
     assert (policy_ref(claim.policy)[2] if claim.policy else None) == row["want"]
+
+
+@pytest.mark.parametrize(("kind", "row"), higher_priority_cases())
+def test_higher_priority_policy(kind: str, row: dict[str, Any]) -> None:
+    """getHigherPriority*PropagationPolicy through the detector's ranking (``_best``, the port of
+    getHighestPriority*PropagationPolicy that calls it): equal priorities, the smaller name."""
+    template = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "nginx"}}
+    template["metadata"]["namespace"] = "test"
+    names = [n for n in (row["a"], row["b"]) if n is not None]
+    for order in (names, names[::-1]):
+        policies = [kind_only_policy(kind, name, template) for name in order]
+        claim = _best(template, policies)
+        assert claim.policy is not None and policy_ref(claim.policy)[2] == row["want"]
+
+
+@pytest.mark.parametrize(("obj", "template"), event_filter_cases())
+def test_event_filter(obj: dict[str, Any], template: bool) -> None:
+    assert (not_a_template(obj) is None) is template
+
+
+@pytest.mark.parametrize("row", look_for_cases())
+def test_look_for_matched_policy(row: dict[str, Any]) -> None:
+    claim = Policies.of(row["policies"]).claim(row["obj"])
+    assert claim.policy is not None
+    kind, namespace, name = policy_ref(claim.policy)
+    assert {"kind": kind, "namespace": namespace, "name": name} == row["want"]
 
 
 def _policy(kind: str, name: str, priority: int = 0, **metadata: Any) -> dict[str, Any]:

@@ -47,6 +47,13 @@ def test_examples(row: dict[str, Any]) -> None:
         assert image == expected
 
 
+@pytest.mark.parametrize("row", [pytest.param(r, id=r["name"]) for r in image_tables()["string"]])
+def test_components_string(row: dict[str, Any]) -> None:
+    parts = Components(row["hostname"], row["repository"], row["tag"])
+    assert str(parts) == f"{parts}" == row["want"]
+    assert parse(row["want"]) == parts
+
+
 @pytest.mark.parametrize(
     ("image", "message"),
     [

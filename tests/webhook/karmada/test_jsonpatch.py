@@ -53,9 +53,9 @@ from webhook.karmada.jsonpatch import PatchError, apply_patch
         ),
         pytest.param(
             {"a": {"b": 1}},
-            [{"op": "add", "path": "/a//c", "value": 2}],
-            {"a": {"b": 1, "c": 2}},
-            id="an-empty-token-is-the-container",
+            [{"op": "add", "path": "//c", "value": 2}],
+            {"a": {"b": 1}},
+            id="an-empty-token-at-the-top-is-a-copy-thrown-away",
         ),
         pytest.param(
             {"a~b": {"c/d": 1}},
@@ -134,6 +134,25 @@ def test_json_patch_quirks(document: Any, operations: list[dict[str, Any]], expe
             [{"op": "replace", "path": "", "value": 3}],
             "object or array",
             id="replace-root-with-a-scalar",
+        ),
+        # json-patch v5.9.11 (run against these): only the document has a self
+        pytest.param(
+            {"a": {"b": 1}},
+            [{"op": "add", "path": "/a//c", "value": 2}],
+            "missing path",
+            id="an-empty-token-deeper-finds-no-path",
+        ),
+        pytest.param(
+            {"l": []},
+            [{"op": "add", "path": "/x", "value": 1}, {"op": "replace", "path": "//x", "value": 2}],
+            "missing key",
+            id="the-top-copy-is-the-document-before-the-patch",
+        ),
+        pytest.param(
+            {"a": 1},
+            [{"op": "add", "path": "", "value": None}],
+            "expected object",
+            id="add-null-as-the-document",
         ),
     ],
 )

@@ -9,12 +9,15 @@ import pytest
 
 from tests.webhook.karmada.tables import (
     cluster_match_cases,
+    extract_cluster_fields_cases,
     resource_priority_cases,
     selector_cluster,
     selector_tables,
 )
+from webhook.bundle.model import Cluster
 from webhook.karmada.selector import (
     ImplicitPriority,
+    cluster_fields,
     cluster_matches,
     labels_match,
     selector_priority,
@@ -26,6 +29,11 @@ from webhook.karmada.selector import _zones_match as match_zones
 @pytest.mark.parametrize(("affinity", "want"), cluster_match_cases())
 def test_cluster_matches(affinity: dict[str, Any], want: bool) -> None:
     assert cluster_matches(selector_cluster(), affinity) is want
+
+
+@pytest.mark.parametrize(("cluster", "want"), extract_cluster_fields_cases())
+def test_extract_cluster_fields(cluster: Cluster, want: dict[str, str]) -> None:
+    assert cluster_fields(cluster) == want
 
 
 @pytest.mark.parametrize(("selectors", "want"), resource_priority_cases())
@@ -44,9 +52,11 @@ def test_resource_priority(selectors: list[dict[str, Any]], want: int) -> None:
         pytest.param("In", ["foo"], ["foo", "bar"], True, id="overlapping zones for In operator"),
         pytest.param("In", ["foo", "bar"], ["foo", "bar"], True, id="all zones for In operator"),
         pytest.param("NotIn", ["foo"], [], True, id="empty zones for NotIn operator"),
-        pytest.param("NotIn", ["foo"], ["foo", "bar"], False, id="partial zones for NotIn"),
+        pytest.param(
+            "NotIn", ["foo"], ["foo", "bar"], False, id="partial zones for NotIn operator"
+        ),
         pytest.param("Exists", None, [], False, id="empty zones for Exists operator"),
-        pytest.param("DoesNotExist", None, [], True, id="empty zones for DoesNotExist"),
+        pytest.param("DoesNotExist", None, [], True, id="empty zones for DoesNotExist operator"),
         pytest.param("Gt", None, ["foo"], False, id="unknown operator"),
     ],
 )
