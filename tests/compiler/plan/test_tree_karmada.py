@@ -43,6 +43,7 @@ from tests.webhook.karmada.tables import (
     write_tree,
 )
 from tests.webhook.karmada.test_goyaml import configmap, field_cases, overrider
+from tests.webhook.karmada.test_imageparser import image_override_cases
 
 
 @pytest.fixture(scope="module")
@@ -358,3 +359,24 @@ def test_field_overrider_cases_through_plan_tree(
         return
     assert code == 0
     assert {c["data"]["doc"] for c in template["clusters"].values()} == {row["want"]}
+
+
+@pytest.mark.parametrize("row", image_override_cases())
+def test_image_overrides_as_karmada_does_through_plan_tree(
+    row: dict[str, Any], karmada_bundle: Path, tmp_path: Path
+) -> None:
+    """imageparser.yaml `overrides`: the member's image is what Karmada's Go code wrote, or the
+    cluster gets no copy and the failed override is a violation."""
+    placement = propagation_policy([{"apiVersion": "apps/v1", "kind": "Deployment"}])
+    override = _registry_override(row["component"], row["operator"], row["value"])
+    tree = _write(tmp_path / "tree", [_deployment(row["image"]), placement, override])
+    code, report = plan_tree(tree, karmada_bundle)
+    [template] = report["templates"]
+    if "error" in row:
+        assert code == 1 and template["clusters"] == {}
+        assert {v[0]["rule"] for v in template["violations"].values()} == {"karmada.override"}
+        return
+    assert {
+        o["spec"]["template"]["spec"]["containers"][0]["image"]
+        for o in template["clusters"].values()
+    } == {row["want"]}

@@ -47,6 +47,25 @@ def test_examples(row: dict[str, Any]) -> None:
         assert image == expected
 
 
+def image_override_cases() -> list[Any]:
+    return [
+        pytest.param(r, id=f"{r['image']} {r['component']} {r['operator']} {r['value']}")
+        for r in image_tables()["overrides"]
+    ]
+
+
+@pytest.mark.parametrize("row", image_override_cases())
+def test_override_image_as_karmada_does(row: dict[str, Any]) -> None:
+    if "error" in row:
+        with pytest.raises(ImageParseError):
+            override_image(row["image"], row["component"], row["operator"], row["value"])
+        return
+    assert (
+        override_image(row["image"], row["component"], row["operator"], row["value"])
+        == (row["want"])
+    )
+
+
 @pytest.mark.parametrize("row", [pytest.param(r, id=r["name"]) for r in image_tables()["string"]])
 def test_components_string(row: dict[str, Any]) -> None:
     parts = Components(row["hostname"], row["repository"], row["tag"])
