@@ -23,7 +23,9 @@ OVERRIDE = frozenset({(POLICY, "OverridePolicy"), (POLICY, "ClusterOverridePolic
 CLUSTER_POLICIES = frozenset(
     {(POLICY, "ClusterPropagationPolicy"), (POLICY, "ClusterOverridePolicy")}
 )
-ALL_SUBRESOURCES = frozenset({"", "status", "scale"})
+OBJECT_WRITES = frozenset({"", "status", "ephemeralcontainers"})
+"""Where a write carries the whole object: itself, its status, a Pod's ephemeral containers."""
+ALL_SUBRESOURCES = frozenset({*OBJECT_WRITES, "scale"})
 AUTOSCALERS = frozenset(
     {("autoscaling.karmada.io", "FederatedHPA"), ("autoscaling.karmada.io", "CronFederatedHPA")}
 )
@@ -31,12 +33,12 @@ AUTOSCALERS = frozenset(
 BUILTINS: dict[str, tuple[Check, Match]] = {
     "ownership.field-owner": (
         ownership.check_field_owner,
-        Match(ANY, frozenset({"UPDATE"}), frozenset({"", "status"}), "any"),
+        Match(ANY, frozenset({"UPDATE"}), OBJECT_WRITES, "any"),
     ),
     "ownership.delete": (ownership.check_delete, Match(ANY, frozenset({"DELETE"}), scope="any")),
     "ownership.ledger-writer": (
         ownership.check_ledger_writer,
-        Match(ANY, WRITES, frozenset({"", "status"}), "any"),
+        Match(ANY, WRITES, OBJECT_WRITES, "any"),
     ),
     "ownership.status-subresource": (
         ownership.check_status_subresource,
