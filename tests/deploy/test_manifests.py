@@ -55,6 +55,16 @@ REGISTERED = (
         ),
     ),
     ("autoscaling.karmada.io", "v1alpha1", ("federatedhpas", "cronfederatedhpas")),
+    ("autoscaling", "v2", ("horizontalpodautoscalers",)),
+    (
+        "work.karmada.io",
+        "v1alpha2",
+        (
+            *("resourcebindings", "resourcebindings/status"),
+            *("clusterresourcebindings", "clusterresourcebindings/status"),
+        ),
+    ),
+    ("work.karmada.io", "v1alpha1", ("works", "works/status")),
 )
 """What the webhook is registered for: every kind a tenant can run code or move data with."""
 

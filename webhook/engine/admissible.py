@@ -37,6 +37,8 @@ NAMESPACED = frozenset(
         ("policy.karmada.io", "OverridePolicy"),
         ("autoscaling.karmada.io", "FederatedHPA"),
         ("autoscaling.karmada.io", "CronFederatedHPA"),
+        ("work.karmada.io", "ResourceBinding"),
+        ("work.karmada.io", "Work"),
         ("", "ConfigMap"),
         ("", "Secret"),
         ("", "PersistentVolumeClaim"),
@@ -48,6 +50,7 @@ CLUSTER_SCOPED = frozenset(
     {
         ("policy.karmada.io", "ClusterPropagationPolicy"),
         ("policy.karmada.io", "ClusterOverridePolicy"),
+        ("work.karmada.io", "ClusterResourceBinding"),
         ("", "Namespace"),
     }
 )

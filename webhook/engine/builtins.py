@@ -27,8 +27,17 @@ OBJECT_WRITES = frozenset({"", "status", "ephemeralcontainers"})
 """Where a write carries the whole object: itself, its status, a Pod's ephemeral containers."""
 ALL_SUBRESOURCES = frozenset({*OBJECT_WRITES, "scale"})
 AUTOSCALERS = frozenset(
-    {("autoscaling.karmada.io", "FederatedHPA"), ("autoscaling.karmada.io", "CronFederatedHPA")}
+    {
+        ("autoscaling.karmada.io", "FederatedHPA"),
+        ("autoscaling.karmada.io", "CronFederatedHPA"),
+        ("autoscaling", "HorizontalPodAutoscaler"),
+    }
 )
+WORK = "work.karmada.io"
+BINDINGS = frozenset(
+    {(WORK, "ResourceBinding"), (WORK, "ClusterResourceBinding"), (WORK, "Work")}
+)
+"""What Karmada's controllers write from a template and its policy: what the members apply."""
 
 BUILTINS: dict[str, tuple[Check, Match]] = {
     "ownership.field-owner": (
@@ -88,6 +97,10 @@ BUILTINS: dict[str, tuple[Check, Match]] = {
     "ownership.autoscaler-target": (
         targets.check_autoscaler_target,
         Match(AUTOSCALERS, WRITES, scope="any"),
+    ),
+    "ownership.karmada-bindings": (
+        ownership.check_karmada_bindings,
+        Match(BINDINGS, frozenset({"CREATE", "UPDATE", "DELETE"}), OBJECT_WRITES, "any"),
     ),
     "tenancy.takeover": (targets.check_takeover, Match(PROPAGATION, WRITES, scope="any")),
     "stateful-purge.targets": (

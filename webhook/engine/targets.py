@@ -43,8 +43,13 @@ from webhook.values import is_mapping
 TRUSTED = ("git", "platform")
 """The writers of the tree and of the platform: what they name is judged on what they write."""
 STATEFUL_LABEL = "fedgate.dev/stateful"
-SCALERS = {"FederatedHPA": "federated-hpa", "CronFederatedHPA": "cron-federated-hpa"}
-"""The ledger owner each autoscaler kind acts as (no ledger names a CronFederatedHPA)."""
+SCALERS = {
+    "FederatedHPA": "federated-hpa",
+    "CronFederatedHPA": "cron-federated-hpa",
+    "HorizontalPodAutoscaler": "member-hpa",
+}
+"""The ledger owner each autoscaler kind acts as (no ledger names a CronFederatedHPA; a
+HorizontalPodAutoscaler template becomes each member's HPA)."""
 
 
 def _trusted(review: Review) -> bool:
