@@ -34,9 +34,7 @@ AUTOSCALERS = frozenset(
     }
 )
 WORK = "work.karmada.io"
-BINDINGS = frozenset(
-    {(WORK, "ResourceBinding"), (WORK, "ClusterResourceBinding"), (WORK, "Work")}
-)
+BINDINGS = frozenset({(WORK, "ResourceBinding"), (WORK, "ClusterResourceBinding"), (WORK, "Work")})
 """What Karmada's controllers write from a template and its policy: what the members apply."""
 
 BUILTINS: dict[str, tuple[Check, Match]] = {
@@ -60,6 +58,10 @@ BUILTINS: dict[str, tuple[Check, Match]] = {
     "tenancy.namespace-writer": (
         tenancy.check_namespace_writer,
         Match(ANY, frozenset({"CREATE", "UPDATE", "DELETE"}), ALL_SUBRESOURCES, "tenant"),
+    ),
+    "tenancy.platform-namespace": (
+        tenancy.check_platform_namespace,
+        Match(ANY, frozenset({"CREATE", "UPDATE", "DELETE"}), ALL_SUBRESOURCES, "any"),
     ),
     "tenancy.placement-scope": (
         tenancy.check_placement_scope,
