@@ -105,6 +105,10 @@ BUILTINS: dict[str, tuple[Check, Match]] = {
         Match(BINDINGS, frozenset({"CREATE", "UPDATE", "DELETE"}), OBJECT_WRITES, "any"),
     ),
     "tenancy.takeover": (targets.check_takeover, Match(PROPAGATION, WRITES, scope="any")),
+    "tenancy.selector-reach": (
+        targets.check_selector_reach,
+        Match(PROPAGATION, WRITES, scope="any"),
+    ),
     "stateful-purge.targets": (
         targets.check_stateful_targets,
         Match(PROPAGATION, WRITES, scope="any"),
