@@ -9,9 +9,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from webhook.bundle.rules import Match, Rule
-from webhook.engine import ownership, retain, targets, tenancy
+from webhook.engine import ownership, quota, retain, targets, tenancy
 from webhook.engine.context import Review
 from webhook.engine.decision import Violation
+from webhook.engine.workloads import WORKLOAD_KINDS
 
 Check = Callable[[Review, Rule], Iterable[Violation]]
 
@@ -104,6 +105,7 @@ BUILTINS: dict[str, tuple[Check, Match]] = {
         ownership.check_karmada_bindings,
         Match(BINDINGS, frozenset({"CREATE", "UPDATE", "DELETE"}), OBJECT_WRITES, "any"),
     ),
+    "tenancy.quota": (quota.check_quota, Match(WORKLOAD_KINDS, WRITES, scope="tenant")),
     "tenancy.takeover": (targets.check_takeover, Match(PROPAGATION, WRITES, scope="any")),
     "tenancy.selector-reach": (
         targets.check_selector_reach,

@@ -17,8 +17,9 @@ never from the request: an object's own annotations are its writer's words.
   tenant's ``preemption: Always`` must name every object it may preempt.
 - ``tenancy.selector-reach``: a tenant's selector without a name must require a label, and
   may match none of Git's templates.
-- ``stateful-purge.targets``: a placement that fails a stateful template over purges directly,
-  whatever label the policy carries.
+- ``stateful-purge.targets``: a placement that fails a stateful template over (a StatefulSet, a
+  PersistentVolumeClaim, a pod template mounting a claim, or one Git labels stateful) purges
+  directly, whatever label the policy carries.
 
 The index is Git as of the last bundle. Git and the platform team write the tree, so an object
 they name that the index does not know is judged on what the request carries; a tenant's write
@@ -37,6 +38,7 @@ from webhook.bundle.rules import Rule
 from webhook.engine.context import Review, labels_of, ledger_of
 from webhook.engine.decision import Violation
 from webhook.engine.synthesize import sync_request
+from webhook.engine.workloads import pod_spec
 from webhook.karmada.detector import Policies, policy_ref, selectors
 from webhook.karmada.propagation import MemberCopy, copies_anywhere, propagate
 from webhook.karmada.selector import (
@@ -387,9 +389,27 @@ def check_selector_reach(review: Review, rule: Rule) -> Iterator[Violation]:
 # ---------------------------------------------------------------- stateful-purge.targets
 
 
+STATEFUL_KINDS = ("StatefulSet", "PersistentVolumeClaim")
+
+
 def _stateful(obj: Mapping[str, Any]) -> bool:
-    return obj.get("kind") == "StatefulSet" or (
-        str(labels_of(obj).get(STATEFUL_LABEL, "")).lower() == "true"
+    """Stateful by kind, by a pod template that mounts a claim, or by Git's label."""
+    if obj.get("kind") in STATEFUL_KINDS:
+        return True
+    spec = pod_spec(obj)
+    volumes = spec.get("volumes") if spec is not None else None
+    if isinstance(volumes, list) and any(
+        is_mapping(v) and v.get("persistentVolumeClaim") for v in volumes
+    ):
+        return True
+    return str(labels_of(obj).get(STATEFUL_LABEL, "")).lower() == "true"
+
+
+def _judged_by_cel(policy: Mapping[str, Any]) -> bool:
+    """What the CEL rule stateful-purge sees in the policy itself: a stateful kind among its
+    selectors, or the label."""
+    return any(is_mapping(s) and s.get("kind") in STATEFUL_KINDS for s in selectors(policy)) or (
+        labels_of(policy).get(STATEFUL_LABEL) == "true"
     )
 
 
@@ -401,14 +421,9 @@ def check_stateful_targets(review: Review, rule: Rule) -> Iterator[Violation]:
     if not is_mapping(application):
         return
     purge = application.get("purgeMode", "Gracefully")
-    if purge == "Directly" or _stateful(policy):
-        return  # a policy labelled stateful is the CEL rule stateful-purge's to judge
+    if purge == "Directly" or _judged_by_cel(policy):
+        return  # the CEL rule stateful-purge judges what the policy says of itself
     stateful = sorted(_show(key_of(t)) for t in _stateful_selected(review.bundle.index, policy))
-    stateful += [
-        f"every StatefulSet it selects (resourceSelectors[{i}])"
-        for i, s in enumerate(selectors(policy))
-        if is_mapping(s) and s.get("kind") == "StatefulSet"
-    ]
     if stateful:
         yield review.violation(
             rule,
