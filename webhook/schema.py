@@ -98,14 +98,16 @@ class Checker:
         pattern: re.Pattern[str] | None = None,
         hint: str = "",
         max_length: int | None = None,
+        empty: bool = False,
     ) -> str | None:
+        """The string at ``path`` (``empty``: "" is a value, as the core API group is)."""
         value = self.get(path)
         if value is None:
             return default
         if not isinstance(value, str):
             self.report(path, f"must be a string, not {_type_name(value)}")
             return default
-        if not value:
+        if not value and not empty:
             self.report(path, "must not be empty")
             return default
         if max_length is not None and len(value) > max_length:
@@ -176,6 +178,7 @@ class Checker:
         item: re.Pattern[str] | None = None,
         hint: str = "",
         unique: bool = True,
+        empty: bool = False,
     ) -> tuple[str, ...]:
         value = self.get(path)
         if value is None:
@@ -185,7 +188,7 @@ class Checker:
             return ()
         out: list[str] = []
         for index in range(len(value)):
-            text = self.string((*path, index), pattern=item, hint=hint)
+            text = self.string((*path, index), pattern=item, hint=hint, empty=empty)
             if text is None:
                 continue
             if unique and text in out:

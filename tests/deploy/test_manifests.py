@@ -14,6 +14,7 @@ import pytest
 import yaml
 
 from tests.conftest import POLICIES, ROOT
+from webhook.bundle.export import RESOURCES
 from webhook.bundle.load import load_bundle
 
 DEPLOY = ROOT / "deploy"
@@ -22,6 +23,50 @@ NOT_BUILT_IN = ("cert-manager.io/",)  # CRDs, no schema here: checked for shape 
 PATCHES = ("argocd/repo-server-patch.yaml", "argocd/argocd-cm-health.yaml")
 """Patches (strategic merge): not whole objects."""
 KARMADA_CRDS = ("config.karmada.io/",)  # validated against Karmada's CRD in test_health.py
+REGISTERED = (
+    (
+        "apps",
+        "v1",
+        (
+            *("deployments", "deployments/scale", "deployments/status"),
+            *("statefulsets", "statefulsets/scale", "statefulsets/status"),
+            *("daemonsets", "daemonsets/status"),
+            *("replicasets", "replicasets/scale", "replicasets/status"),
+        ),
+    ),
+    ("batch", "v1", ("jobs", "jobs/status", "cronjobs", "cronjobs/status")),
+    (
+        "",
+        "v1",
+        (
+            *("pods", "pods/status", "pods/ephemeralcontainers"),
+            *("replicationcontrollers", "replicationcontrollers/scale"),
+            "replicationcontrollers/status",
+        ),
+    ),
+    (
+        "policy.karmada.io",
+        "v1alpha1",
+        (
+            "propagationpolicies",
+            "overridepolicies",
+            "clusterpropagationpolicies",
+            "clusteroverridepolicies",
+        ),
+    ),
+    ("autoscaling.karmada.io", "v1alpha1", ("federatedhpas", "cronfederatedhpas")),
+    ("autoscaling", "v2", ("horizontalpodautoscalers",)),
+    (
+        "work.karmada.io",
+        "v1alpha2",
+        (
+            *("resourcebindings", "resourcebindings/status"),
+            *("clusterresourcebindings", "clusterresourcebindings/status"),
+        ),
+    ),
+    ("work.karmada.io", "v1alpha1", ("works", "works/status")),
+)
+"""What the webhook is registered for: every kind a tenant can run code or move data with."""
 
 
 def documents() -> list[tuple[str, dict[str, Any]]]:
@@ -87,7 +132,27 @@ def test_webhook_registration() -> None:
     [excluded] = hook["namespaceSelector"]["matchExpressions"]
     assert (excluded["key"], excluded["operator"]) == ("kubernetes.io/metadata.name", "NotIn")
     assert {"karmada-system", "kube-system", "fedgate-system"} <= set(excluded["values"])
-    covered = {
+    assert _covered(hook) == {
+        (group, version, resource, operation)
+        for group, version, resources in REGISTERED
+        for resource in resources
+        for operation in ("CREATE", "UPDATE", "DELETE")
+    }
+
+
+def test_every_kind_a_rule_names_is_registered() -> None:
+    """A kind the bundle's rules match but the API server never sends is a rule that never runs."""
+    hook = _one("ValidatingWebhookConfiguration")["webhooks"][0]
+    registered = {(group, resource) for group, _, resource, _ in _covered(hook)}
+    named = {k for rule in load_bundle(POLICIES).rules for k in rule.match.kinds if "*" not in k}
+    missing = sorted(
+        (group, kind) for group, kind in named if (group, RESOURCES[kind]) not in registered
+    )
+    assert not missing, f"rules match kinds the webhook is not registered for: {missing}"
+
+
+def _covered(hook: dict[str, Any]) -> set[tuple[str, str, str, str]]:
+    return {
         (group, version, resource, operation)
         for rule in hook["rules"]
         for group in rule["apiGroups"]
@@ -95,26 +160,6 @@ def test_webhook_registration() -> None:
         for resource in rule["resources"]
         for operation in rule["operations"]
     }
-    expected = {
-        (group, version, resource, operation)
-        for group, version, resources in (
-            ("apps", "v1", ("deployments", "deployments/scale", "deployments/status")),
-            (
-                "policy.karmada.io",
-                "v1alpha1",
-                (
-                    "propagationpolicies",
-                    "overridepolicies",
-                    "clusterpropagationpolicies",
-                    "clusteroverridepolicies",
-                ),
-            ),
-            ("autoscaling.karmada.io", "v1alpha1", ("federatedhpas",)),
-        )
-        for resource in resources
-        for operation in ("CREATE", "UPDATE", "DELETE")
-    }
-    assert covered == expected
 
 
 def test_webhook_deployment_is_hardened() -> None:

@@ -419,7 +419,7 @@ def _resource_rules(checker: Checker, path: tuple[str | int, ...]) -> tuple[Reso
                 checker.report((*here, "operations", at), f"must be one of {', '.join(OPERATIONS)}")
         found.append(
             ResourceRule(
-                groups=frozenset(checker.string_list((*here, "apiGroups"))),
+                groups=frozenset(checker.string_list((*here, "apiGroups"), empty=True)),
                 versions=frozenset(checker.string_list((*here, "apiVersions"))),
                 resources=frozenset(checker.string_list((*here, "resources"))),
                 operations=frozenset(operations),

@@ -17,17 +17,28 @@ from typing import Any
 from webhook.bundle.model import Bundle
 from webhook.engine.request import AdmissionRequest
 
-SUBRESOURCES = ("", "status", "scale")
-"""The subresources fedgate judges: the object itself, its status, and Deployment scaling."""
+SUBRESOURCES = ("", "status", "scale", "ephemeralcontainers")
+"""The subresources fedgate judges: the object itself, its status, a workload's scaling and a
+Pod's ephemeral containers (``kubectl debug``: code run in a Pod that is already there)."""
 
 NAMESPACED = frozenset(
     {
         ("apps", "Deployment"),
+        ("apps", "StatefulSet"),
+        ("apps", "DaemonSet"),
+        ("apps", "ReplicaSet"),
+        ("batch", "Job"),
+        ("batch", "CronJob"),
+        ("", "Pod"),
+        ("", "ReplicationController"),
         ("autoscaling", "Scale"),
         ("autoscaling", "HorizontalPodAutoscaler"),
         ("policy.karmada.io", "PropagationPolicy"),
         ("policy.karmada.io", "OverridePolicy"),
         ("autoscaling.karmada.io", "FederatedHPA"),
+        ("autoscaling.karmada.io", "CronFederatedHPA"),
+        ("work.karmada.io", "ResourceBinding"),
+        ("work.karmada.io", "Work"),
         ("", "ConfigMap"),
         ("", "Secret"),
         ("", "PersistentVolumeClaim"),
@@ -39,6 +50,7 @@ CLUSTER_SCOPED = frozenset(
     {
         ("policy.karmada.io", "ClusterPropagationPolicy"),
         ("policy.karmada.io", "ClusterOverridePolicy"),
+        ("work.karmada.io", "ClusterResourceBinding"),
         ("", "Namespace"),
     }
 )

@@ -9,9 +9,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from webhook.bundle.rules import Match, Rule
-from webhook.engine import ownership, retain, targets, tenancy
+from webhook.engine import ownership, quota, retain, targets, tenancy
 from webhook.engine.context import Review
 from webhook.engine.decision import Violation
+from webhook.engine.workloads import WORKLOAD_KINDS
 
 Check = Callable[[Review, Rule], Iterable[Violation]]
 
@@ -23,20 +24,29 @@ OVERRIDE = frozenset({(POLICY, "OverridePolicy"), (POLICY, "ClusterOverridePolic
 CLUSTER_POLICIES = frozenset(
     {(POLICY, "ClusterPropagationPolicy"), (POLICY, "ClusterOverridePolicy")}
 )
-ALL_SUBRESOURCES = frozenset({"", "status", "scale"})
+OBJECT_WRITES = frozenset({"", "status", "ephemeralcontainers"})
+"""Where a write carries the whole object: itself, its status, a Pod's ephemeral containers."""
+ALL_SUBRESOURCES = frozenset({*OBJECT_WRITES, "scale"})
 AUTOSCALERS = frozenset(
-    {("autoscaling.karmada.io", "FederatedHPA"), ("autoscaling.karmada.io", "CronFederatedHPA")}
+    {
+        ("autoscaling.karmada.io", "FederatedHPA"),
+        ("autoscaling.karmada.io", "CronFederatedHPA"),
+        ("autoscaling", "HorizontalPodAutoscaler"),
+    }
 )
+WORK = "work.karmada.io"
+BINDINGS = frozenset({(WORK, "ResourceBinding"), (WORK, "ClusterResourceBinding"), (WORK, "Work")})
+"""What Karmada's controllers write from a template and its policy: what the members apply."""
 
 BUILTINS: dict[str, tuple[Check, Match]] = {
     "ownership.field-owner": (
         ownership.check_field_owner,
-        Match(ANY, frozenset({"UPDATE"}), frozenset({"", "status"}), "any"),
+        Match(ANY, frozenset({"UPDATE"}), OBJECT_WRITES, "any"),
     ),
     "ownership.delete": (ownership.check_delete, Match(ANY, frozenset({"DELETE"}), scope="any")),
     "ownership.ledger-writer": (
         ownership.check_ledger_writer,
-        Match(ANY, WRITES, frozenset({"", "status"}), "any"),
+        Match(ANY, WRITES, OBJECT_WRITES, "any"),
     ),
     "ownership.status-subresource": (
         ownership.check_status_subresource,
@@ -49,6 +59,10 @@ BUILTINS: dict[str, tuple[Check, Match]] = {
     "tenancy.namespace-writer": (
         tenancy.check_namespace_writer,
         Match(ANY, frozenset({"CREATE", "UPDATE", "DELETE"}), ALL_SUBRESOURCES, "tenant"),
+    ),
+    "tenancy.platform-namespace": (
+        tenancy.check_platform_namespace,
+        Match(ANY, frozenset({"CREATE", "UPDATE", "DELETE"}), ALL_SUBRESOURCES, "any"),
     ),
     "tenancy.placement-scope": (
         tenancy.check_placement_scope,
@@ -87,7 +101,16 @@ BUILTINS: dict[str, tuple[Check, Match]] = {
         targets.check_autoscaler_target,
         Match(AUTOSCALERS, WRITES, scope="any"),
     ),
+    "ownership.karmada-bindings": (
+        ownership.check_karmada_bindings,
+        Match(BINDINGS, frozenset({"CREATE", "UPDATE", "DELETE"}), OBJECT_WRITES, "any"),
+    ),
+    "tenancy.quota": (quota.check_quota, Match(WORKLOAD_KINDS, WRITES, scope="tenant")),
     "tenancy.takeover": (targets.check_takeover, Match(PROPAGATION, WRITES, scope="any")),
+    "tenancy.selector-reach": (
+        targets.check_selector_reach,
+        Match(PROPAGATION, WRITES, scope="any"),
+    ),
     "stateful-purge.targets": (
         targets.check_stateful_targets,
         Match(PROPAGATION, WRITES, scope="any"),

@@ -327,3 +327,25 @@ def check_status_subresource(review: Review, rule: Rule) -> Iterator[Violation]:
             f"{pointer or 'the whole object'}",
             pointer=pointer,
         )
+
+
+BINDING_WRITERS = ("karmada",)
+"""Who writes ResourceBindings, ClusterResourceBindings and Works: Karmada's controllers."""
+
+
+def check_karmada_bindings(review: Review, rule: Rule) -> Iterator[Violation]:
+    """A binding or a Work is what Karmada derived from a template and its policy, and what
+    the members apply: whoever writes one chooses what runs where, past every rule on the
+    template and the policy. Only Karmada's controllers write them (break-glass with a warning,
+    the control plane's garbage collector always)."""
+    identity = review.identity
+    if identity.writer in BINDING_WRITERS:
+        return
+    request = review.request
+    yield review.violation(
+        rule,
+        f"{request.kind.kind} is written by Karmada's controllers from a resource template and "
+        f"its policy; {identity.describe()} may not {request.operation.lower()} one: change the "
+        "template or its PropagationPolicy instead",
+        owner="karmada",
+    )

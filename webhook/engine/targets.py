@@ -13,9 +13,13 @@ never from the request: an object's own annotations are its writer's words.
   tags, requests and replica bounds hold on what the member will run.
 - ``ownership.autoscaler-target``: an autoscaler may scale only what its target's ledger gives
   to it.
-- ``tenancy.takeover``: a policy may not select a template another policy propagates.
-- ``stateful-purge.targets``: a placement that fails a stateful template over purges directly,
-  whatever label the policy carries.
+- ``tenancy.takeover``: a policy may not select a template another policy propagates, and a
+  tenant's ``preemption: Always`` must name every object it may preempt.
+- ``tenancy.selector-reach``: a tenant's selector without a name must require a label, and
+  may match none of Git's templates.
+- ``stateful-purge.targets``: a placement that fails a stateful template over (a StatefulSet, a
+  PersistentVolumeClaim, a pod template mounting a claim, or one Git labels stateful) purges
+  directly, whatever label the policy carries.
 
 The index is Git as of the last bundle. Git and the platform team write the tree, so an object
 they name that the index does not know is judged on what the request carries; a tenant's write
@@ -34,17 +38,28 @@ from webhook.bundle.rules import Rule
 from webhook.engine.context import Review, labels_of, ledger_of
 from webhook.engine.decision import Violation
 from webhook.engine.synthesize import sync_request
+from webhook.engine.workloads import pod_spec
 from webhook.karmada.detector import Policies, policy_ref, selectors
 from webhook.karmada.propagation import MemberCopy, copies_anywhere, propagate
-from webhook.karmada.selector import ImplicitPriority, selectors_priority
+from webhook.karmada.selector import (
+    ImplicitPriority,
+    requires_a_label,
+    selector_priority,
+    selectors_priority,
+)
 from webhook.ledger import owner_of
 from webhook.values import is_mapping
 
 TRUSTED = ("git", "platform")
 """The writers of the tree and of the platform: what they name is judged on what they write."""
 STATEFUL_LABEL = "fedgate.dev/stateful"
-SCALERS = {"FederatedHPA": "federated-hpa", "CronFederatedHPA": "cron-federated-hpa"}
-"""The ledger owner each autoscaler kind acts as (no ledger names a CronFederatedHPA)."""
+SCALERS = {
+    "FederatedHPA": "federated-hpa",
+    "CronFederatedHPA": "cron-federated-hpa",
+    "HorizontalPodAutoscaler": "member-hpa",
+}
+"""The ledger owner each autoscaler kind acts as (no ledger names a CronFederatedHPA; a
+HorizontalPodAutoscaler template becomes each member's HPA)."""
 
 
 def _trusted(review: Review) -> bool:
@@ -294,14 +309,107 @@ def check_takeover(review: Review, rule: Rule) -> Iterator[Violation]:
             + ": one template, one policy; change the placement in Git",
             pointer="/spec/resourceSelectors",
         )
+    yield from _preemption_reach(review, rule, policy)
+
+
+def _same_selection(review: Review) -> bool:
+    """An UPDATE that keeps the selectors and the preemption (Karmada adding its finalizer, a
+    placement change) chooses nothing new to select: judged when they were written."""
+    old, new = review.request.old_object, review.request.object
+    if review.request.operation != "UPDATE" or not is_mapping(old) or not is_mapping(new):
+        return False
+    return all(_spec(old).get(k) == _spec(new).get(k) for k in ("resourceSelectors", "preemption"))
+
+
+def _preemption_reach(review: Review, rule: Rule, policy: Mapping[str, Any]) -> Iterator[Violation]:
+    """A tenant's ``preemption: Always`` takes over what its selectors match from any policy
+    of lower priority; fedgate sees only Git's, so every selector must name its object."""
+    if _spec(policy).get("preemption") != "Always" or _same_selection(review):
+        return
+    for i, selector in enumerate(selectors(policy)):
+        if is_mapping(selector) and not selector.get("name"):
+            yield review.violation(
+                rule,
+                f"preemption: Always with resourceSelectors[{i}], which names no object, would "
+                "take over whatever it matches from the policy of another writer, including "
+                "objects fedgate cannot see: name each object it may preempt, or drop preemption",
+                pointer="/spec/preemption",
+            )
+
+
+# ---------------------------------------------------------------- tenancy.selector-reach
+
+
+def check_selector_reach(review: Review, rule: Rule) -> Iterator[Violation]:
+    """A tenant's PropagationPolicy selects by what its selectors match, not how they read: a
+    selector without a name reaches every object of its kind in the namespace that meets it,
+    so it may match only objects the tenant owns, and Git's (the index) are not the tenant's."""
+    policy = review.request.object
+    if not is_mapping(policy) or _trusted(review) or _same_selection(review):
+        return
+    namespace = _namespace(policy)
+    index = review.bundle.index
+    for i, selector in enumerate(selectors(policy)):
+        if not is_mapping(selector) or selector.get("name"):
+            continue
+        pointer = f"/spec/resourceSelectors/{i}"
+        kind = str(selector.get("kind") or "object")
+        if not requires_a_label(selector):
+            yield review.violation(
+                rule,
+                f"resourceSelectors[{i}] requires no label, so it selects every {kind} in "
+                f"namespace {namespace} that lacks one: those the platform team, Karmada or "
+                "another writer put there, and any created later, which fedgate cannot see; "
+                "name each object, or select by a label your objects carry (matchLabels, In "
+                "or Exists)",
+                pointer=pointer,
+            )
+            continue
+        if index is None:
+            yield _no_index(review, rule, f"what resourceSelectors[{i}] matches")
+            continue
+        found = sorted(
+            _show(key_of(t))
+            for t in index.templates(namespace)
+            if selector_priority(t, selector) > ImplicitPriority.MISMATCH
+        )
+        if found:
+            shown = ", ".join(found[:5]) + (f" and {len(found) - 5} more" if len(found) > 5 else "")
+            yield review.violation(
+                rule,
+                f"resourceSelectors[{i}] matches {shown}, which Git manages (the index of the "
+                "synced tree), not tenant "
+                f"{review.identity.tenant or review.identity.describe()}: a policy written "
+                "outside Git selects only its writer's objects; narrow its labels, or change "
+                "the placement in Git",
+                pointer=pointer,
+            )
 
 
 # ---------------------------------------------------------------- stateful-purge.targets
 
 
+STATEFUL_KINDS = ("StatefulSet", "PersistentVolumeClaim")
+
+
 def _stateful(obj: Mapping[str, Any]) -> bool:
-    return obj.get("kind") == "StatefulSet" or (
-        str(labels_of(obj).get(STATEFUL_LABEL, "")).lower() == "true"
+    """Stateful by kind, by a pod template that mounts a claim, or by Git's label."""
+    if obj.get("kind") in STATEFUL_KINDS:
+        return True
+    spec = pod_spec(obj)
+    volumes = spec.get("volumes") if spec is not None else None
+    if isinstance(volumes, list) and any(
+        is_mapping(v) and v.get("persistentVolumeClaim") for v in volumes
+    ):
+        return True
+    return str(labels_of(obj).get(STATEFUL_LABEL, "")).lower() == "true"
+
+
+def _judged_by_cel(policy: Mapping[str, Any]) -> bool:
+    """What the CEL rule stateful-purge sees in the policy itself: a stateful kind among its
+    selectors, or the label."""
+    return any(is_mapping(s) and s.get("kind") in STATEFUL_KINDS for s in selectors(policy)) or (
+        labels_of(policy).get(STATEFUL_LABEL) == "true"
     )
 
 
@@ -313,14 +421,9 @@ def check_stateful_targets(review: Review, rule: Rule) -> Iterator[Violation]:
     if not is_mapping(application):
         return
     purge = application.get("purgeMode", "Gracefully")
-    if purge == "Directly" or _stateful(policy):
-        return  # a policy labelled stateful is the CEL rule stateful-purge's to judge
+    if purge == "Directly" or _judged_by_cel(policy):
+        return  # the CEL rule stateful-purge judges what the policy says of itself
     stateful = sorted(_show(key_of(t)) for t in _stateful_selected(review.bundle.index, policy))
-    stateful += [
-        f"every StatefulSet it selects (resourceSelectors[{i}])"
-        for i, s in enumerate(selectors(policy))
-        if is_mapping(s) and s.get("kind") == "StatefulSet"
-    ]
     if stateful:
         yield review.violation(
             rule,

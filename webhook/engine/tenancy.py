@@ -1,8 +1,8 @@
 """Tenant data scoping: a tenant places workloads and data only where its scope allows.
 
-Built-in rules: ``tenancy.namespace-writer``, ``tenancy.placement-scope``,
-``tenancy.explicit-selectors``, ``tenancy.data-scope``, ``tenancy.propagate-deps``,
-``tenancy.cluster-policy`` and ``tenancy.override-registry``.
+Built-in rules: ``tenancy.namespace-writer``, ``tenancy.platform-namespace``,
+``tenancy.placement-scope``, ``tenancy.explicit-selectors``, ``tenancy.data-scope``,
+``tenancy.propagate-deps``, ``tenancy.cluster-policy`` and ``tenancy.override-registry``.
 """
 
 from __future__ import annotations
@@ -90,6 +90,31 @@ def check_namespace_writer(review: Review, rule: Rule) -> Iterator[Violation]:
         f"namespace {review.request.namespace} belongs to tenant {tenant.name}; "
         f"{identity.describe()} may not write in it (its people are groups "
         f"{', '.join(tenant.groups) or '(none)'}; changes go through git)",
+    )
+
+
+def check_platform_namespace(review: Review, rule: Rule) -> Iterator[Violation]:
+    """A namespace no tenant lists (``default``, a platform team's own) is the platform's: only
+    the writers of a tenant namespace who are not its tenant write there. Otherwise any tenant,
+    or anyone the bundle does not know, could place workloads and data where no tenant's
+    scope, registries or quota apply."""
+    request, identity = review.request, review.identity
+    if not request.namespace or review.tenant is not None:
+        return
+    if identity.writer in NAMESPACE_WRITERS:
+        return
+    own = review.bundle.tenants.get(identity.tenant or "")
+    where = (
+        f"; tenant {own.name}'s namespaces are {', '.join(own.namespaces) or '(none)'}"
+        if own is not None
+        else ""
+    )
+    yield review.violation(
+        rule,
+        f"namespace {request.namespace} is no tenant's (policies/tenants.yaml lists it for "
+        f"none), so it is the platform team's: {identity.describe()} may not write in it"
+        f"{where}",
+        owner="platform",
     )
 
 

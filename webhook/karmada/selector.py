@@ -145,6 +145,21 @@ def labels_match(selector: Mapping[str, Any], labels: Mapping[str, Any]) -> bool
     return all(_requirement_holds(r, plain) for r in requirements)
 
 
+def requires_a_label(selector: Mapping[str, Any]) -> bool:
+    """Whether the ResourceSelector matches only objects that carry some label (a matchLabels
+    entry, an ``In`` or an ``Exists`` requirement): False when an object without labels meets
+    it (no labelSelector, an empty one, only ``NotIn`` and ``DoesNotExist``). An invalid
+    selector matches nothing, so it requires what no object has."""
+    labels = selector.get("labelSelector")
+    if labels is None:
+        return False
+    try:
+        requirements = label_selector(labels)
+    except InvalidSelector:
+        return True
+    return not all(_requirement_holds(r, {}) for r in requirements)
+
+
 def _metadata(obj: Mapping[str, Any]) -> Mapping[str, Any]:
     metadata = obj.get("metadata")
     return metadata if type(metadata) is dict else {}  # parsed manifests: plain dicts

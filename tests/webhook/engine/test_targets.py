@@ -4,11 +4,13 @@ what they carry (the retain rule reads git's target-ownership annotation then)."
 
 from __future__ import annotations
 
+import copy
 from dataclasses import replace
 from typing import Any
 
 import pytest
 
+from webhook.bundle.index import TreeIndex, key_of
 from webhook.bundle.model import Bundle
 from webhook.engine.review import review
 from webhook.engine.synthesize import sync_request
@@ -135,4 +137,34 @@ def test_an_override_for_a_cluster_the_template_does_not_go_to_yet(bundle: Bundl
     found = _rules(bundle, override, GIT)
     assert found["registry-allowed"].startswith(
         "in cluster-b, Deployment platform-demo/orders-db would get: image docker.io/"
+    )
+
+
+def test_a_template_mounting_a_claim_is_stateful_whatever_its_labels(bundle: Bundle) -> None:
+    """stateful-purge keys on what the template is: demo-http mounting a claim in Git's tree
+    makes its policy's graceful failover a violation, with no label on either."""
+    assert bundle.index is not None
+    key = ("apps", "Deployment", "platform-demo", "demo-http")
+    template = copy.deepcopy(dict(bundle.index.get(key) or {}))
+    template["spec"]["template"]["spec"]["volumes"] = [
+        {"name": "data", "persistentVolumeClaim": {"claimName": "data"}}
+    ]
+    objects = [template if key_of(o) == key else o for o in bundle.index.objects.values()]
+    with_claim = replace(bundle, index=TreeIndex.of(objects))
+    policy = copy.deepcopy(
+        dict(
+            bundle.index.get(
+                ("policy.karmada.io", "PropagationPolicy", "platform-demo", "demo-http")
+            )
+            or {}
+        )
+    )
+    policy["spec"]["failover"] = {
+        "application": {"purgeMode": "Gracefully", "decisionConditions": {"tolerationSeconds": 60}}
+    }
+    assert "stateful-purge.targets" not in _rules(bundle, copy.deepcopy(policy), GIT)
+    found = _rules(with_claim, policy, GIT)
+    assert found["stateful-purge.targets"].startswith(
+        "it fails over Deployment platform-demo/demo-http, which is stateful, with purgeMode "
+        "Gracefully"
     )

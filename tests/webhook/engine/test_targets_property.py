@@ -2,8 +2,10 @@
 owner the rules deny.
 
 Hypothesis writes OverridePolicies (tenant's and git's) with random overriders over the example
-tree's templates (the bundle's index), FederatedHPAs on random targets, and PropagationPolicies
-with random priority and preemption. For every write ``review`` allows, an oracle written here
+tree's templates (the bundle's index), FederatedHPAs, CronFederatedHPAs and member HPAs on
+random targets, workloads of every kind that runs a pod template (wherever the kind keeps it),
+and PropagationPolicies with random names, label selectors, priority and preemption. For every
+write ``review`` allows, an oracle written here
 from the policy (not from the rules' code) checks what each member would run, with the copies
 Karmada builds (webhook/karmada): images only from the tenant's registries, a pinned tag, at most
 maxReplicasPerApp replicas, and no field changed that Git's ledger gives to another writer
@@ -29,6 +31,7 @@ from webhook.karmada.propagation import copies_anywhere, propagate
 from webhook.ledger import owner_of
 
 ALICE = {"username": "alice@example.com", "groups": ["team-a", "system:authenticated"]}
+BOB = {"username": "bob@example.com", "groups": ["team-b", "system:authenticated"]}
 GIT = {
     "username": "system:serviceaccount:kube-system:argocd-manager",
     "groups": ["system:serviceaccounts", "system:authenticated"],
@@ -232,36 +235,144 @@ def test_no_allowed_override_lets_a_member_run_what_the_rules_deny(
         assert _oracle(bundle, policy, "git" if as_git else "alice") == []
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SCALED_BY = {"FederatedHPA": "federated-hpa", "HorizontalPodAutoscaler": "member-hpa"}
+"""The ledger owner each autoscaler acts as (no ledger names a CronFederatedHPA)."""
+CRON_TARGETS = ("targetReplicas", "targetMinReplicas", "targetMaxReplicas")
+
+
+@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    target=st.sampled_from(TARGETS),
-    kind=st.sampled_from(["FederatedHPA", "CronFederatedHPA"]),
-    high=st.integers(1, 20_000),
+    target=st.sampled_from([*TARGETS, "payments-api", "checkout"]),
+    kind=st.sampled_from(["FederatedHPA", "CronFederatedHPA", "HorizontalPodAutoscaler"]),
+    highs=st.lists(st.integers(1, 20_000), min_size=1, max_size=3),
+    fields=st.lists(st.sampled_from(CRON_TARGETS), min_size=1, max_size=3, unique=True),
 )
 def test_no_allowed_autoscaler_scales_what_it_does_not_own(
-    bundle: Bundle, target: str, kind: str, high: int
+    bundle: Bundle, target: str, kind: str, highs: list[int], fields: list[str]
 ) -> None:
+    namespace, user, limit = (
+        ("payments", BOB, 100)
+        if target in ("payments-api", "checkout")
+        else ("platform-demo", ALICE, 50)
+    )
     spec: dict[str, Any] = {
         "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": target}
     }
-    if kind == "FederatedHPA":
-        spec |= {"minReplicas": 1, "maxReplicas": high}
+    if kind == "CronFederatedHPA":
+        spec["rules"] = [
+            {"name": f"r{i}", "schedule": "0 1 * * *", **dict.fromkeys(fields, high)}
+            for i, high in enumerate(highs)
+        ]
     else:
-        spec["rules"] = [{"name": "r", "schedule": "0 1 * * *", "targetReplicas": high}]
+        spec |= {"minReplicas": 1, "maxReplicas": max(highs)}
     scaler = {
-        "apiVersion": "autoscaling.karmada.io/v1alpha1",
+        "apiVersion": "autoscaling/v2"
+        if kind == "HorizontalPodAutoscaler"
+        else "autoscaling.karmada.io/v1alpha1",
         "kind": kind,
-        "metadata": {"name": "s", "namespace": "platform-demo"},
+        "metadata": {"name": "s", "namespace": namespace},
         "spec": spec,
     }
-    if not _review(bundle, scaler, ALICE):
+    if not _review(bundle, scaler, user):
         return
     assert bundle.index is not None
-    template = bundle.index.get(("apps", "Deployment", "platform-demo", target))
+    template = bundle.index.get(("apps", "Deployment", namespace, target))
     assert template is not None, "an unknown target was allowed for a tenant"
     found = owner_of("/spec/replicas", ledger_of(template) or {})
-    assert kind == "FederatedHPA" and found is not None and found[0] == "federated-hpa"
-    assert high <= 50
+    assert found is not None and found[0] == SCALED_BY.get(kind)
+    assert max(highs) <= limit
+
+
+POD_TEMPLATE_AT = {
+    "Deployment": ("spec", "template", "spec"),
+    "StatefulSet": ("spec", "template", "spec"),
+    "DaemonSet": ("spec", "template", "spec"),
+    "ReplicaSet": ("spec", "template", "spec"),
+    "ReplicationController": ("spec", "template", "spec"),
+    "Job": ("spec", "template", "spec"),
+    "CronJob": ("spec", "jobTemplate", "spec", "template", "spec"),
+    "Pod": ("spec",),
+}
+"""Where each kind keeps its pod spec (the Kubernetes API), written here for the oracle."""
+REPLICAS_AT = {
+    "Deployment": ("spec", "replicas"),
+    "StatefulSet": ("spec", "replicas"),
+    "ReplicaSet": ("spec", "replicas"),
+    "ReplicationController": ("spec", "replicas"),
+    "Job": ("spec", "parallelism"),
+    "CronJob": ("spec", "jobTemplate", "spec", "parallelism"),
+}
+GROUPS = {"Pod": "v1", "ReplicationController": "v1", "Job": "batch/v1", "CronJob": "batch/v1"}
+IMAGES = [
+    "registry.example.com/platform/app:1.0",
+    "mirror.example.cn/platform/app@sha256:" + "b" * 64,
+    "registry.example.com/platform/app:latest",
+    "registry.example.com/platform/app",
+    "docker.io/evil/miner:1",
+    "nginx:1.27",
+    "registry.example.com:5000/platform/app:1",
+]
+CONTAINER = st.builds(
+    lambda i, image: {
+        "name": f"c{i}",
+        "image": image,
+        "resources": {"requests": {"cpu": "10m", "memory": "8Mi"}},
+    },
+    st.integers(0, 9),
+    st.sampled_from(IMAGES),
+)
+
+
+def _at(obj: Mapping[str, Any], path: tuple[str, ...]) -> Any:
+    for name in path:
+        obj = obj.get(name) if isinstance(obj, Mapping) else None  # type: ignore[assignment]
+    return obj
+
+
+def _put(obj: dict[str, Any], path: tuple[str, ...], value: Any) -> None:
+    for name in path[:-1]:
+        obj = obj.setdefault(name, {})
+    obj[path[-1]] = value
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    kind=st.sampled_from(sorted(POD_TEMPLATE_AT)),
+    pod_spec=st.fixed_dictionaries(
+        {"containers": st.lists(CONTAINER, min_size=1, max_size=2)},
+        optional={
+            "initContainers": st.lists(CONTAINER, min_size=1, max_size=2),
+            "ephemeralContainers": st.lists(CONTAINER, min_size=1, max_size=2),
+        },
+    ),
+    replicas=st.integers(0, 200),
+)
+def test_no_allowed_workload_runs_what_the_rules_deny(
+    bundle: Bundle,
+    kind: str,
+    pod_spec: dict[str, Any],
+    replicas: int,
+) -> None:
+    """Every kind a tenant runs code with: the pod template wherever it sits."""
+    workload: dict[str, Any] = {
+        "apiVersion": GROUPS.get(kind, "apps/v1"),
+        "kind": kind,
+        "metadata": {"name": "w", "namespace": "platform-demo"},
+    }
+    _put(workload, POD_TEMPLATE_AT[kind], pod_spec)
+    if kind in REPLICAS_AT:
+        _put(workload, REPLICAS_AT[kind], replicas)
+    if not _review(bundle, workload, ALICE):
+        return
+    tenant = bundle.tenants["team-a"]
+    spec = _at(workload, POD_TEMPLATE_AT[kind])
+    for field in ("containers", "initContainers", "ephemeralContainers"):
+        for container in spec.get(field) or []:
+            image = container["image"]
+            assert any(image.startswith(r) for r in tenant.registries), image
+            assert _pinned(image), image
+    if kind in REPLICAS_AT:
+        assert _at(workload, REPLICAS_AT[kind]) <= (tenant.max_replicas_per_app or 0)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -295,3 +406,93 @@ def test_no_allowed_tenant_policy_selects_a_template_git_propagates(
         if Policies.of(bundle.index.policies("platform-demo")).claim(t).policy is not None
     }
     assert not managed & set(selected)
+
+
+REQUIREMENT = st.one_of(
+    st.builds(
+        lambda k, o, v: {"key": k, "operator": o, "values": v},
+        st.sampled_from(["app.kubernetes.io/name", "fedgate.dev/tenant", "app", "zzz"]),
+        st.sampled_from(["In", "NotIn"]),
+        st.lists(st.sampled_from(["demo-http", "team-a", "reports", "x"]), min_size=1, max_size=2),
+    ),
+    st.builds(
+        lambda k, o: {"key": k, "operator": o},
+        st.sampled_from(["app.kubernetes.io/name", "fedgate.dev/tenant", "app", "zzz"]),
+        st.sampled_from(["Exists", "DoesNotExist"]),
+    ),
+)
+SELECTOR = st.builds(
+    lambda kind, labels, expressions: {
+        **kind,
+        "labelSelector": {
+            **({"matchLabels": labels} if labels else {}),
+            **({"matchExpressions": expressions} if expressions else {}),
+        },
+    },
+    st.sampled_from(
+        [
+            {"apiVersion": "apps/v1", "kind": "Deployment"},
+            {"apiVersion": "v1", "kind": "Secret"},
+        ]
+    ),
+    st.dictionaries(
+        st.sampled_from(["app.kubernetes.io/name", "fedgate.dev/tenant", "app"]),
+        st.sampled_from(["demo-http", "team-a", "reports"]),
+        max_size=1,
+    ),
+    st.lists(REQUIREMENT, max_size=2),
+)
+
+
+def _holds(requirement: Mapping[str, Any], labels: Mapping[str, str]) -> bool:
+    """One requirement, as the Kubernetes API documents it (written here, for the oracle)."""
+    key, operator, values = requirement["key"], requirement["operator"], requirement.get("values")
+    if operator == "In":
+        return key in labels and labels[key] in values
+    if operator == "NotIn":
+        return key not in labels or labels[key] not in values
+    return (key in labels) == (operator == "Exists")
+
+
+def _requirements(selector: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    labels = selector["labelSelector"]
+    return [
+        *(
+            {"key": k, "operator": "In", "values": [v]}
+            for k, v in labels.get("matchLabels", {}).items()
+        ),
+        *labels.get("matchExpressions", []),
+    ]
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(chosen=st.lists(SELECTOR, min_size=1, max_size=2))
+def test_no_allowed_tenant_selector_reaches_what_the_tenant_does_not_own(
+    bundle: Bundle, chosen: list[dict[str, Any]]
+) -> None:
+    """A selector without a name, judged by what it matches: it needs some label (an object
+    without labels does not meet it), and matches none of Git's templates."""
+    policy = {
+        "apiVersion": "policy.karmada.io/v1alpha1",
+        "kind": "PropagationPolicy",
+        "metadata": {"name": "mine", "namespace": "platform-demo"},
+        "spec": {
+            "resourceSelectors": chosen,
+            "placement": {"clusterAffinity": {"clusterNames": ["cluster-a"]}},
+        },
+    }
+    if not _review(bundle, policy, ALICE):
+        return
+    assert bundle.index is not None
+    for selector in chosen:
+        requirements = _requirements(selector)
+        assert not all(_holds(r, {}) for r in requirements), f"{selector} needs no label"
+        for template in bundle.index.templates("platform-demo"):
+            labels = template["metadata"].get("labels") or {}
+            same_kind = (template["apiVersion"], template["kind"]) == (
+                selector["apiVersion"],
+                selector["kind"],
+            )
+            assert not (same_kind and all(_holds(r, labels) for r in requirements)), (
+                f"{selector} matches Git's {template['metadata']['name']}"
+            )

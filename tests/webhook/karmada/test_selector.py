@@ -20,6 +20,7 @@ from webhook.karmada.selector import (
     cluster_fields,
     cluster_matches,
     labels_match,
+    requires_a_label,
     selector_priority,
     selectors_priority,
 )
@@ -112,3 +113,36 @@ def test_label_selectors_as_kubernetes_builds_them(
     selector: dict[str, Any], labels: dict[str, str], matched: bool
 ) -> None:
     assert labels_match(selector, labels) is matched
+
+
+@pytest.mark.parametrize(
+    ("label_selector", "want"),
+    [
+        pytest.param(None, False, id="no label selector: every object"),
+        pytest.param({}, False, id="empty: every object"),
+        pytest.param({"matchLabels": {"app": "web"}}, True, id="matchLabels"),
+        pytest.param({"matchExpressions": [{"key": "zzz", "operator": "DoesNotExist"}]}, False),
+        pytest.param(
+            {"matchExpressions": [{"key": "t", "operator": "NotIn", "values": ["b"]}]}, False
+        ),
+        pytest.param({"matchExpressions": [{"key": "t", "operator": "Exists"}]}, True),
+        pytest.param(
+            {
+                "matchExpressions": [
+                    {"key": "zzz", "operator": "DoesNotExist"},
+                    {"key": "t", "operator": "In", "values": ["a"]},
+                ]
+            },
+            True,
+            id="one positive requirement is enough",
+        ),
+        pytest.param(
+            {"matchExpressions": [{"key": "t", "operator": "In"}]}, True, id="invalid: nothing"
+        ),
+    ],
+)
+def test_requires_a_label(label_selector: dict[str, Any] | None, want: bool) -> None:
+    selector: dict[str, Any] = {"apiVersion": "v1", "kind": "Secret"}
+    if label_selector is not None:
+        selector["labelSelector"] = label_selector
+    assert requires_a_label(selector) is want

@@ -1,0 +1,117 @@
+"""What a workload requests at least (``webhook/engine/quota.py``), by kind, and the pods that
+fit a quota (the rule's fast path) held to the plain sums."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from webhook.bundle.model import Quota, Tenant
+from webhook.engine.quota import fit, per_pod, requested
+from webhook.quantity import parse_quantity
+
+
+def _pod(cpu: str, *, init: str | None = None) -> dict[str, Any]:
+    spec: dict[str, Any] = {
+        "containers": [
+            {"name": "a", "resources": {"requests": {"cpu": cpu, "memory": "1Gi"}}},
+            {"name": "b", "resources": {"requests": {"cpu": "250m"}}},
+        ]
+    }
+    if init is not None:
+        spec["initContainers"] = [{"name": "i", "resources": {"requests": {"cpu": init}}}]
+    return spec
+
+
+@pytest.mark.parametrize(
+    ("obj", "cpu", "memory"),
+    [
+        pytest.param(
+            {"kind": "Deployment", "spec": {"replicas": 3, "template": {"spec": _pod("1")}}},
+            Fraction(15, 4),
+            3 * 2**30,
+            id="replicas x the containers' sum",
+        ),
+        pytest.param(
+            {"kind": "StatefulSet", "spec": {"template": {"spec": _pod("1")}}},
+            Fraction(5, 4),
+            2**30,
+            id="replicas absent: one",
+        ),
+        pytest.param(
+            {"kind": "Pod", "spec": _pod("1", init="4")},
+            Fraction(4),
+            2**30,
+            id="the larger init container",
+        ),
+        pytest.param(
+            {
+                "kind": "CronJob",
+                "spec": {
+                    "jobTemplate": {"spec": {"parallelism": 4, "template": {"spec": _pod("1")}}}
+                },
+            },
+            Fraction(5),
+            4 * 2**30,
+            id="a CronJob's parallelism",
+        ),
+        pytest.param(
+            {"kind": "DaemonSet", "spec": {"template": {"spec": _pod("lots")}}},
+            Fraction(1, 4),
+            2**30,
+            id="an unreadable quantity counts nothing (resource-requests reports it)",
+        ),
+        pytest.param(
+            {"kind": "Job", "spec": {"parallelism": True, "template": {"spec": _pod("1")}}},
+            Fraction(5, 4),
+            2**30,
+            id="a count that is not an integer is one",
+        ),
+    ],
+)
+def test_requested(obj: dict[str, Any], cpu: Fraction, memory: int) -> None:
+    assert requested(obj) == {"cpu": cpu, "memory": Fraction(memory)}
+
+
+def test_a_kind_without_a_pod_template_requests_nothing() -> None:
+    assert requested({"kind": "ConfigMap", "data": {}}) == {}
+
+
+QUANTITIES = st.sampled_from(["0", "1m", "250m", "1", "1.5", "64", "3e2", "512Mi", "1Gi", "7"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    cpu=QUANTITIES,
+    init=st.one_of(st.none(), QUANTITIES),
+    count=st.integers(0, 5_000),
+    limit=st.one_of(st.none(), QUANTITIES),
+    others=QUANTITIES,
+)
+def test_the_pods_that_fit_agree_with_the_sums(
+    cpu: str, init: str | None, count: int, limit: str | None, others: str
+) -> None:
+    """The fast path (how many pods fit, worked out once per template) against the plain sum
+    the rule states: Git's other templates plus requests times pods, against the quota."""
+    spec: dict[str, Any] = {"containers": [{"resources": {"requests": {"cpu": cpu}}}]}
+    if init is not None:
+        spec["initContainers"] = [{"resources": {"requests": {"cpu": init}}}]
+    quota = Quota(cpu=None if limit is None else parse_quantity(limit))
+    tenant = Tenant("t", ("ns",), (), frozenset(), {}, (), quota)
+    found = fit(per_pod(spec), tenant, {"cpu": parse_quantity(others)})
+    amount = requested({"kind": "Pod", "spec": spec})["cpu"] * count
+    most = found.with_git["cpu"]
+    if quota.cpu is None:
+        assert most is None and found.whole["cpu"] is None
+        return
+    # a write whose pods request nothing raises no bill: the rule passes it (amount > 0)
+    raised = amount > 0
+    assert (raised and most is not None and count > most) == (
+        raised and parse_quantity(others) + amount > quota.cpu
+    )
+    whole = found.whole["cpu"]
+    assert (raised and whole is not None and count > whole) == (raised and amount > quota.cpu)

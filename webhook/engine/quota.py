@@ -1,0 +1,201 @@
+"""``tenancy.quota``: a tenant's quota (``tenants.yaml`` ``quota``), for what one write proves.
+
+fedgate cannot see the whole live bill of a tenant, but one write can prove it goes over: a
+workload whose requests times replicas alone exceed the tenant's whole quota (50 replicas of
+64 CPU against 20), or Git's templates in the tenant's namespaces (the index of the synced
+tree) plus the write. Every amount is a lower bound: a pod's requests (its containers' sum, or
+its largest init container's, as the scheduler counts them) times the pods it runs at once
+(replicas, a Job's parallelism; 1 where absent, for a Pod and a DaemonSet), counted once
+however many clusters share it. A write that does not raise its own bill (Karmada's fields, a
+status write, scaling down) is never denied.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+from typing import Any
+
+from webhook.bundle.index import Key, TreeIndex, key_of
+from webhook.bundle.model import Tenant
+from webhook.bundle.rules import Rule
+from webhook.engine.context import Review
+from webhook.engine.decision import Violation
+from webhook.engine.workloads import containers, pod_spec, replicas
+from webhook.quantity import QuantityError, format_cpu, format_memory, parse_quantity
+from webhook.values import is_mapping
+
+RESOURCES = ("cpu", "memory")
+Bill = dict[str, Fraction]
+
+
+MAX_QUANTITY = 64
+"""The longest quantity parse_quantity reads: longer texts are refused, never cached."""
+
+
+@lru_cache(maxsize=4096)
+def _parsed(text: str) -> Fraction:
+    """A request's quantity, parsed once per text (at most 4,096 texts of 64 characters)."""
+    try:
+        return max(parse_quantity(text), Fraction(0))
+    except QuantityError:  # resource-requests reports it; the bill counts what it can read
+        return Fraction(0)
+
+
+def _amount(container: Mapping[str, Any], resource: str) -> Fraction:
+    resources = container.get("resources")
+    requests = resources.get("requests") if is_mapping(resources) else None
+    value = requests.get(resource) if is_mapping(requests) else None
+    if isinstance(value, str):
+        return _parsed(value) if len(value) <= MAX_QUANTITY else Fraction(0)
+    if type(value) is int or type(value) is float:
+        return max(Fraction(value), Fraction(0))
+    return Fraction(0)
+
+
+def per_pod(spec: Mapping[str, Any]) -> Bill:
+    """What one pod requests: its containers' sum, or its largest init container's."""
+    bill = {}
+    for resource in RESOURCES:
+        running = sum((_amount(c, resource) for c in containers(spec)), Fraction(0))
+        init = max((_amount(c, resource) for c in containers(spec, "initContainers")), default=0)
+        bill[resource] = max(running, Fraction(init))
+    return bill
+
+
+def requested(obj: Mapping[str, Any]) -> Bill:
+    """What the workload requests at least, summed over the pods it runs at once."""
+    spec = pod_spec(obj)
+    if spec is None:
+        return {}
+    count = replicas(obj)
+    return {r: amount * count for r, amount in per_pod(spec).items()}
+
+
+def git_bill(index: TreeIndex, tenant: Tenant) -> tuple[Bill, Mapping[Key, Bill]]:
+    """The tenant's templates in the index: their bill in total, and each one's."""
+    each = {
+        key_of(t): requested(t)
+        for namespace in tenant.namespaces
+        for t in index.templates(namespace)
+        if pod_spec(t) is not None
+    }
+    total = {r: sum((b.get(r, Fraction(0)) for b in each.values()), Fraction(0)) for r in RESOURCES}
+    return total, each
+
+
+def _show(resource: str, amount: Fraction) -> str:
+    return f"{format_cpu(amount)} CPU" if resource == "cpu" else f"{format_memory(amount)} memory"
+
+
+def _limit(tenant: Tenant, resource: str) -> Fraction | None:
+    return tenant.quota.cpu if resource == "cpu" else tenant.quota.memory
+
+
+@dataclass(frozen=True)
+class Fit:
+    """How many pods of one pod template fit a tenant's quota, per resource (None: any)."""
+
+    pod: Bill
+    whole: Mapping[str, int | None]
+    """Within the whole quota."""
+    with_git: Mapping[str, int | None]
+    """Within the quota once Git's other templates (the index) are counted."""
+    others: Bill
+    """What Git's other templates in the tenant's namespaces request."""
+
+
+def _most(room: Fraction, each: Fraction) -> int | None:
+    return None if each <= 0 else math.floor(room / each)
+
+
+def fit(pod: Bill, tenant: Tenant, others: Bill) -> Fit:
+    whole, with_git = {}, {}
+    for resource in RESOURCES:
+        limit = _limit(tenant, resource)
+        each = pod.get(resource, Fraction(0))
+        whole[resource] = None if limit is None else _most(limit, each)
+        room = None if limit is None else limit - others.get(resource, Fraction(0))
+        with_git[resource] = None if room is None else _most(room, each)
+    return Fit(pod, whole, with_git, others)
+
+
+def _requests_key(spec: Mapping[str, Any]) -> tuple[Any, ...] | None:
+    """What per_pod reads of a pod spec, as a key; None when a value is not a plain scalar."""
+    found: list[Any] = []
+    for field in ("containers", "initContainers"):
+        found.append(field)
+        for container in containers(spec, field):
+            resources = container.get("resources")
+            requests = resources.get("requests") if is_mapping(resources) else None
+            for resource in RESOURCES:
+                value = requests.get(resource) if is_mapping(requests) else None
+                if value is not None and type(value) not in (str, int, float):
+                    return None
+                found.append(value)
+    return tuple(found)
+
+
+def _fit(review: Review, tenant: Tenant, obj: Mapping[str, Any], spec: Mapping[str, Any]) -> Fit:
+    """fit() of the write's pod template, once per tenant, object and requests."""
+    index, key = review.bundle.index, key_of(obj)
+
+    def compute() -> Fit:
+        git, each = (
+            review.bundle.memo("tenant-bill", tenant.name, lambda: git_bill(index, tenant))
+            if index is not None
+            else ({}, {})
+        )
+        own = each.get(key, {})
+        others = {r: git.get(r, Fraction(0)) - own.get(r, Fraction(0)) for r in RESOURCES}
+        return fit(per_pod(spec), tenant, others)
+
+    requests = _requests_key(spec)
+    if requests is None:
+        return compute()
+    return review.bundle.memo("quota-fit", (tenant.name, key, requests), compute)
+
+
+def check_quota(review: Review, rule: Rule) -> Iterator[Violation]:
+    request, tenant = review.request, review.tenant
+    obj, old = request.object, request.old_object
+    if tenant is None or review.cluster is not None or not is_mapping(obj):
+        return  # a member's copy is judged by the rules on its template, not billed again
+    spec = pod_spec(obj)
+    if spec is None or (tenant.quota.cpu is None and tenant.quota.memory is None):
+        return
+    count = replicas(obj)
+    if is_mapping(old) and count <= replicas(old) and pod_spec(old) == spec:
+        return  # no more pods of the same template: Karmada's fields, status, scaling down
+    found = _fit(review, tenant, obj, spec)
+    over = [r for r in RESOURCES if (most := found.with_git[r]) is not None and count > most]
+    if not over:
+        return
+    before = requested(old) if is_mapping(old) else {}
+    kind = str(obj.get("kind"))
+    for resource in over:
+        limit, amount = _limit(tenant, resource), found.pod[resource] * count
+        if limit is None or amount <= before.get(resource, Fraction(0)):
+            continue
+        whole = found.whole[resource]
+        if whole is not None and count > whole:
+            yield review.violation(
+                rule,
+                f"this {kind} requests at least {_show(resource, amount)} ({count} x "
+                f"{_show(resource, found.pod[resource])}), more than tenant "
+                f"{tenant.name}'s whole quota of {_show(resource, limit)}",
+                pointer="/spec",
+            )
+            continue
+        others = found.others.get(resource, Fraction(0))
+        yield review.violation(
+            rule,
+            f"with this {kind} ({_show(resource, amount)}), tenant {tenant.name} requests "
+            f"at least {_show(resource, others + amount)} (Git's templates "
+            f"{_show(resource, others)}, in the index of the synced tree), more than its "
+            f"quota of {_show(resource, limit)}",
+            pointer="/spec",
+        )
