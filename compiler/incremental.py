@@ -25,6 +25,7 @@ from compiler.spec.load import parse_specs
 from compiler.summary import AppSummary
 from webhook.bundle.load import BundleSource, bundle_from_source, read_source
 from webhook.bundle.model import Bundle
+from webhook.engine.cel import grammar
 from webhook.errors import Finding, SpecError, describe_os_error, not_utf8
 
 CACHE_FILE = Path("fedgate") / "compile-cache.json"
@@ -111,6 +112,7 @@ def compile_files(
 
     ``rendered``: every app's full render is wanted (``plan``), also for files taken from the
     cache (they are rendered again, not judged again)."""
+    grammar.use_cache(None if cache is None else cache.parent)  # the CEL parser, kept beside
     source = read_source(policies, index=False)  # compile has the tree itself
     bundle = bundle_from_source(source, backend) if backend else bundle_from_source(source)
     key = f"{code_fingerprint()}:{source_fingerprint(source)}"
