@@ -25,6 +25,7 @@ import orjson
 from compiler.argocd.sync import Selections
 from compiler.core import Compiled, FileResult, combine, compile_file, render_file
 from compiler.output import Progress
+from compiler.resolve import Resolver
 from compiler.spec.load import parse_specs
 from compiler.summary import AppSummary
 from webhook.bundle.load import BundleSource, bundle_from_source, read_source
@@ -137,6 +138,7 @@ def compile_files(
     entries: dict[str, Any] = {}
     results: list[FileResult] = []
     findings: list[Finding] = []
+    resolve = Resolver()
     for done, file in enumerate(files, 1):
         if progress is not None:
             progress(done, len(files))
@@ -147,7 +149,7 @@ def compile_files(
             findings.append(Finding(display, 0, "", f"cannot read: {describe_os_error(exc)}"))
             continue
         sha = hashlib.sha256(data).hexdigest()
-        identity = str(file.resolve())
+        identity = resolve(file)
         entry = cached.get(identity)
         if entry is not None and entry["sha256"] == sha and entry["display"] == display:
             result = _decode(entry)
