@@ -27,8 +27,10 @@ Python's bytecode is cached (under a scratch PYTHONPYCACHEPREFIX, never in the c
 in an installed fedgate (pip compiles it at install time); --no-bytecode compiles every module
 from source on every run instead (PYTHONDONTWRITEBYTECODE=1, as some sandboxes set).
 
-It also prints where a check's start-up goes (`python -X importtime` of that check, the
-largest imports).
+Each run's CPU time (user + system, from the kernel's accounting of the child) is printed
+beside its wall time: on a busy shared machine the wall time moves with the load, the CPU
+time much less, and on a quiet one they are close. It also prints where a check's start-up
+goes (`python -X importtime` of that check, the largest imports).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -69,13 +72,22 @@ def timed(
     return statistics.median(once(cwd, command, expect, env) for _ in range(repeat))
 
 
+CPU: list[float] = []
+"""The CPU seconds (user + system) of each run of ``once``, in order: on a shared machine
+the wall time of a run moves with the load, its CPU time much less."""
+
+
 def once(cwd: Path, command: list[str], expect: int = 0, env: dict[str, str] = ENV) -> float:
-    """Seconds of one run of ``command``; exits when it does not exit ``expect``."""
+    """Seconds of one run of ``command`` (its CPU seconds appended to CPU); exits when it
+    does not exit ``expect``."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     result = subprocess.run(
         command, cwd=cwd, capture_output=True, env=env, timeout=600, check=False
     )
     seconds = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    CPU.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
     if result.returncode != expect:
         raise SystemExit(
             f"{command} exited {result.returncode}:\n"
@@ -203,15 +215,18 @@ def main() -> None:
         lint = timed(repo, [str(BIN / "yamllint"), "-d", "relaxed", *changed], args.repeat, env=env)
         warm: dict[str, list[float]] = {label: [] for label in checkouts}
         cold: dict[str, list[float]] = {label: [] for label in checkouts}
+        cpu: dict[tuple[str, str], list[float]] = {}
         for round_ in range(args.repeat):
             order = list(checkouts) if round_ % 2 == 0 else list(reversed(checkouts))
             for label in order:
                 warm[label].append(once(copies[label], check, env=envs[label]))
+                cpu.setdefault((label, "warm"), []).append(CPU[-1])
         for round_ in range(max(args.repeat // 2, 1)):
             order = list(checkouts) if round_ % 2 == 0 else list(reversed(checkouts))
             for label in order:
                 shutil.rmtree(copies[label] / ".git" / "fedgate", ignore_errors=True)
                 cold[label].append(once(copies[label], check, env=envs[label]))
+                cpu.setdefault((label, "cold"), []).append(CPU[-1])
         imports = {
             label: subprocess.run(
                 [sys.executable, "-X", "importtime", *check[1:]],
@@ -223,6 +238,21 @@ def main() -> None:
             ).stderr
             for label in checkouts
         }
+    report(args, changed, (floor, lint), list(checkouts), (warm, cold, cpu), imports)
+
+
+def report(  # noqa: PLR0917 - the pieces main measured
+    args: argparse.Namespace,
+    changed: list[str],
+    floors: tuple[float, float],
+    checkouts: list[str],
+    measured: tuple[
+        dict[str, list[float]], dict[str, list[float]], dict[tuple[str, str], list[float]]
+    ],
+    imports: dict[str, str],
+) -> None:
+    """Print the medians, side by side, and the largest imports."""
+    (floor, lint), (warm, cold, cpu) = floors, measured
     print(
         f"{args.apps} apps and {args.hand_written} hand-written manifests, one app changed "
         f"({len(changed)} files), medians of {args.repeat}"
@@ -230,20 +260,30 @@ def main() -> None:
         + (", no bytecode cache" if args.no_bytecode else "")
         + f"; load average {os.getloadavg()[0]:.1f}:"
     )
-    rows = [("python -c pass", floor), ("yamllint (changed files)", lint)]
+    rows = [("python -c pass", floor, None), ("yamllint (changed files)", lint, None)]
     for label in checkouts:
-        rows += [
-            (f"check, warm cache ({label})", statistics.median(warm[label])),
-            (f"check, cold cache ({label})", statistics.median(cold[label])),
-        ]
-    width = max(len(label) for label, _ in rows)
-    for label, seconds in rows:
-        print(f"  {label:{width}} {seconds:7.3f} s  {seconds / floor:6.1f}x python")
+        for kind, samples in (("warm", warm), ("cold", cold)):
+            rows.append(
+                (
+                    f"check, {kind} cache ({label})",
+                    statistics.median(samples[label]),
+                    statistics.median(cpu[(label, kind)]),
+                )
+            )
+    width = max(len(label) for label, _, _ in rows)
+    print(f"  {'':{width}} {'wall':>9}  {'':>13} {'CPU (user+sys)':>14}")
+    for label, seconds, used in rows:
+        spent = f"{used:7.3f} s" if used is not None else ""
+        print(f"  {label:{width}} {seconds:7.3f} s  {seconds / floor:6.1f}x python  {spent:>12}")
     if len(checkouts) > 1:
         mine, base = list(checkouts)
         for kind, samples in (("warm", warm), ("cold", cold)):
             ratio = statistics.median(samples[mine]) / statistics.median(samples[base])
-            print(f"  {kind}: this checkout takes {ratio:.2f}x the baseline's time")
+            used = statistics.median(cpu[(mine, kind)]) / statistics.median(cpu[(base, kind)])
+            print(
+                f"  {kind}: this checkout takes {ratio:.2f}x the baseline's wall time, "
+                f"{used:.2f}x its CPU time"
+            )
     for label in checkouts:
         print(f"  largest imports of a check, cumulative ms ({label}):")
         print(f"    {largest_imports(imports[label])}")
