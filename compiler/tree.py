@@ -24,6 +24,7 @@ import signal
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from types import FrameType
 
@@ -74,15 +75,24 @@ def read_manifest(out: Path, name: str = MANIFEST) -> dict[str, str]:
 
 def parse_manifest(text: str, where: str) -> dict[str, str]:
     """path -> sha256 of a manifest's lines; ``where`` names it in errors."""
-    entries = {}
+    entries = _manifest_entries(text)
+    if isinstance(entries, int):
+        raise TreeError(f"{where}:{entries}: not a manifest line; was it edited by hand?")
+    return dict(entries)
+
+
+@lru_cache(maxsize=4)  # check reads the working tree's manifest twice and HEAD's, mostly alike
+def _manifest_entries(text: str) -> tuple[tuple[str, str], ...] | int:
+    """(path, sha256) of each line of a manifest, or the number of its first bad line."""
+    entries = []
     for number, line in enumerate(text.splitlines(), 1):
         if not line or line.startswith("#"):
             continue
         sha, sep, path = line.partition("  ")
         if not sep or len(sha) != 64 or not _inside(path):
-            raise TreeError(f"{where}:{number}: not a manifest line; was it edited by hand?")
-        entries[path] = sha
-    return entries
+            return number
+        entries.append((path, sha))
+    return tuple(entries)
 
 
 def _inside(path: str) -> bool:
