@@ -147,7 +147,10 @@ def save(built: lark.Lark, file: Path, key: bytes) -> None:
     """Write ``built`` to ``file`` for ``key`` (beside it, then renamed); a cache that cannot
     be written only costs time."""
     stream = io.BytesIO()
-    built.save(stream, exclude_options=("lexer_callbacks", "tree_class"))
+    try:
+        built.save(stream, exclude_options=("lexer_callbacks", "tree_class"))
+    except Exception:  # a lark that saves otherwise (or not at all): no cache, same parser
+        return
     data = stream.getvalue()
     try:
         file.parent.mkdir(parents=True, exist_ok=True)

@@ -163,3 +163,15 @@ def test_the_first_run_saves_the_next_loads(
     finally:
         grammar.use_cache(None)
         monkeypatch.undo()
+
+
+def test_a_lark_that_cannot_save_leaves_no_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refuse(*_: object, **__: object) -> None:
+        raise NotImplementedError("this lark saves otherwise")
+
+    built = grammar.build()
+    monkeypatch.setattr(built, "save", refuse)
+    grammar.save(built, tmp_path / grammar.CACHE_NAME, KEY)
+    assert not (tmp_path / grammar.CACHE_NAME).exists()
