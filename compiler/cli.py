@@ -6,24 +6,15 @@ Exit codes, mapped here and nowhere else: 0 ok, 1 findings or a user error, 2 us
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 import traceback
 from collections.abc import Callable, Sequence
-from importlib import metadata
 from pathlib import Path
+from types import ModuleType
 from typing import Any, NoReturn, TextIO
 
-from compiler.commands import bundle as bundle_command
-from compiler.commands import cel as cel_command
-from compiler.commands import check as check_command
-from compiler.commands import compile as compile_command
-from compiler.commands import completion as completion_command
-from compiler.commands import init as init_command
-from compiler.commands import plan as plan_command
-from compiler.commands import review as review_command
-from compiler.commands import serve as serve_command
-from compiler.commands import test as test_command
 from compiler.output import Output, plural
 from compiler.policies import resolve_policies
 from webhook.errors import FedgateError, FindingsError, UsageError, describe_os_error
@@ -90,28 +81,50 @@ class _Parser(argparse.ArgumentParser):
 
 
 COMMANDS = (
-    compile_command,
-    check_command,
-    plan_command,
-    review_command,
-    test_command,
-    serve_command,
-    bundle_command,
-    cel_command,
-    init_command,
-    completion_command,
+    "compile",
+    "check",
+    "plan",
+    "review",
+    "test",
+    "serve",
+    "bundle",
+    "cel",
+    "init",
+    "completion",
 )
+"""The commands, in the order of the help; each is the module ``compiler.commands.<name>``."""
 
 
-def build_parser() -> argparse.ArgumentParser:
+def command_module(name: str) -> ModuleType:
+    """The module of one command (imported on demand: a command's imports are its own)."""
+    return importlib.import_module(f"compiler.commands.{name}")
+
+
+class _Version(argparse.Action):
+    """``--version``, which reads the installed distribution's metadata only when asked."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(
+            option_strings, dest, nargs=0, help="show program's version number and exit"
+        )
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> NoReturn:
+        sys.stdout.write(f"fedgate {version()}\n")  # where argparse's own version action writes
+        parser.exit()
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The whole parser; with ``command`` (one of COMMANDS), the parser of that command alone,
+    which parses its command lines exactly as the whole one does and imports only its module
+    (so `fedgate check` does not pay for the imports of `plan`, `serve`, `cel`, ...)."""
     parser = _Parser(
         prog="fedgate",
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--version", action="version", version=f"fedgate {version()}")
+    parser.add_argument("--version", action=_Version)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for module in COMMANDS:
+    for module in map(command_module, COMMANDS if command is None else (command,)):
         sub = commands.add_parser(
             module.NAME,
             help=module.HELP,
@@ -126,6 +139,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def version() -> str:
     """The installed distribution's version (pyproject.toml's, in a checkout's editable install)."""
+    from importlib import metadata  # noqa: PLC0415 - 60 ms of imports, for --version only
+
     try:
         return metadata.version("fedgate")
     except metadata.PackageNotFoundError:  # pragma: no cover - running from a bare checkout
@@ -147,7 +162,7 @@ def main(
 ) -> int:
     out_stream, err_stream = stdout or sys.stdout, stderr or sys.stderr
     arguments = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser()
+    parser = build_parser(arguments[0] if arguments and arguments[0] in COMMANDS else None)
     if not arguments:  # `fedgate` alone: what it is and what it can do
         parser.print_help(out_stream)
         return EXIT_OK

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from compiler import canonical
 from compiler.admission import admit
 from compiler.argocd import compile_checks
+from compiler.argocd.sync import Selections
 from compiler.render.argocd import render_argocd
 from compiler.render.pipeline import RenderedApp, render_app
 from compiler.spec.model import AppSpec
@@ -83,14 +84,18 @@ def render_file(apps: Sequence[AppSpec], bundle: Bundle) -> tuple[RenderedApp, .
     return tuple(render_app(app, bundle, validated.candidates[app.key]) for app in ordered)
 
 
-def combine(results: Sequence[FileResult], bundle: Bundle) -> Compiled:
-    """The checks across files, and the Argo CD pieces; raises SpecError."""
+def combine(
+    results: Sequence[FileResult], bundle: Bundle, selections: Selections | None = None
+) -> Compiled:
+    """The checks across files, and the Argo CD pieces; raises SpecError. ``selections``:
+    which Application reads each file, remembered from an earlier compile and updated (see
+    ``ArgoCDTree.of``)."""
     apps = tuple(sorted((a for r in results for a in r.apps), key=lambda a: (a.key, a.file)))
     findings = across(apps, bundle)
     if findings:
         raise SpecError(findings)
     argocd = render_argocd(apps, bundle)
-    refused = compile_checks.refusals(apps, argocd, bundle)
+    refused = compile_checks.refusals(apps, argocd, bundle, selections)
     if refused:
         raise SpecError(refused)
     files = {path: data for r in results for path, data in r.files.items()}

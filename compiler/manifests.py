@@ -103,15 +103,29 @@ def parse_manifests(text: str, file: str) -> tuple[list[Manifest], list[Finding]
 
 def tree_files(root: Path) -> list[str]:
     """Every manifest file under ``root`` (relative, sorted); ``root`` may be one file. One
-    ``scandir`` per directory: a thousand apps' tree is listed in milliseconds."""
+    ``scandir`` per directory (as ``os.walk`` lists them: symbolic links to directories are
+    not followed): a thousand apps' tree is listed in milliseconds."""
     if root.is_file():
         return [root.name]
     suffixes = (*MANIFEST_SUFFIXES, *UNREAD_SUFFIXES)
     found: list[str] = []
-    for directory, _, names in os.walk(root):
-        base = os.path.relpath(directory, root).replace(os.sep, "/")
-        prefix = "" if base == "." else base + "/"
-        found.extend(prefix + name for name in names if name.endswith(suffixes))
+    pending = [""]
+    while pending:
+        prefix = pending.pop()
+        try:
+            entries = list(os.scandir(os.path.join(root, prefix) if prefix else root))
+        except OSError:  # os.walk skips a directory it cannot list
+            continue
+        for entry in entries:
+            try:
+                is_directory = entry.is_dir()
+            except OSError:
+                is_directory = False
+            if not is_directory:
+                if entry.name.endswith(suffixes):
+                    found.append(prefix + entry.name)
+            elif not entry.is_symlink():
+                pending.append(f"{prefix}{entry.name}/")
     return sorted(found)
 
 

@@ -25,6 +25,7 @@ from compiler.plan.tree import TemplateResult, is_template, plan_template, polic
 from compiler.render.argocd import FOLDER as ARGOCD_FOLDER
 from compiler.render.argocd import ROOT_APPLICATION
 from compiler.render.pipeline import object_path
+from compiler.resolve import Resolver
 from compiler.synccheck import Write, file_writes, reaches, syncing, template_keys
 from compiler.synced import hand_written_files
 from compiler.tree import TreeDiff
@@ -112,11 +113,12 @@ def _chosen(
     """The tree paths FILES name (a rendered file, or every file of a spec file's apps)."""
     if not files:
         return None
-    wanted = {str(f.resolve()) for f in files}
+    resolve = Resolver()
+    wanted = {resolve(f) for f in files}
     base = str(tree.resolve())
     chosen = {p for p in paths if f"{base}/{p}" in wanted}
     for app in compiled.apps:
-        if app.file in wanted or str(Path(app.file).resolve()) in wanted:
+        if app.file in wanted or resolve(app.file) in wanted:
             chosen.update(app.paths)
     return chosen
 

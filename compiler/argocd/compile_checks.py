@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from compiler.argocd.sync import ArgoCDTree
+from compiler.argocd.sync import ArgoCDTree, Selections
 from compiler.render.pipeline import object_path
 from compiler.summary import AppSummary
 from webhook.bundle.model import ArgoCD, Bundle
@@ -38,13 +38,17 @@ def _argocd_file(bundle: Bundle) -> str:
 
 
 def refusals(
-    apps: Sequence[AppSummary], objects: Mapping[str, Mapping[str, Any]], bundle: Bundle
+    apps: Sequence[AppSummary],
+    objects: Mapping[str, Mapping[str, Any]],
+    bundle: Bundle,
+    selections: Selections | None = None,
 ) -> list[Finding]:
-    """Every Application Argo CD would refuse and every rendered object it would not sync."""
+    """Every Application Argo CD would refuse and every rendered object it would not sync;
+    ``selections`` as ``ArgoCDTree.of`` takes them."""
     settings = bundle.argocd
     if settings is None:
         return []
-    tree = ArgoCDTree.of(objects.values())
+    tree = ArgoCDTree.of(objects.values(), selections)
     where = _argocd_file(bundle)
     findings = [
         Finding(where, 0, "argocd", f"Argo CD would refuse Application {name}: {why}")

@@ -9,6 +9,8 @@ empty, not an error; a malformed pattern is an error, which Argo CD reads as no 
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from compiler.argocd.gobwas.gostr import RUNE_ERROR, decode_rune, go_string
 
 SEPARATOR = ord("/")
@@ -18,7 +20,8 @@ class _BadPatternError(ValueError):
     """``filepath.ErrBadPattern``."""
 
 
-def path_match(pattern: str, name: str) -> bool:
+@lru_cache(maxsize=4096)  # an AppProject's few entries against a few kinds and groups, for
+def path_match(pattern: str, name: str) -> bool:  # each of thousands of objects a compile syncs
     """``ok, err := filepath.Match(pattern, name); ok && err == nil``."""
     try:
         return _match(go_string(pattern), go_string(name))

@@ -7,6 +7,7 @@ single-writer conflicts visible in one spec); checks against the bundle and acro
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable
 from pathlib import Path
@@ -82,20 +83,47 @@ OWNERS = ("git", "federated-hpa", "member-hpa")
 
 
 def find_spec_files(paths: Iterable[Path]) -> list[Path]:
-    """Spec files named by ``paths`` (directories searched recursively), sorted, deduplicated."""
+    """Spec files named by ``paths`` (directories searched recursively, hidden ones and
+    symbolic links to directories skipped, as ``rglob`` does), sorted, deduplicated."""
     found: set[Path] = set()
     for path in paths:
         if path.is_dir():
-            found.update(
-                p
-                for p in path.rglob("*")
-                if p.suffix in SPEC_SUFFIXES
-                and p.is_file()
-                and not any(part.startswith(".") for part in p.relative_to(path).parts)
-            )
+            found.update(Path(os.path.join(path, name)) for name in _spec_names(str(path)))
         else:
             found.add(path)
     return sorted(found)
+
+
+def _suffix(name: str) -> str:
+    """``PurePath(name).suffix``."""
+    dot = name.rfind(".")
+    return name[dot:] if 0 < dot < len(name) - 1 else ""
+
+
+def _spec_names(root: str) -> list[str]:
+    """The spec files below ``root``, relative to it: one ``scandir`` per directory (a
+    thousand specs are listed in milliseconds; ``rglob`` took a ``stat`` per file)."""
+    names: list[str] = []
+    pending = [""]
+    while pending:
+        relative = pending.pop()
+        try:
+            entries = list(os.scandir(os.path.join(root, relative) if relative else root))
+        except PermissionError:  # rglob skips what it may not read
+            continue
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            child = f"{relative}/{entry.name}" if relative else entry.name
+            try:
+                if entry.is_dir():
+                    if not entry.is_symlink():
+                        pending.append(child)
+                elif _suffix(entry.name) in SPEC_SUFFIXES and entry.is_file():
+                    names.append(child)
+            except OSError:
+                continue
+    return names
 
 
 def load_specs(files: Iterable[Path]) -> list[AppSpec]:

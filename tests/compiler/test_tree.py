@@ -6,6 +6,8 @@ import random
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from compiler import tree
 from compiler.core import compile_apps
@@ -16,6 +18,7 @@ from compiler.tree import (
     TMP_SUFFIX,
     TreeError,
     diff_tree,
+    parse_manifest,
     read_manifest,
     recover,
     write_tree,
@@ -162,3 +165,53 @@ def test_compile_app_is_the_single_app_core(bundle: Bundle) -> None:
         "PropagationPolicy",
     ]
     assert rendered.candidates == ("cluster-a", "cluster-b")
+
+
+def _parse_manifest_unremembered(text: str, where: str) -> dict[str, str]:
+    """parse_manifest as it was, before it remembered its last texts."""
+    entries = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line or line.startswith("#"):
+            continue
+        sha, sep, path = line.partition("  ")
+        if (
+            not sep
+            or len(sha) != 64
+            or not (bool(path) and not path.startswith("/") and ".." not in path.split("/"))
+        ):
+            raise TreeError(f"{where}:{number}: not a manifest line; was it edited by hand?")
+        entries[path] = sha
+    return entries
+
+
+_LINES = st.sampled_from(
+    [
+        "a" * 64 + "  ns/app/deployment.yaml",
+        "b" * 64 + "  ns/app/deployment.yaml",
+        "c" * 64 + "  ns/other/service.yaml",
+        "# a comment",
+        "",
+        "d" * 63 + "  short.yaml",
+        "e" * 64 + " one-space.yaml",
+        "f" * 64 + "  ../outside.yaml",
+        "0" * 64 + "  /absolute.yaml",
+    ]
+)
+
+
+@settings(max_examples=200)
+@given(texts=st.lists(st.lists(_LINES, max_size=6).map("\n".join), min_size=1, max_size=6))
+def test_a_remembered_manifest_parses_as_it_did(texts: list[str]) -> None:
+    for number, text in enumerate([*texts, *texts]):
+        where = f"manifest-{number}"
+        try:
+            expected: object = _parse_manifest_unremembered(text, where)
+        except TreeError as exc:
+            expected = str(exc)
+        try:
+            got: object = parse_manifest(text, where)
+        except TreeError as exc:
+            got = str(exc)
+        assert got == expected
+        if isinstance(got, dict):
+            got["mutated"] = "x"  # a caller's copy: the next call must not see it

@@ -8,6 +8,8 @@ test_go_oracle.py for thousands more).
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from compiler.argocd.filepath import path_match
 
@@ -70,3 +72,24 @@ QUIRKS = [
 )
 def test_go_filepath_quirks(expected: bool, pattern: str, name: str, why: str) -> None:
     assert path_match(pattern, name) is expected, why
+
+
+_PIECES = st.sampled_from(["a", "b", "*", "?", "/", "[a-b]", "[^a]", "\\", "é", "x["])
+
+
+@settings(max_examples=300)
+@given(
+    pairs=st.lists(
+        st.tuples(st.lists(_PIECES, max_size=4).map("".join), st.text("ab/é", max_size=4)),
+        max_size=20,
+    )
+)
+def test_remembered_answers_are_the_answers(pairs: list[tuple[str, str]]) -> None:
+    """path_match remembers its answers (the same few entries, kinds and groups for every object
+    of a compile): asked again, in any order, it answers as the matcher itself does."""
+    for pattern, name in [*pairs, *reversed(pairs)]:
+        assert path_match(pattern, name) is _match_uncached(pattern, name)
+
+
+def _match_uncached(pattern: str, name: str) -> bool:
+    return bool(path_match.__wrapped__(pattern, name))

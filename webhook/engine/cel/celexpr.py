@@ -16,7 +16,7 @@ from cel_expr_python.ext import (  # type: ignore[import-untyped]
     ext_strings,
 )
 
-from webhook.engine.cel import library, rewrite
+from webhook.engine.cel import grammar, library, rewrite
 from webhook.engine.cel.backend import VARIABLES, CelCompileError, CelEvalError
 
 QUANTITY = "kubernetes.Quantity"
@@ -466,10 +466,8 @@ class CelExprBackend:
         the data: dyn goes with anything, as in cel-go)."""
         if "[" not in expression and "{" not in expression:
             return None
-        from celpy.celparser import CELParser  # noqa: PLC0415 - the parser, only for literals
-
         try:
-            tree = CELParser().parse(expression)
+            tree = grammar.parse(expression)
         except Exception:
             return None
         for node in tree.iter_subtrees():

@@ -42,7 +42,7 @@ from typing import Any
 
 from lark import Token, Tree
 
-from webhook.engine.cel import library
+from webhook.engine.cel import grammar, library
 from webhook.engine.cel.values import INT64_MAX, INT64_MIN
 
 
@@ -77,12 +77,9 @@ def compile_proof(expressions: str | Sequence[str], variables: Iterable[str]) ->
     """One proof that every expression is true, over the declared ``variables`` (one function
     for a rule's conditions and validations: one call per rule); None when any expression is
     outside the subset."""
-    from celpy.celparser import CELParser  # noqa: PLC0415 - the parser is only needed here
-
     texts = (expressions,) if isinstance(expressions, str) else tuple(expressions)
     try:
-        parser = CELParser()
-        trees = [parser.parse(text) for text in texts]
+        trees = [grammar.parse(text) for text in texts]
         translator = _Translator(frozenset(variables))
         source = "\n".join(translator.function(trees))
         namespace: dict[str, Any] = dict(_RUNTIME)
