@@ -28,6 +28,7 @@ examples:
 """
 USES_BUNDLE = False
 ARGOCD = "policies/argocd.yaml"
+INDEX = "index.json"
 
 HOOKS = """\
 # The pre-commit framework (https://pre-commit.com) runs fedgate before every commit:
@@ -89,6 +90,9 @@ def scaffold() -> dict[str, bytes]:
         f"policies/{p.relative_to(BUNDLED).as_posix()}": p.read_bytes()
         for p in sorted(BUNDLED.rglob("*.yaml"))
     }
+    # the rules' tests about overrides, autoscalers and policies judge writes against the
+    # example tree as its index knows it: without it, `fedgate test` fails a fresh repository
+    files[f"policies/{INDEX}"] = (BUNDLED / INDEX).read_bytes()
     files["apps/hello.yaml"] = APP.encode()
     files[".pre-commit-config.yaml"] = HOOKS.encode()
     return files
@@ -121,7 +125,8 @@ def run(args: argparse.Namespace, out: Output) -> int:
         return 0
     out.line(f"wrote {plural(len(files), 'file')} in {target}/:")
     out.line("  policies/                the example bundle: describe your clusters, tenants,")
-    out.line("                           writers and Argo CD (argocd.yaml: repoURL) there")
+    out.line("                           writers and Argo CD (argocd.yaml: repoURL) there;")
+    out.line("                           index.json is the example tree the rules' tests use")
     out.line("  apps/hello.yaml          one app spec")
     out.line("  .pre-commit-config.yaml  runs `fedgate check` before every commit")
     out.line(f"pre-commit hook: {hook}")
