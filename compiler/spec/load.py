@@ -82,7 +82,9 @@ OWNERS = ("git", "federated-hpa", "member-hpa")
 
 
 def find_spec_files(paths: Iterable[Path]) -> list[Path]:
-    """Spec files named by ``paths`` (directories searched recursively), sorted, deduplicated."""
+    """Spec files named by ``paths`` (directories searched recursively), sorted, deduplicated.
+    A dangling symbolic link is kept, so reading it fails aloud: skipped, its apps would be
+    pruned."""
     found: set[Path] = set()
     for path in paths:
         if path.is_dir():
@@ -90,7 +92,7 @@ def find_spec_files(paths: Iterable[Path]) -> list[Path]:
                 p
                 for p in path.rglob("*")
                 if p.suffix in SPEC_SUFFIXES
-                and p.is_file()
+                and (p.is_file() or (p.is_symlink() and not p.exists()))  # a dangling link
                 and not any(part.startswith(".") for part in p.relative_to(path).parts)
             )
         else:
