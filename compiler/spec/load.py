@@ -186,6 +186,18 @@ def _foreign(c: Checker) -> bool:
     """A Kubernetes object that is not an app spec (a Deployment under apps/): said once, rather
     than as every App field it lacks."""
     api_version, kind = c.get(("apiVersion",)), c.get(("kind",))
+    data = c.document.data
+    if api_version is None and kind is None and not {"metadata", "spec"} & set(data):
+        # not a Kubernetes object at all (values.yaml, a bundle file copied here)
+        keys = ", ".join(sorted(str(k) for k in data)[:5]) + (", ..." if len(data) > 5 else "")
+        keys = keys or "none"
+        c.report(
+            (),
+            f"this YAML has no apiVersion, kind, metadata or spec (its keys: {keys}): it is "
+            f"not an app spec (apiVersion: {API_VERSION}, kind: {KIND}); keep only app specs "
+            "under the spec directories",
+        )
+        return True
     if not isinstance(api_version, str) or api_version.startswith("fedgate.dev/"):
         return False
     c.report(

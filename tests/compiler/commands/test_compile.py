@@ -120,6 +120,13 @@ def test_every_unquoted_non_string_in_env_is_refused_alike(
             "fedgate.dev/v1alpha1, kind: App); keep only app specs under the spec directories",
             id="not-an-app-said-once",
         ),
+        pytest.param(  # a bundle file (here argocd.yaml) under apps/ printed ten lines
+            "argocd:\n  repoURL: https://git.example.com/platform.git\n  path: rendered\n",
+            "apps/spec.yaml:1: this YAML has no apiVersion, kind, metadata or spec (its keys: "
+            "argocd): it is not an app spec (apiVersion: fedgate.dev/v1alpha1, kind: App); keep "
+            "only app specs under the spec directories",
+            id="other-yaml-said-once",
+        ),
     ],
 )
 def test_spec_mistakes_are_one_located_message(
