@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 from compiler.output import Output, plural
-from compiler.policies import BUNDLED
+from compiler.policies import BUNDLED, repository_root
 from webhook.errors import FedgateError
 
 NAME = "init"
@@ -102,6 +102,13 @@ def run(args: argparse.Namespace, out: Output) -> int:
     target: Path = args.directory
     if target.exists() and not target.is_dir():
         raise FedgateError(f"{target} is a file; give a directory to initialise")
+    root = repository_root(target)
+    if root is not None and root.resolve() != target.resolve() and (root / "policies").is_dir():
+        raise FedgateError(
+            f"{target} is inside the platform repository {root} (it has policies/); run "
+            "`fedgate init` at the root of a new repository, or give --policies, --apps and "
+            "--out to the commands to use another layout"
+        )
     files = scaffold()
     existing = sorted(p for p in files if (target / p).exists())
     if existing:

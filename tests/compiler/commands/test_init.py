@@ -101,3 +101,26 @@ def test_the_scaffolded_bundle_passes_its_own_tests(tmp_path: Path) -> None:
     no_traceback(result)
     assert result.returncode == 0, result.stdout
     assert re.search(r"suites: \d+ passed, 0 failed", result.stdout), result.stdout
+
+
+def test_init_inside_a_platform_repository_is_refused(tmp_path: Path) -> None:
+    """`cd apps && fedgate init` in a repository init had set up wrote a second platform into
+    apps/ (apps/policies/, apps/apps/): the next compile read the bundle as specs."""
+    git(tmp_path, "init", "-q")
+    assert fedgate("init", "--no-hook", cwd=tmp_path).returncode == 0
+    before = sorted(
+        str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if ".git" not in p.parts
+    )
+    result = fedgate("init", "--no-hook", cwd=tmp_path / "apps")
+    no_traceback(result)
+    assert result.returncode == 1
+    assert result.stderr == (
+        f"fedgate: . is inside the platform repository {tmp_path} (it has policies/); run "
+        "`fedgate init` at the root of a new repository, or give --policies, --apps and "
+        "--out to the commands to use another layout\n"
+    )
+    after = sorted(
+        str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if ".git" not in p.parts
+    )
+    assert after == before
+    assert fedgate("compile", cwd=tmp_path).returncode == 0
