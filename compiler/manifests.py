@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from webhook.errors import Finding
+from webhook.errors import Finding, describe_os_error
 from webhook.yamlsource import YamlSyntaxError, parse_documents
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
@@ -141,7 +141,10 @@ def read_tree(root: Path, files: Iterable[str] | None = None) -> ManifestSet:
             continue
         try:
             text = (base / relative).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
+        except OSError as exc:
+            findings.append(Finding(relative, 0, "", f"cannot read: {describe_os_error(exc)}"))
+            continue
+        except UnicodeDecodeError as exc:
             findings.append(Finding(relative, 0, "", f"cannot read: {exc}"))
             continue
         found, problems = parse_manifests(text, relative)

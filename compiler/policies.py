@@ -55,13 +55,20 @@ def resolve_policies(
     root = repository_root(cwd)
     for candidate in (root / "policies" if root else None, cwd / "policies"):
         if candidate is not None and candidate.is_dir():
-            return candidate
+            return _near(candidate, cwd)
     where = f"the repository {root}" if root else str(cwd.absolute())
     raise UsageError(
         f"no policy bundle: there is no policies/ in {where}. Run `fedgate init` to write one, "
         f"give --policies DIR or set {VARIABLE}; to try fedgate with the example world of its "
         "README, add --example-policies"
     )
+
+
+def _near(path: Path, cwd: Path) -> Path:
+    """``path`` relative to ``cwd`` when that is shorter (``policies``, ``../policies``), so
+    messages name the bundle's files as the user reaches them, like the specs'."""
+    relative = Path(os.path.relpath(path.absolute(), cwd.absolute()))
+    return relative if len(str(relative)) <= len(str(path.absolute())) else path.absolute()
 
 
 def _directory(path: Path, named: str) -> Path:

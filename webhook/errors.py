@@ -5,6 +5,7 @@ Each shell maps these in exactly one place: the CLI to exit codes, the webhook t
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -49,6 +50,11 @@ class Finding:
 def describe_os_error(exc: OSError) -> str:
     """Why a file could not be used, as a person says it ("no such file or directory"), without
     Python's ``[Errno 2]`` and repeated file name."""
+    if isinstance(exc, FileNotFoundError) and isinstance(exc.filename, str):
+        try:  # a symbolic link whose target went away: say where it points
+            return f"a symbolic link to {os.readlink(exc.filename)}, which does not exist"
+        except (OSError, ValueError):
+            pass
     reason = exc.strerror or str(exc) or type(exc).__name__
     return reason[:1].lower() + reason[1:]
 

@@ -158,9 +158,17 @@ def _export(args: argparse.Namespace, out: Output) -> int:
         sys.stdout.flush()
     else:
         target = Path(args.out)
+        if target.is_dir():
+            raise UsageError(
+                f"--out {target} is a directory; give a file, or - for standard output"
+            )
         temporary = target.with_name(f".{target.name}.tmp")
-        temporary.write_bytes(text)
-        os.replace(temporary, target)
+        try:
+            temporary.write_bytes(text)
+            os.replace(temporary, target)
+        except OSError as exc:  # the user's path, not the temporary one; nothing left behind
+            temporary.unlink(missing_ok=True)
+            raise OSError(exc.errno, exc.strerror, str(target)) from exc
     if out.format == "json":
         out.json([p.as_json() for p in exported.placements])
     else:

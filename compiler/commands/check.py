@@ -17,6 +17,7 @@ from compiler.tree import MANIFEST, TreeDiff, diff_tree, digest, parse_manifest,
 from compiler.treecheck import TreeCheck, check_tree
 from compiler.wipe import ALLOW_FLAG, Wipe, wipes
 from webhook.bundle.model import Bundle
+from webhook.errors import UsageError
 from webhook.explain import explain
 
 NAME = "check"
@@ -68,6 +69,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, out: Output) -> int:
     repository = Repository.find(Path.cwd())
+    _refuse_unknown_files(args.files, repository)
     where = locate([args.apps] if args.apps else [], args.out)
     apps_dir, tree, root = where.apps[0], where.out, where.root
     compiled, bundle = compile_specs(
@@ -100,6 +102,20 @@ def run(args: argparse.Namespace, out: Output) -> int:
         + (f"; DELETES every workload of {_whose(deleted)}" if deleted else "")
     )
     return 0 if ok else 1
+
+
+def _refuse_unknown_files(files: list[Path], repository: Repository | None) -> None:
+    """A FILE that is neither on disk nor in git HEAD is a typo: reviewing nothing and
+    passing would read as "checked". A removed file HEAD has is a change (a DELETE)."""
+    for file in files:
+        if file.exists() or file.is_symlink():
+            continue
+        if repository is not None and file.name in repository.committed(file.parent):
+            continue
+        raise UsageError(
+            f"{file}: no such file, here or in git HEAD; FILES are the spec or rendered files "
+            "that changed"
+        )
 
 
 def _report_stale(

@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 from compiler.output import Output, plural
-from compiler.policies import BUNDLED
+from compiler.policies import BUNDLED, repository_root
 from webhook.errors import FedgateError
 
 NAME = "init"
@@ -28,6 +28,7 @@ examples:
 """
 USES_BUNDLE = False
 ARGOCD = "policies/argocd.yaml"
+INDEX = "index.json"
 
 HOOKS = """\
 # The pre-commit framework (https://pre-commit.com) runs fedgate before every commit:
@@ -89,6 +90,9 @@ def scaffold() -> dict[str, bytes]:
         f"policies/{p.relative_to(BUNDLED).as_posix()}": p.read_bytes()
         for p in sorted(BUNDLED.rglob("*.yaml"))
     }
+    # the rules' tests about overrides, autoscalers and policies judge writes against the
+    # example tree as its index knows it: without it, `fedgate test` fails a fresh repository
+    files[f"policies/{INDEX}"] = (BUNDLED / INDEX).read_bytes()
     files["apps/hello.yaml"] = APP.encode()
     files[".pre-commit-config.yaml"] = HOOKS.encode()
     return files
@@ -98,6 +102,13 @@ def run(args: argparse.Namespace, out: Output) -> int:
     target: Path = args.directory
     if target.exists() and not target.is_dir():
         raise FedgateError(f"{target} is a file; give a directory to initialise")
+    root = repository_root(target)
+    if root is not None and root.resolve() != target.resolve() and (root / "policies").is_dir():
+        raise FedgateError(
+            f"{target} is inside the platform repository {root} (it has policies/); run "
+            "`fedgate init` at the root of a new repository, or give --policies, --apps and "
+            "--out to the commands to use another layout"
+        )
     files = scaffold()
     existing = sorted(p for p in files if (target / p).exists())
     if existing:
@@ -121,7 +132,8 @@ def run(args: argparse.Namespace, out: Output) -> int:
         return 0
     out.line(f"wrote {plural(len(files), 'file')} in {target}/:")
     out.line("  policies/                the example bundle: describe your clusters, tenants,")
-    out.line("                           writers and Argo CD (argocd.yaml: repoURL) there")
+    out.line("                           writers and Argo CD (argocd.yaml: repoURL) there;")
+    out.line("                           index.json is the example tree the rules' tests use")
     out.line("  apps/hello.yaml          one app spec")
     out.line("  .pre-commit-config.yaml  runs `fedgate check` before every commit")
     out.line(f"pre-commit hook: {hook}")

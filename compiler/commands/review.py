@@ -127,7 +127,12 @@ def run(args: argparse.Namespace, out: Output) -> int:
     else:
         document = build_review(args)
     bundle = load_policy_bundle(args)
-    request = parse_review(document, require_uid=False)
+    try:
+        request = parse_review(document, require_uid=False)
+    except RequestError as exc:  # name the file, as every other message of review does
+        if args.request is None:
+            raise
+        raise RequestError(f"{args.request}: {exc}") from None
     decision = review(request, bundle)
     if out.format == "json":
         out.json(decision.as_json())

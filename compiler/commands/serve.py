@@ -92,9 +92,10 @@ def check_bind(bind: str) -> None:
 def run(args: argparse.Namespace, out: Output) -> int:
     if (args.certfile is None) != (args.keyfile is None):
         raise UsageError("give both --certfile and --keyfile, or neither")
-    for path in (args.certfile, args.keyfile):
+    for option, path in (("--certfile", args.certfile), ("--keyfile", args.keyfile)):
         if path is not None and not path.is_file():
-            raise UsageError(f"{path} does not exist")
+            what = "a directory; give the PEM file in it" if path.is_dir() else "no such file"
+            raise UsageError(f"{option} {path}: {what}")
     if args.workers < 1 or args.threads < 1:
         raise UsageError("--workers and --threads must be at least 1")
     check_bind(args.bind)

@@ -84,7 +84,9 @@ OWNERS = ("git", "federated-hpa", "member-hpa")
 
 def find_spec_files(paths: Iterable[Path]) -> list[Path]:
     """Spec files named by ``paths`` (directories searched recursively, hidden ones and
-    symbolic links to directories skipped, as ``rglob`` does), sorted, deduplicated."""
+    symbolic links to directories skipped, as ``rglob`` does), sorted, deduplicated. A
+    dangling symbolic link is kept, so reading it fails aloud: skipped, its apps would be
+    pruned."""
     found: set[Path] = set()
     for path in paths:
         if path.is_dir():
@@ -119,11 +121,16 @@ def _spec_names(root: str) -> list[str]:
                 if entry.is_dir():
                     if not entry.is_symlink():
                         pending.append(child)
-                elif _suffix(entry.name) in SPEC_SUFFIXES and entry.is_file():
+                elif _suffix(entry.name) in SPEC_SUFFIXES and (entry.is_file() or _dangling(entry)):
                     names.append(child)
             except OSError:
                 continue
     return names
+
+
+def _dangling(entry: os.DirEntry[str]) -> bool:
+    """A symbolic link whose target does not exist."""
+    return entry.is_symlink() and not os.path.exists(entry.path)
 
 
 def load_specs(files: Iterable[Path]) -> list[AppSpec]:
@@ -212,6 +219,18 @@ def _foreign(c: Checker) -> bool:
     """A Kubernetes object that is not an app spec (a Deployment under apps/): said once, rather
     than as every App field it lacks."""
     api_version, kind = c.get(("apiVersion",)), c.get(("kind",))
+    data = c.document.data
+    if api_version is None and kind is None and not {"metadata", "spec"} & set(data):
+        # not a Kubernetes object at all (values.yaml, a bundle file copied here)
+        keys = ", ".join(sorted(str(k) for k in data)[:5]) + (", ..." if len(data) > 5 else "")
+        keys = keys or "none"
+        c.report(
+            (),
+            f"this YAML has no apiVersion, kind, metadata or spec (its keys: {keys}): it is "
+            f"not an app spec (apiVersion: {API_VERSION}, kind: {KIND}); keep only app specs "
+            "under the spec directories",
+        )
+        return True
     if not isinstance(api_version, str) or api_version.startswith("fedgate.dev/"):
         return False
     c.report(

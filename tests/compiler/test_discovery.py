@@ -59,12 +59,12 @@ def _build(root: Path, entries: list[tuple[str, str, str]]) -> None:
 
 
 def _rglob_specs(path: Path) -> list[Path]:
-    """find_spec_files as it was (rglob)."""
+    """find_spec_files as it was (rglob), with a dangling link kept (read, it fails aloud)."""
     return sorted(
         p
         for p in path.rglob("*")
         if p.suffix in SPEC_SUFFIXES
-        and p.is_file()
+        and (p.is_file() or (p.is_symlink() and not p.exists()))
         and not any(part.startswith(".") for part in p.relative_to(path).parts)
     )
 

@@ -173,3 +173,17 @@ def test_an_empty_cel_backend_variable_means_unset(repo: Path) -> None:
     assert result.returncode == 0, result.stderr
     served = fedgate("serve", "--bind", "nonsense", cwd=repo, env={"FEDGATE_CEL_BACKEND": ""})
     assert served.stderr.startswith("fedgate: --bind nonsense: give HOST:PORT")
+
+
+def test_bundle_errors_name_the_files_as_the_user_reaches_them(tmp_path: Path) -> None:
+    """A mistake in the repository's policies/ was reported with the absolute path
+    (/home/.../platform/policies/tenants.yaml:17: ...) while spec errors said apps/x.yaml."""
+    repo = platform(tmp_path)
+    tenants = repo / "policies" / "tenants.yaml"
+    tenants.write_text(tenants.read_text().replace("registries:", "registires:", 1))
+    for where, shown in ((repo, "policies"), (repo / "apps", "../policies")):
+        result = fedgate("compile", cwd=where)
+        no_traceback(result)
+        assert result.returncode == 1
+        assert result.stderr.startswith(f"{shown}/tenants.yaml:"), result.stderr
+        assert str(tmp_path) not in result.stderr

@@ -120,6 +120,13 @@ def test_every_unquoted_non_string_in_env_is_refused_alike(
             "fedgate.dev/v1alpha1, kind: App); keep only app specs under the spec directories",
             id="not-an-app-said-once",
         ),
+        pytest.param(  # a bundle file (here argocd.yaml) under apps/ printed ten lines
+            "argocd:\n  repoURL: https://git.example.com/platform.git\n  path: rendered\n",
+            "apps/spec.yaml:1: this YAML has no apiVersion, kind, metadata or spec (its keys: "
+            "argocd): it is not an app spec (apiVersion: fedgate.dev/v1alpha1, kind: App); keep "
+            "only app specs under the spec directories",
+            id="other-yaml-said-once",
+        ),
     ],
 )
 def test_spec_mistakes_are_one_located_message(
@@ -233,3 +240,28 @@ def test_two_compiles_at_once_leave_one_consistent_tree(tmp_path: Path) -> None:
 def test_the_replicas_limit_is_documented() -> None:
     readme = (ROOT / "README.md").read_text()
     assert f"at most {MAX_REPLICAS:,}" in readme
+
+
+def test_a_dangling_symlink_spec_is_an_error_not_a_removed_app(repo: Path, tmp_path: Path) -> None:
+    """A spec shared by a symbolic link whose target went away was skipped without a word:
+    compile removed the app's manifests (Argo CD prunes them) and exited 0."""
+    (repo / "apps").mkdir()
+    (repo / "apps" / "one.yaml").write_text(app("one"))
+    shared = tmp_path / "shared" / "two.yaml"
+    shared.parent.mkdir()
+    shared.write_text(app("two"))
+    (repo / "apps" / "two.yaml").symlink_to(shared)
+    assert fedgate("compile", cwd=repo).returncode == 0
+    deployment = repo / "rendered" / "platform-demo" / "two" / "deployment.yaml"
+    assert deployment.is_file()
+    shared.unlink()
+    result = fedgate("compile", cwd=repo)
+    no_traceback(result)
+    assert result.returncode == 1, result.stdout
+    assert result.stderr == (
+        f"apps/two.yaml: cannot read: a symbolic link to {shared}, which does not exist\n"
+        "1 error in 1 file\n"
+    )
+    assert deployment.is_file()
+    check = fedgate("check", cwd=repo)
+    assert check.returncode == 1 and "apps/two.yaml: cannot read: a symbolic link" in check.stderr

@@ -89,3 +89,38 @@ def test_init_outside_git_says_how_to_get_the_hook(tmp_path: Path) -> None:
 def test_the_readme_shows_what_init_writes() -> None:
     readme = (ROOT / "README.md").read_text()
     assert f"```yaml\n{HOOKS}```" in readme
+
+
+def test_the_scaffolded_bundle_passes_its_own_tests(tmp_path: Path) -> None:
+    """init writes the rules' tests; those about overrides, autoscalers and policies are
+    written against the example tree's index, so init writes that index too (without it,
+    `fedgate init && fedgate test` failed 33 of 146 cases)."""
+    assert fedgate("init", "--no-hook", cwd=tmp_path).returncode == 0
+    assert (tmp_path / "policies" / "index.json").is_file()
+    result = fedgate("test", cwd=tmp_path)
+    no_traceback(result)
+    assert result.returncode == 0, result.stdout
+    assert re.search(r"suites: \d+ passed, 0 failed", result.stdout), result.stdout
+
+
+def test_init_inside_a_platform_repository_is_refused(tmp_path: Path) -> None:
+    """`cd apps && fedgate init` in a repository init had set up wrote a second platform into
+    apps/ (apps/policies/, apps/apps/): the next compile read the bundle as specs."""
+    git(tmp_path, "init", "-q")
+    assert fedgate("init", "--no-hook", cwd=tmp_path).returncode == 0
+    before = sorted(
+        str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if ".git" not in p.parts
+    )
+    result = fedgate("init", "--no-hook", cwd=tmp_path / "apps")
+    no_traceback(result)
+    assert result.returncode == 1
+    assert result.stderr == (
+        f"fedgate: . is inside the platform repository {tmp_path} (it has policies/); run "
+        "`fedgate init` at the root of a new repository, or give --policies, --apps and "
+        "--out to the commands to use another layout\n"
+    )
+    after = sorted(
+        str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if ".git" not in p.parts
+    )
+    assert after == before
+    assert fedgate("compile", cwd=tmp_path).returncode == 0

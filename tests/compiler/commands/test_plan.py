@@ -311,3 +311,19 @@ def test_a_head_spec_today_s_bundle_refuses_is_said_not_guessed(repo: Path) -> N
     assert text.count(note) == 2
     assert "    placement    cluster-a 4\n" in text  # no before -> after it cannot know
     assert "tenant team-b: cpu 7 of 40, memory 13Gi of 80Gi\n" in text
+
+
+def test_an_unreadable_file_of_the_tree_is_said_without_errno(tmp_path: Path) -> None:
+    """`plan --tree DIR` with a dangling symbolic link printed Python's
+    "[Errno 2] No such file or directory: '...'"."""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "gone.yaml").symlink_to(tmp_path / "nowhere.yaml")
+    result = fedgate("plan", "--tree", "tree", "--example-policies", cwd=tmp_path)
+    no_traceback(result)
+    assert result.returncode == 1
+    assert "[Errno" not in result.stdout + result.stderr
+    assert (
+        f"gone.yaml: cannot read: a symbolic link to {tmp_path / 'nowhere.yaml'}, which does "
+        "not exist" in " ".join(result.stdout.split())  # plan wraps lines at 100 columns
+    )

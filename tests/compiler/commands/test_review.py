@@ -34,6 +34,10 @@ def here(tmp_path: Path) -> Path:
         DEPLOYMENT.replace("IMAGE", "registry.example.com/platform/web:1.0")
     )
     (tmp_path / "latest.yaml").write_text(DEPLOYMENT.replace("IMAGE", "nginx:latest"))
+    (tmp_path / "list.json").write_text("[]\n")
+    (tmp_path / "bare.json").write_text(
+        '{"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview"}\n'
+    )
     return tmp_path
 
 
@@ -50,6 +54,12 @@ def here(tmp_path: Path) -> Path:
             "[--group GROUP]",
             id="bare-deployment",
         ),
+        # an AdmissionReview that is not one named no file: "the AdmissionReview must be an
+        # object", "request must be an object"
+        pytest.param(
+            ["list.json"], "list.json: the AdmissionReview must be an object", id="a-list"
+        ),
+        pytest.param(["bare.json"], "bare.json: request must be an object", id="no-request"),
         pytest.param(
             [], "give an AdmissionReview file (REQUEST, or - for stdin) or --object", id="none"
         ),

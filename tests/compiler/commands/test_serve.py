@@ -103,3 +103,35 @@ def test_the_log_names_the_address(tmp_path: Path) -> None:
         server.terminate()
         server.wait(timeout=30)
     assert f"Listening at: http://127.0.0.1:{port} (" in log.read_text()
+
+
+@pytest.mark.parametrize(
+    ("certfile", "message"),
+    [
+        pytest.param("tls.crt", "--certfile tls.crt: no such file", id="missing"),
+        pytest.param(
+            "certs", "--certfile certs: a directory; give the PEM file in it", id="a-directory"
+        ),
+    ],
+)
+def test_a_certificate_that_is_not_a_file_is_named_with_its_option(
+    tmp_path: Path, certfile: str, message: str
+) -> None:
+    """`serve --certfile certs --keyfile certs` (the directory holding them) said "certs does
+    not exist", which it does, without saying which option."""
+    (tmp_path / "certs").mkdir()
+    (tmp_path / "tls.key").write_text("")
+    result = fedgate(
+        "serve",
+        "--certfile",
+        certfile,
+        "--keyfile",
+        "tls.key",
+        "--policies",
+        str(POLICIES),
+        cwd=tmp_path,
+        timeout=60,
+    )
+    no_traceback(result)
+    assert result.returncode == 2
+    assert result.stderr == f"fedgate: {message}\n"
