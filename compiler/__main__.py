@@ -1,5 +1,5 @@
 """``python -m compiler`` is ``fedgate``."""
 
-from compiler.cli import main
+from compiler.cli import entry
 
-raise SystemExit(main())
+entry()

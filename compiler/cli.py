@@ -6,6 +6,8 @@ Exit codes, mapped here and nowhere else: 0 ok, 1 findings or a user error, 2 us
 from __future__ import annotations
 
 import argparse
+import contextlib
+import gc
 import importlib
 import os
 import sys
@@ -155,6 +157,37 @@ def _requested_format(argv: Sequence[str]) -> str:
         if arg.startswith("--output="):
             return "json" if arg == "--output=json" else "text"
     return "text"
+
+
+SHORT_LIVED_GC_THRESHOLD = 100_000
+"""Allocations between the cyclic collector's youngest passes in a short-lived command (Python's
+default is 700): a warm check builds a heap of every app's cached results, the bundle and the
+index, and the collector's passes over it cost ~0.1 s of a ~1.1 s run. Reference counting still
+frees everything that is not a cycle at once; cycles wait for the next (rarer) pass."""
+
+
+def entry() -> NoReturn:
+    """The ``fedgate`` executable (and ``python -m compiler``): ``main()``, then leave.
+
+    A command other than ``serve`` lives for one run: the collector runs less often, and once
+    its output is flushed the process ends with ``os._exit``, skipping the object-by-object
+    teardown of its heap (~0.1 s of a warm check). Every file fedgate writes is written, closed
+    and (for the tree) fsynced inside ``main()``; nothing is registered with ``atexit``.
+    ``serve`` keeps Python's defaults and a normal exit: its workers live long."""
+    arguments = sys.argv[1:]
+    if arguments[:1] == ["serve"]:
+        raise SystemExit(main())
+    gc.set_threshold(SHORT_LIVED_GC_THRESHOLD, *gc.get_threshold()[1:])
+    code = main()
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:  # the reader went away (| head): not an error of ours
+        pass
+    except OSError:
+        code = code or EXIT_FINDINGS
+    with contextlib.suppress(OSError):
+        sys.stderr.flush()
+    os._exit(code)
 
 
 def main(
