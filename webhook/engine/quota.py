@@ -3,11 +3,11 @@
 fedgate cannot see the whole live bill of a tenant, but one write can prove it goes over: a
 workload whose requests times replicas alone exceed the tenant's whole quota (50 replicas of
 64 CPU against 20), or Git's templates in the tenant's namespaces (the index of the synced
-tree) plus the write. Every amount is a lower bound: a pod's requests (its containers' sum, or
-its largest init container's, as the scheduler counts them) times the pods it runs at once
-(replicas, a Job's parallelism; 1 where absent, for a Pod and a DaemonSet), counted once
-however many clusters share it. A write that does not raise its own bill (Karmada's fields, a
-status write, scaling down) is never denied.
+tree) plus the write. Every amount is a lower bound: a pod's requests as the scheduler counts
+them (containers and sidecars, init containers, pod-level requests, overhead; per_pod) times
+the pods it runs at once (replicas, a Job's parallelism; 1 where absent, for a Pod and a
+DaemonSet), counted once however many clusters share it. A write that does not raise its own
+bill (Karmada's fields, a status write, scaling down) is never denied.
 """
 
 from __future__ import annotations
@@ -45,10 +45,7 @@ def _parsed(text: str) -> Fraction:
         return Fraction(0)
 
 
-def _amount(container: Mapping[str, Any], resource: str) -> Fraction:
-    resources = container.get("resources")
-    requests = resources.get("requests") if is_mapping(resources) else None
-    value = requests.get(resource) if is_mapping(requests) else None
+def _quantity(value: Any) -> Fraction:
     if isinstance(value, str):
         return _parsed(value) if len(value) <= MAX_QUANTITY else Fraction(0)
     if type(value) is int or type(value) is float:
@@ -56,13 +53,38 @@ def _amount(container: Mapping[str, Any], resource: str) -> Fraction:
     return Fraction(0)
 
 
+def _amount(holder: Mapping[str, Any], resource: str) -> Fraction:
+    """A container's request (or, on a pod spec, its pod-level request)."""
+    resources = holder.get("resources")
+    requests = resources.get("requests") if is_mapping(resources) else None
+    return _quantity(requests.get(resource)) if is_mapping(requests) else Fraction(0)
+
+
+def _sidecar(container: Mapping[str, Any]) -> bool:
+    return container.get("restartPolicy") == "Always"
+
+
 def per_pod(spec: Mapping[str, Any]) -> Bill:
-    """What one pod requests: its containers' sum, or its largest init container's."""
+    """What one pod requests, as the scheduler counts it (Kubernetes' resourcehelper
+    PodRequests): its containers' sum plus its sidecars' (init containers with restartPolicy
+    Always run alongside), or an init container's with the sidecars started before it if more;
+    at least its pod-level request (``spec.resources``, Kubernetes 1.32+, which the API server
+    holds to at least that sum); plus its RuntimeClass's ``spec.overhead``."""
     bill = {}
+    overhead = spec.get("overhead")
     for resource in RESOURCES:
         running = sum((_amount(c, resource) for c in containers(spec)), Fraction(0))
-        init = max((_amount(c, resource) for c in containers(spec, "initContainers")), default=0)
-        bill[resource] = max(running, Fraction(init))
+        sidecars, init = Fraction(0), Fraction(0)
+        for container in containers(spec, "initContainers"):
+            amount = _amount(container, resource)
+            if _sidecar(container):
+                sidecars += amount
+                init = max(init, sidecars)
+            else:
+                init = max(init, amount + sidecars)
+        pod = max(running + sidecars, init, _amount(spec, resource))
+        extra = _quantity(overhead.get(resource)) if is_mapping(overhead) else Fraction(0)
+        bill[resource] = pod + extra
     return bill
 
 
@@ -126,16 +148,25 @@ def fit(pod: Bill, tenant: Tenant, others: Bill) -> Fit:
 def _requests_key(spec: Mapping[str, Any]) -> tuple[Any, ...] | None:
     """What per_pod reads of a pod spec, as a key; None when a value is not a plain scalar."""
     found: list[Any] = []
+
+    def read(holder: Any, *path: str) -> bool:
+        value = holder
+        for name in path:
+            value = value.get(name) if is_mapping(value) else None
+        found.append(value)
+        return value is None or type(value) in (str, int, float)
+
     for field in ("containers", "initContainers"):
         found.append(field)
         for container in containers(spec, field):
-            resources = container.get("resources")
-            requests = resources.get("requests") if is_mapping(resources) else None
+            if not read(container, "restartPolicy"):
+                return None
             for resource in RESOURCES:
-                value = requests.get(resource) if is_mapping(requests) else None
-                if value is not None and type(value) not in (str, int, float):
+                if not read(container, "resources", "requests", resource):
                     return None
-                found.append(value)
+    for resource in RESOURCES:
+        if not (read(spec, "resources", "requests", resource) and read(spec, "overhead", resource)):
+            return None
     return tuple(found)
 
 
