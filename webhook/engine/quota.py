@@ -37,27 +37,48 @@ MAX_QUANTITY = 64
 
 
 @lru_cache(maxsize=4096)
-def _parsed(text: str) -> Fraction:
+def _parsed(text: str) -> Fraction | None:
     """A request's quantity, parsed once per text (at most 4,096 texts of 64 characters)."""
     try:
         return max(parse_quantity(text), Fraction(0))
-    except QuantityError:  # resource-requests reports it; the bill counts what it can read
+    except QuantityError:
+        return None
+
+
+def _quantity(value: Any) -> Fraction | None:
+    """A request's amount (0 when absent); None when the bill cannot read it: not a quantity,
+    longer than MAX_QUANTITY (Kubernetes reads ``000…064`` as 64), an exponent past 30."""
+    if value is None:
         return Fraction(0)
-
-
-def _quantity(value: Any) -> Fraction:
     if isinstance(value, str):
-        return _parsed(value) if len(value) <= MAX_QUANTITY else Fraction(0)
+        return _parsed(value) if len(value) <= MAX_QUANTITY else None
     if type(value) is int or type(value) is float:
         return max(Fraction(value), Fraction(0))
-    return Fraction(0)
+    return None
+
+
+def _requests(holder: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A container's requests (or, on a pod spec, its pod-level requests)."""
+    resources = holder.get("resources")
+    requests = resources.get("requests") if is_mapping(resources) else None
+    return requests if is_mapping(requests) else {}
 
 
 def _amount(holder: Mapping[str, Any], resource: str) -> Fraction:
-    """A container's request (or, on a pod spec, its pod-level request)."""
-    resources = holder.get("resources")
-    requests = resources.get("requests") if is_mapping(resources) else None
-    return _quantity(requests.get(resource)) if is_mapping(requests) else Fraction(0)
+    return _quantity(_requests(holder).get(resource)) or Fraction(0)
+
+
+def unreadable(spec: Mapping[str, Any]) -> Any:
+    """The first request or overhead of a pod spec the bill cannot read, None if none: the
+    rule denies it rather than bill it as nothing."""
+    overhead = spec.get("overhead")
+    values = [
+        _requests(holder).get(resource)
+        for holder in (*containers(spec), *containers(spec, "initContainers"), spec)
+        for resource in RESOURCES
+    ]
+    values += [overhead.get(r) for r in RESOURCES] if is_mapping(overhead) else [overhead]
+    return next((v for v in values if _quantity(v) is None), None)
 
 
 def _sidecar(container: Mapping[str, Any]) -> bool:
@@ -83,8 +104,8 @@ def per_pod(spec: Mapping[str, Any]) -> Bill:
             else:
                 init = max(init, amount + sidecars)
         pod = max(running + sidecars, init, _amount(spec, resource))
-        extra = _quantity(overhead.get(resource)) if is_mapping(overhead) else Fraction(0)
-        bill[resource] = pod + extra
+        extra = _quantity(overhead.get(resource)) if is_mapping(overhead) else None
+        bill[resource] = pod + (extra or Fraction(0))
     return bill
 
 
@@ -201,6 +222,17 @@ def check_quota(review: Review, rule: Rule) -> Iterator[Violation]:
     count = replicas(obj)
     if is_mapping(old) and count <= replicas(old) and pod_spec(old) == spec:
         return  # no more pods of the same template: Karmada's fields, status, scaling down
+    value = unreadable(spec)
+    if value is not None:
+        text = repr(value)
+        yield review.violation(
+            rule,
+            f"a request of {text[:40]}{'...' if len(text) > 40 else ''} cannot be billed: write "
+            f"it as a plain quantity (250m, 2, 4Gi; at most {MAX_QUANTITY} characters, "
+            "exponents to 30)",
+            pointer="/spec",
+        )
+        return
     found = _fit(review, tenant, obj, spec)
     over = [r for r in RESOURCES if (most := found.with_git[r]) is not None and count > most]
     if not over:

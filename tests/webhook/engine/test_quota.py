@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from webhook.bundle.model import Quota, Tenant
-from webhook.engine.quota import _requests_key, fit, per_pod, requested
+from webhook.engine.quota import _requests_key, fit, per_pod, requested, unreadable
 from webhook.quantity import parse_quantity
 
 
@@ -67,7 +67,7 @@ def _requests(cpu: str) -> dict[str, Any]:
             {"kind": "DaemonSet", "spec": {"template": {"spec": _pod("lots")}}},
             Fraction(1, 4),
             2**30,
-            id="an unreadable quantity counts nothing (resource-requests reports it)",
+            id="an unreadable quantity counts nothing in the bill (the rule denies it)",
         ),
         pytest.param(
             {
@@ -223,3 +223,22 @@ def test_the_memo_key_tells_apart_what_per_pod_reads(
     key = _requests_key(first)
     if key is not None and key == _requests_key(second):
         assert per_pod(first) == per_pod(second)
+
+
+@pytest.mark.parametrize(
+    ("spec", "found"),
+    [
+        pytest.param(_pod("1"), None, id="plain quantities"),
+        pytest.param(_pod("0" * 70 + "64"), "0" * 70 + "64", id="longer than 64 characters"),
+        pytest.param(_pod("0.64e32"), "0.64e32", id="an exponent past 30"),
+        pytest.param(
+            {**_pod("1"), "overhead": {"cpu": ["1"]}}, ["1"], id="an overhead not a quantity"
+        ),
+        pytest.param(
+            {**_pod("1"), "resources": {"requests": {"memory": "lots"}}}, "lots", id="pod-level"
+        ),
+        pytest.param({**_pod("1"), "overhead": {"cpu": 1}}, None, id="a number is a quantity"),
+    ],
+)
+def test_what_the_bill_cannot_read(spec: dict[str, Any], found: Any) -> None:
+    assert unreadable(spec) == found
