@@ -234,19 +234,36 @@ def _copy_violations(
 # ---------------------------------------------------------------- ownership.autoscaler-target
 
 
+def _scale_target(scaler: Mapping[str, Any], namespace: str) -> Key | None:
+    """What an autoscaler scales, as an index key; None without a scaleTargetRef."""
+    ref = _spec(scaler).get("scaleTargetRef")
+    if not is_mapping(ref):
+        return None
+    return (
+        group_of(str(ref.get("apiVersion", ""))),
+        str(ref.get("kind", "")),
+        namespace,
+        str(ref.get("name", "")),
+    )
+
+
+def _git_scalers(index: TreeIndex, namespace: str) -> Mapping[Key, tuple[Key, ...]]:
+    """Git's autoscalers of one namespace, by what they scale."""
+    found: dict[Key, list[Key]] = {}
+    for obj in index.templates(namespace):
+        target = _scale_target(obj, namespace) if obj.get("kind") in SCALERS else None
+        if target is not None:
+            found.setdefault(target, []).append(key_of(obj))
+    return {target: tuple(scalers) for target, scalers in found.items()}
+
+
 def check_autoscaler_target(review: Review, rule: Rule) -> Iterator[Violation]:
     scaler = review.request.object
     if not is_mapping(scaler):
         return
-    ref = _spec(scaler).get("scaleTargetRef")
-    if not is_mapping(ref):
+    key = _scale_target(scaler, review.request.namespace)
+    if key is None:
         return
-    key = (
-        group_of(str(ref.get("apiVersion", ""))),
-        str(ref.get("kind", "")),
-        review.request.namespace,
-        str(ref.get("name", "")),
-    )
     index = review.bundle.index
     trusted = _trusted(review)
     if index is None:
@@ -258,6 +275,17 @@ def check_autoscaler_target(review: Review, rule: Rule) -> Iterator[Violation]:
         if not trusted:
             yield _unknown(review, rule, key, "/spec/scaleTargetRef")
         return
+    namespace = review.request.namespace
+    scalers = review.bundle.memo("git-scalers", namespace, lambda: _git_scalers(index, namespace))
+    others = [k for k in scalers.get(key, ()) if k != key_of(scaler)]
+    if others and not trusted:
+        yield review.violation(
+            rule,
+            f"{_show(key)} is scaled by {', '.join(_show(k) for k in others)} from Git: one "
+            "template, one autoscaler (a second one would fight it over the replicas); change "
+            "the autoscaling in Git",
+            pointer="/spec/scaleTargetRef",
+        )
     acting = SCALERS.get(str(scaler.get("kind")), "")
     ledger = ledger_of(target)
     pointers = (
