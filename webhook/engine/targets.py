@@ -39,7 +39,7 @@ from webhook.engine.context import Review, labels_of, ledger_of
 from webhook.engine.decision import Violation
 from webhook.engine.synthesize import sync_request
 from webhook.engine.workloads import pod_spec
-from webhook.karmada.detector import Policies, policy_ref, selectors
+from webhook.karmada.detector import Policies, explicit_priority, policy_ref, selectors
 from webhook.karmada.propagation import MemberCopy, copies_anywhere, propagate
 from webhook.karmada.selector import (
     ImplicitPriority,
@@ -338,6 +338,7 @@ def check_takeover(review: Review, rule: Rule) -> Iterator[Violation]:
             pointer="/spec/resourceSelectors",
         )
     yield from _preemption_reach(review, rule, policy)
+    yield from _priority_reach(review, rule, policy, index)
 
 
 def _same_selection(review: Review) -> bool:
@@ -362,6 +363,41 @@ def _preemption_reach(review: Review, rule: Rule, policy: Mapping[str, Any]) -> 
                 "take over whatever it matches from the policy of another writer, including "
                 "objects fedgate cannot see: name each object it may preempt, or drop preemption",
                 pointer="/spec/preemption",
+            )
+
+
+def _priority_reach(
+    review: Review, rule: Rule, policy: Mapping[str, Any], index: TreeIndex
+) -> Iterator[Violation]:
+    """Karmada gives a new template to the matching PropagationPolicy of the highest
+    ``priority`` first, the name-over-label precedence only among equals: a tenant's label
+    selector above Git's policies would take each template Git adds later with those labels,
+    which no index of today shows. So a selector without a name stays at or below them."""
+    if policy.get("kind") != "PropagationPolicy":
+        return
+    mine, old = explicit_priority(policy), review.request.old_object
+    if is_mapping(old) and _same_selection(review) and explicit_priority(old) >= mine:
+        return
+    namespace = _namespace(policy)
+    git = max(
+        (
+            explicit_priority(p)
+            for p in index.policies(namespace)
+            if p.get("kind") == "PropagationPolicy" and _namespace(p) == namespace
+        ),
+        default=0,
+    )
+    if mine <= git:
+        return
+    for i, selector in enumerate(selectors(policy)):
+        if is_mapping(selector) and not selector.get("name"):
+            yield review.violation(
+                rule,
+                f"priority {mine} is above Git's policies in namespace {namespace} ({git}), and "
+                f"resourceSelectors[{i}] names no object: it would take from Git's policies "
+                "every template Git adds later with its labels; name each object, or keep "
+                f"priority at most {git}",
+                pointer="/spec/priority",
             )
 
 
