@@ -3,11 +3,11 @@
 fedgate cannot see the whole live bill of a tenant, but one write can prove it goes over: a
 workload whose requests times replicas alone exceed the tenant's whole quota (50 replicas of
 64 CPU against 20), or Git's templates in the tenant's namespaces (the index of the synced
-tree) plus the write. Every amount is a lower bound: a pod's requests (its containers' sum, or
-its largest init container's, as the scheduler counts them) times the pods it runs at once
-(replicas, a Job's parallelism; 1 where absent, for a Pod and a DaemonSet), counted once
-however many clusters share it. A write that does not raise its own bill (Karmada's fields, a
-status write, scaling down) is never denied.
+tree) plus the write. Every amount is a lower bound: a pod's requests as the scheduler counts
+them (containers and sidecars, init containers, pod-level requests, overhead; per_pod) times
+the pods it runs at once (replicas, a Job's parallelism; 1 where absent, for a Pod and a
+DaemonSet), counted once however many clusters share it. A write that does not raise its own
+bill (Karmada's fields, a status write, scaling down) is never denied.
 """
 
 from __future__ import annotations
@@ -37,32 +37,75 @@ MAX_QUANTITY = 64
 
 
 @lru_cache(maxsize=4096)
-def _parsed(text: str) -> Fraction:
+def _parsed(text: str) -> Fraction | None:
     """A request's quantity, parsed once per text (at most 4,096 texts of 64 characters)."""
     try:
         return max(parse_quantity(text), Fraction(0))
-    except QuantityError:  # resource-requests reports it; the bill counts what it can read
+    except QuantityError:
+        return None
+
+
+def _quantity(value: Any) -> Fraction | None:
+    """A request's amount (0 when absent); None when the bill cannot read it: not a quantity,
+    longer than MAX_QUANTITY (Kubernetes reads ``000…064`` as 64), an exponent past 30."""
+    if value is None:
         return Fraction(0)
-
-
-def _amount(container: Mapping[str, Any], resource: str) -> Fraction:
-    resources = container.get("resources")
-    requests = resources.get("requests") if is_mapping(resources) else None
-    value = requests.get(resource) if is_mapping(requests) else None
     if isinstance(value, str):
-        return _parsed(value) if len(value) <= MAX_QUANTITY else Fraction(0)
+        return _parsed(value) if len(value) <= MAX_QUANTITY else None
     if type(value) is int or type(value) is float:
         return max(Fraction(value), Fraction(0))
-    return Fraction(0)
+    return None
+
+
+def _requests(holder: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A container's requests (or, on a pod spec, its pod-level requests)."""
+    resources = holder.get("resources")
+    requests = resources.get("requests") if is_mapping(resources) else None
+    return requests if is_mapping(requests) else {}
+
+
+def _amount(holder: Mapping[str, Any], resource: str) -> Fraction:
+    return _quantity(_requests(holder).get(resource)) or Fraction(0)
+
+
+def unreadable(spec: Mapping[str, Any]) -> Any:
+    """The first request or overhead of a pod spec the bill cannot read, None if none: the
+    rule denies it rather than bill it as nothing."""
+    overhead = spec.get("overhead")
+    values = [
+        _requests(holder).get(resource)
+        for holder in (*containers(spec), *containers(spec, "initContainers"), spec)
+        for resource in RESOURCES
+    ]
+    values += [overhead.get(r) for r in RESOURCES] if is_mapping(overhead) else [overhead]
+    return next((v for v in values if _quantity(v) is None), None)
+
+
+def _sidecar(container: Mapping[str, Any]) -> bool:
+    return container.get("restartPolicy") == "Always"
 
 
 def per_pod(spec: Mapping[str, Any]) -> Bill:
-    """What one pod requests: its containers' sum, or its largest init container's."""
+    """What one pod requests, as the scheduler counts it (Kubernetes' resourcehelper
+    PodRequests): its containers' sum plus its sidecars' (init containers with restartPolicy
+    Always run alongside), or an init container's with the sidecars started before it if more;
+    at least its pod-level request (``spec.resources``, Kubernetes 1.32+, which the API server
+    holds to at least that sum); plus its RuntimeClass's ``spec.overhead``."""
     bill = {}
+    overhead = spec.get("overhead")
     for resource in RESOURCES:
         running = sum((_amount(c, resource) for c in containers(spec)), Fraction(0))
-        init = max((_amount(c, resource) for c in containers(spec, "initContainers")), default=0)
-        bill[resource] = max(running, Fraction(init))
+        sidecars, init = Fraction(0), Fraction(0)
+        for container in containers(spec, "initContainers"):
+            amount = _amount(container, resource)
+            if _sidecar(container):
+                sidecars += amount
+                init = max(init, sidecars)
+            else:
+                init = max(init, amount + sidecars)
+        pod = max(running + sidecars, init, _amount(spec, resource))
+        extra = _quantity(overhead.get(resource)) if is_mapping(overhead) else None
+        bill[resource] = pod + (extra or Fraction(0))
     return bill
 
 
@@ -126,16 +169,25 @@ def fit(pod: Bill, tenant: Tenant, others: Bill) -> Fit:
 def _requests_key(spec: Mapping[str, Any]) -> tuple[Any, ...] | None:
     """What per_pod reads of a pod spec, as a key; None when a value is not a plain scalar."""
     found: list[Any] = []
+
+    def read(holder: Any, *path: str) -> bool:
+        value = holder
+        for name in path:
+            value = value.get(name) if is_mapping(value) else None
+        found.append(value)
+        return value is None or type(value) in (str, int, float)
+
     for field in ("containers", "initContainers"):
         found.append(field)
         for container in containers(spec, field):
-            resources = container.get("resources")
-            requests = resources.get("requests") if is_mapping(resources) else None
+            if not read(container, "restartPolicy"):
+                return None
             for resource in RESOURCES:
-                value = requests.get(resource) if is_mapping(requests) else None
-                if value is not None and type(value) not in (str, int, float):
+                if not read(container, "resources", "requests", resource):
                     return None
-                found.append(value)
+    for resource in RESOURCES:
+        if not (read(spec, "resources", "requests", resource) and read(spec, "overhead", resource)):
+            return None
     return tuple(found)
 
 
@@ -170,6 +222,17 @@ def check_quota(review: Review, rule: Rule) -> Iterator[Violation]:
     count = replicas(obj)
     if is_mapping(old) and count <= replicas(old) and pod_spec(old) == spec:
         return  # no more pods of the same template: Karmada's fields, status, scaling down
+    value = unreadable(spec)
+    if value is not None:
+        text = repr(value)
+        yield review.violation(
+            rule,
+            f"a request of {text[:40]}{'...' if len(text) > 40 else ''} cannot be billed: write "
+            f"it as a plain quantity (250m, 2, 4Gi; at most {MAX_QUANTITY} characters, "
+            "exponents to 30)",
+            pointer="/spec",
+        )
+        return
     found = _fit(review, tenant, obj, spec)
     over = [r for r in RESOURCES if (most := found.with_git[r]) is not None and count > most]
     if not over:

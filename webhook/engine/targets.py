@@ -39,7 +39,7 @@ from webhook.engine.context import Review, labels_of, ledger_of
 from webhook.engine.decision import Violation
 from webhook.engine.synthesize import sync_request
 from webhook.engine.workloads import pod_spec
-from webhook.karmada.detector import Policies, policy_ref, selectors
+from webhook.karmada.detector import Policies, explicit_priority, policy_ref, selectors
 from webhook.karmada.propagation import MemberCopy, copies_anywhere, propagate
 from webhook.karmada.selector import (
     ImplicitPriority,
@@ -234,19 +234,36 @@ def _copy_violations(
 # ---------------------------------------------------------------- ownership.autoscaler-target
 
 
+def _scale_target(scaler: Mapping[str, Any], namespace: str) -> Key | None:
+    """What an autoscaler scales, as an index key; None without a scaleTargetRef."""
+    ref = _spec(scaler).get("scaleTargetRef")
+    if not is_mapping(ref):
+        return None
+    return (
+        group_of(str(ref.get("apiVersion", ""))),
+        str(ref.get("kind", "")),
+        namespace,
+        str(ref.get("name", "")),
+    )
+
+
+def _git_scalers(index: TreeIndex, namespace: str) -> Mapping[Key, tuple[Key, ...]]:
+    """Git's autoscalers of one namespace, by what they scale."""
+    found: dict[Key, list[Key]] = {}
+    for obj in index.templates(namespace):
+        target = _scale_target(obj, namespace) if obj.get("kind") in SCALERS else None
+        if target is not None:
+            found.setdefault(target, []).append(key_of(obj))
+    return {target: tuple(scalers) for target, scalers in found.items()}
+
+
 def check_autoscaler_target(review: Review, rule: Rule) -> Iterator[Violation]:
     scaler = review.request.object
     if not is_mapping(scaler):
         return
-    ref = _spec(scaler).get("scaleTargetRef")
-    if not is_mapping(ref):
+    key = _scale_target(scaler, review.request.namespace)
+    if key is None:
         return
-    key = (
-        group_of(str(ref.get("apiVersion", ""))),
-        str(ref.get("kind", "")),
-        review.request.namespace,
-        str(ref.get("name", "")),
-    )
     index = review.bundle.index
     trusted = _trusted(review)
     if index is None:
@@ -258,6 +275,17 @@ def check_autoscaler_target(review: Review, rule: Rule) -> Iterator[Violation]:
         if not trusted:
             yield _unknown(review, rule, key, "/spec/scaleTargetRef")
         return
+    namespace = review.request.namespace
+    scalers = review.bundle.memo("git-scalers", namespace, lambda: _git_scalers(index, namespace))
+    others = [k for k in scalers.get(key, ()) if k != key_of(scaler)]
+    if others and not trusted:
+        yield review.violation(
+            rule,
+            f"{_show(key)} is scaled by {', '.join(_show(k) for k in others)} from Git: one "
+            "template, one autoscaler (a second one would fight it over the replicas); change "
+            "the autoscaling in Git",
+            pointer="/spec/scaleTargetRef",
+        )
     acting = SCALERS.get(str(scaler.get("kind")), "")
     ledger = ledger_of(target)
     pointers = (
@@ -310,6 +338,7 @@ def check_takeover(review: Review, rule: Rule) -> Iterator[Violation]:
             pointer="/spec/resourceSelectors",
         )
     yield from _preemption_reach(review, rule, policy)
+    yield from _priority_reach(review, rule, policy, index)
 
 
 def _same_selection(review: Review) -> bool:
@@ -334,6 +363,41 @@ def _preemption_reach(review: Review, rule: Rule, policy: Mapping[str, Any]) -> 
                 "take over whatever it matches from the policy of another writer, including "
                 "objects fedgate cannot see: name each object it may preempt, or drop preemption",
                 pointer="/spec/preemption",
+            )
+
+
+def _priority_reach(
+    review: Review, rule: Rule, policy: Mapping[str, Any], index: TreeIndex
+) -> Iterator[Violation]:
+    """Karmada gives a new template to the matching PropagationPolicy of the highest
+    ``priority`` first, the name-over-label precedence only among equals: a tenant's label
+    selector above Git's policies would take each template Git adds later with those labels,
+    which no index of today shows. So a selector without a name stays at or below them."""
+    if policy.get("kind") != "PropagationPolicy":
+        return
+    mine, old = explicit_priority(policy), review.request.old_object
+    if is_mapping(old) and _same_selection(review) and explicit_priority(old) >= mine:
+        return
+    namespace = _namespace(policy)
+    git = max(
+        (
+            explicit_priority(p)
+            for p in index.policies(namespace)
+            if p.get("kind") == "PropagationPolicy" and _namespace(p) == namespace
+        ),
+        default=0,
+    )
+    if mine <= git:
+        return
+    for i, selector in enumerate(selectors(policy)):
+        if is_mapping(selector) and not selector.get("name"):
+            yield review.violation(
+                rule,
+                f"priority {mine} is above Git's policies in namespace {namespace} ({git}), and "
+                f"resourceSelectors[{i}] names no object: it would take from Git's policies "
+                "every template Git adds later with its labels; name each object, or keep "
+                f"priority at most {git}",
+                pointer="/spec/priority",
             )
 
 

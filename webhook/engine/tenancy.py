@@ -15,6 +15,7 @@ from webhook.bundle.rules import Rule
 from webhook.engine.affinity import candidate_clusters, unknown_cluster_names
 from webhook.engine.context import Review, ledger_of
 from webhook.engine.decision import Violation
+from webhook.engine.workloads import WORKLOAD_KINDS
 from webhook.values import is_mapping
 
 NAMESPACE_WRITERS = ("git", "platform", "karmada", "break-glass")
@@ -27,6 +28,22 @@ permanent-id label and finalizer are added by Karmada's mutating webhook, within
 own request. Other ``system:karmada:`` users (the scheduler, the webhook, the aggregated API
 server) have no business writing them."""
 PLACING_KINDS = ("PropagationPolicy", "ClusterPropagationPolicy")
+SELECTABLE_KINDS = frozenset(
+    {
+        *((f"{group}/v1" if group else "v1", kind) for group, kind in WORKLOAD_KINDS),
+        ("autoscaling/v2", "HorizontalPodAutoscaler"),
+        *(("v1", kind) for kind in DATA_KINDS),
+        ("v1", "Service"),
+        ("networking.k8s.io/v1", "Ingress"),
+        ("networking.k8s.io/v1", "NetworkPolicy"),
+        ("policy/v1", "PodDisruptionBudget"),
+    }
+)
+"""What a tenant's policy may select (apiVersion, kind): the kinds the webhook judges (every
+pod-template kind, the member HPA), the data kinds it scopes, and plain kinds that run nothing
+and carry no data. Any other kind (a CRD that runs pods such as a Rollout or a CloneSet, a
+PodTemplate) is written on the Karmada API server without fedgate seeing it, so propagating it
+would run what no rule judged: only the platform team may."""
 
 
 def _spec(review: Review) -> Mapping[str, Any]:
@@ -181,6 +198,14 @@ def check_explicit_selectors(review: Review, rule: Rule) -> Iterator[Violation]:
                 rule,
                 f"resourceSelectors[{index}] selects every {selector.get('kind', 'object')}: "
                 "give a name or a non-empty labelSelector",
+                pointer=f"/spec/resourceSelectors/{index}",
+            )
+        kind = (selector.get("apiVersion"), selector.get("kind"))
+        if kind not in SELECTABLE_KINDS:
+            yield review.violation(
+                rule,
+                f"resourceSelectors[{index}] selects {kind[1]} ({kind[0]}), a kind fedgate "
+                "does not judge: no rule would hold on what it runs or carries",
                 pointer=f"/spec/resourceSelectors/{index}",
             )
 

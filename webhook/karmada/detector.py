@@ -111,7 +111,7 @@ def not_a_template(obj: Mapping[str, Any]) -> str | None:
     return None
 
 
-def _priority(policy: Mapping[str, Any]) -> int:
+def explicit_priority(policy: Mapping[str, Any]) -> int:
     """``ExplicitPriority``: spec.priority, 0 when absent."""
     spec = policy.get("spec")
     value = spec.get("priority") if isinstance(spec, Mapping) else None
@@ -270,7 +270,9 @@ def _best(obj: Mapping[str, Any], policies: Sequence[Mapping[str, Any]]) -> Clai
     for policy in policies:
         implicit = selectors_priority(obj, selectors(policy))
         if implicit > ImplicitPriority.MISMATCH:
-            ranked.append((-_priority(policy), -int(implicit), meta_str(policy, "name"), policy))
+            ranked.append(
+                (-explicit_priority(policy), -int(implicit), meta_str(policy, "name"), policy)
+            )
     if not ranked:
         return Claim(None)
     ranked.sort(key=lambda r: r[:3])

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from webhook.bundle.model import Quota, Tenant
-from webhook.engine.quota import fit, per_pod, requested
+from webhook.engine.quota import _requests_key, fit, per_pod, requested, unreadable
 from webhook.quantity import parse_quantity
 
 
@@ -25,6 +25,10 @@ def _pod(cpu: str, *, init: str | None = None) -> dict[str, Any]:
     if init is not None:
         spec["initContainers"] = [{"name": "i", "resources": {"requests": {"cpu": init}}}]
     return spec
+
+
+def _requests(cpu: str) -> dict[str, Any]:
+    return {"resources": {"requests": {"cpu": cpu}}}
 
 
 @pytest.mark.parametrize(
@@ -63,7 +67,67 @@ def _pod(cpu: str, *, init: str | None = None) -> dict[str, Any]:
             {"kind": "DaemonSet", "spec": {"template": {"spec": _pod("lots")}}},
             Fraction(1, 4),
             2**30,
-            id="an unreadable quantity counts nothing (resource-requests reports it)",
+            id="an unreadable quantity counts nothing in the bill (the rule denies it)",
+        ),
+        pytest.param(
+            {
+                "kind": "Deployment",
+                "spec": {
+                    "replicas": 2,
+                    "template": {
+                        "spec": {
+                            **_pod("1", init="4"),
+                            "initContainers": [
+                                {"name": "s1", "restartPolicy": "Always", **_requests("8")},
+                                {"name": "i", **_requests("4")},
+                                {"name": "s2", "restartPolicy": "Always", **_requests("8")},
+                            ],
+                        }
+                    },
+                },
+            },
+            2 * (Fraction(5, 4) + 16),
+            2 * 2**30,
+            id="sidecars run alongside the containers (red team: counted as one init container)",
+        ),
+        pytest.param(
+            {
+                "kind": "Pod",
+                "spec": {
+                    "containers": [{"name": "a", **_requests("100m")}],
+                    "initContainers": [
+                        {"name": "s", "restartPolicy": "Always", **_requests("1")},
+                        {"name": "i", **_requests("6")},
+                    ],
+                },
+            },
+            Fraction(7),
+            0,
+            id="an init container runs beside the sidecars started before it",
+        ),
+        pytest.param(
+            {
+                "kind": "Deployment",
+                "spec": {
+                    "replicas": 50,
+                    "template": {"spec": {**_pod("100m"), "resources": {"requests": {"cpu": "1"}}}},
+                },
+            },
+            Fraction(50),
+            50 * 2**30,
+            id="pod-level requests (Kubernetes 1.32+) above the containers' sum",
+        ),
+        pytest.param(
+            {
+                "kind": "Deployment",
+                "spec": {
+                    "replicas": 10,
+                    "template": {"spec": {**_pod("100m"), "overhead": {"cpu": "500m"}}},
+                },
+            },
+            Fraction(10) * (Fraction(7, 20) + Fraction(1, 2)),
+            10 * 2**30,
+            id="the RuntimeClass's overhead",
         ),
         pytest.param(
             {"kind": "Job", "spec": {"parallelism": True, "template": {"spec": _pod("1")}}},
@@ -115,3 +179,66 @@ def test_the_pods_that_fit_agree_with_the_sums(
     )
     whole = found.whole["cpu"]
     assert (raised and whole is not None and count > whole) == (raised and amount > quota.cpu)
+
+
+CONTAINERS = st.lists(
+    st.fixed_dictionaries(
+        {
+            "resources": st.fixed_dictionaries(
+                {"requests": st.fixed_dictionaries({"cpu": QUANTITIES})}
+            )
+        },
+        optional={"restartPolicy": st.sampled_from(["Always", "Never", 3])},
+    ),
+    max_size=3,
+)
+POD_SPECS = st.fixed_dictionaries(
+    {"containers": CONTAINERS},
+    optional={
+        "initContainers": CONTAINERS,
+        "resources": st.fixed_dictionaries(
+            {"requests": st.fixed_dictionaries({"cpu": QUANTITIES})}
+        ),
+        "overhead": st.fixed_dictionaries({"cpu": st.one_of(QUANTITIES, st.just(["1"]))}),
+    },
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(first=POD_SPECS, other=POD_SPECS, names=st.booleans())
+def test_the_memo_key_tells_apart_what_per_pod_reads(
+    first: dict[str, Any], other: dict[str, Any], names: bool
+) -> None:
+    """The rule memoizes fit() by _requests_key (the fast path): a pod spec that differs from
+    another only in what the key holds (pod-level requests, overhead, a sidecar's restartPolicy,
+    names) bills alike when the keys agree, and differently keyed when it does not."""
+    second = {k: v for k, v in first.items() if k not in ("resources", "overhead")}
+    second.update({k: other[k] for k in ("resources", "overhead") if k in other})
+    if names:
+        second["containers"] = [{**c, "name": "x"} for c in second["containers"]]
+    if "initContainers" in other and len(other["initContainers"]) == len(
+        first.get("initContainers", ())
+    ):
+        second["initContainers"] = other["initContainers"]
+    key = _requests_key(first)
+    if key is not None and key == _requests_key(second):
+        assert per_pod(first) == per_pod(second)
+
+
+@pytest.mark.parametrize(
+    ("spec", "found"),
+    [
+        pytest.param(_pod("1"), None, id="plain quantities"),
+        pytest.param(_pod("0" * 70 + "64"), "0" * 70 + "64", id="longer than 64 characters"),
+        pytest.param(_pod("0.64e32"), "0.64e32", id="an exponent past 30"),
+        pytest.param(
+            {**_pod("1"), "overhead": {"cpu": ["1"]}}, ["1"], id="an overhead not a quantity"
+        ),
+        pytest.param(
+            {**_pod("1"), "resources": {"requests": {"memory": "lots"}}}, "lots", id="pod-level"
+        ),
+        pytest.param({**_pod("1"), "overhead": {"cpu": 1}}, None, id="a number is a quantity"),
+    ],
+)
+def test_what_the_bill_cannot_read(spec: dict[str, Any], found: Any) -> None:
+    assert unreadable(spec) == found
