@@ -121,6 +121,13 @@ def _read_bytes(file: Path) -> bytes:
         return stream.read()
 
 
+def _cache_key(source: BundleSource, bundle: Bundle) -> str:
+    """What a cached verdict depends on: fedgate's code, the bundle's bytes and the CEL backend
+    (a rule may compile or decide differently on each)."""
+    backend = bundle.backend.name if bundle.backend is not None else ""
+    return f"{code_fingerprint()}:{source_fingerprint(source)}:{backend}"
+
+
 def compile_files(
     files: Sequence[Path],
     policies: Path,
@@ -138,7 +145,7 @@ def compile_files(
     grammar.use_cache(None if cache is None else cache.parent)  # the CEL parser, kept beside
     source = read_source(policies, index=False)  # compile has the tree itself
     bundle = bundle_from_source(source, backend) if backend else bundle_from_source(source)
-    key = f"{code_fingerprint()}:{source_fingerprint(source)}"
+    key = _cache_key(source, bundle)
     cached, selections = _load(cache, key)
     remembered = _size(selections)
     entries: dict[str, Any] = {}

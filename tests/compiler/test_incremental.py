@@ -19,7 +19,9 @@ def repo(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def _compile(repo: Path, calls: list[str], monkeypatch: pytest.MonkeyPatch) -> dict[str, bytes]:
+def _compile(
+    repo: Path, calls: list[str], monkeypatch: pytest.MonkeyPatch, backend: str | None = None
+) -> dict[str, bytes]:
     real = incremental.compile_file
 
     def counting(apps, bundle):  # type: ignore[no-untyped-def]
@@ -28,7 +30,9 @@ def _compile(repo: Path, calls: list[str], monkeypatch: pytest.MonkeyPatch) -> d
 
     monkeypatch.setattr(incremental, "compile_file", counting)
     files = find_spec_files([repo / "apps"])
-    compiled, _ = incremental.compile_files(files, repo / "policies", cache=repo / "cache.json")
+    compiled, _ = incremental.compile_files(
+        files, repo / "policies", cache=repo / "cache.json", backend=backend
+    )
     return dict(compiled.files)
 
 
@@ -55,6 +59,19 @@ def test_a_bundle_change_recompiles_everything(repo: Path, monkeypatch: pytest.M
     calls: list[str] = []
     _compile(repo, calls, monkeypatch)
     assert len(calls) == len(list((EXAMPLES / "apps").glob("*.yaml")))
+
+
+def test_another_cel_backend_recompiles_everything(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A verdict is the backend's: cel-python's run must not reuse cel-expr's cached one."""
+    _compile(repo, [], monkeypatch, backend="cel-expr")
+    calls: list[str] = []
+    _compile(repo, calls, monkeypatch, backend="cel-python")
+    assert len(calls) == len(list((EXAMPLES / "apps").glob("*.yaml")))
+    again: list[str] = []
+    _compile(repo, again, monkeypatch, backend="cel-python")
+    assert again == []
 
 
 def test_a_broken_cache_is_ignored(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
