@@ -138,15 +138,14 @@ def check_override_effects(review: Review, rule: Rule) -> Iterator[Violation]:
         return
     if not trusted:
         yield from (_unknown(review, rule, k, p) for k, p in _named_unknown(index, policy))
-        for i, selector in enumerate(selectors(policy)):
-            if is_mapping(selector) and not selector.get("name"):
-                yield review.violation(
-                    rule,
-                    "an override written outside Git must name each object it overrides: a "
-                    "selector without a name also reaches objects created later, which fedgate "
-                    "cannot see when they are written",
-                    pointer=f"/spec/resourceSelectors/{i}",
-                )
+        for i in _unnamed_selectors(policy):
+            yield review.violation(
+                rule,
+                "an override written outside Git must name each object it overrides: a "
+                "selector without a name also reaches objects created later, which fedgate "
+                "cannot see when they are written",
+                pointer=f"/spec/resourceSelectors/{i}",
+            )
     for target in selected_templates(index, policy):
         yield from _member_copy_violations(review, rule, index, policy, target)
 
@@ -350,20 +349,27 @@ def _same_selection(review: Review) -> bool:
     return all(_spec(old).get(k) == _spec(new).get(k) for k in ("resourceSelectors", "preemption"))
 
 
+def _unnamed_selectors(policy: Mapping[str, Any]) -> Iterator[int]:
+    """The positions of the resource selectors that name no object (they select by label or
+    by kind alone, so they also reach objects written later)."""
+    for i, selector in enumerate(selectors(policy)):
+        if is_mapping(selector) and not selector.get("name"):
+            yield i
+
+
 def _preemption_reach(review: Review, rule: Rule, policy: Mapping[str, Any]) -> Iterator[Violation]:
     """A tenant's ``preemption: Always`` takes over what its selectors match from any policy
     of lower priority; fedgate sees only Git's, so every selector must name its object."""
     if _spec(policy).get("preemption") != "Always" or _same_selection(review):
         return
-    for i, selector in enumerate(selectors(policy)):
-        if is_mapping(selector) and not selector.get("name"):
-            yield review.violation(
-                rule,
-                f"preemption: Always with resourceSelectors[{i}], which names no object, would "
-                "take over whatever it matches from the policy of another writer, including "
-                "objects fedgate cannot see: name each object it may preempt, or drop preemption",
-                pointer="/spec/preemption",
-            )
+    for i in _unnamed_selectors(policy):
+        yield review.violation(
+            rule,
+            f"preemption: Always with resourceSelectors[{i}], which names no object, would "
+            "take over whatever it matches from the policy of another writer, including "
+            "objects fedgate cannot see: name each object it may preempt, or drop preemption",
+            pointer="/spec/preemption",
+        )
 
 
 def _priority_reach(
@@ -389,16 +395,15 @@ def _priority_reach(
     )
     if mine <= git:
         return
-    for i, selector in enumerate(selectors(policy)):
-        if is_mapping(selector) and not selector.get("name"):
-            yield review.violation(
-                rule,
-                f"priority {mine} is above Git's policies in namespace {namespace} ({git}), and "
-                f"resourceSelectors[{i}] names no object: it would take from Git's policies "
-                "every template Git adds later with its labels; name each object, or keep "
-                f"priority at most {git}",
-                pointer="/spec/priority",
-            )
+    for i in _unnamed_selectors(policy):
+        yield review.violation(
+            rule,
+            f"priority {mine} is above Git's policies in namespace {namespace} ({git}), and "
+            f"resourceSelectors[{i}] names no object: it would take from Git's policies "
+            "every template Git adds later with its labels; name each object, or keep "
+            f"priority at most {git}",
+            pointer="/spec/priority",
+        )
 
 
 # ---------------------------------------------------------------- tenancy.selector-reach
