@@ -13,10 +13,12 @@ compile asks the globs only about new files or changed Applications.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import importlib.util
 import os
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -31,9 +33,14 @@ from compiler.summary import AppSummary
 from webhook.bundle.load import BundleSource, bundle_from_source, read_source
 from webhook.bundle.model import Bundle
 from webhook.engine.cel import grammar
+from webhook.engine.cel.backend import DEFAULT_BACKEND, make_backend
 from webhook.errors import Finding, SpecError, describe_os_error, not_utf8
 
 CACHE_FILE = Path("fedgate") / "compile-cache.json"
+PROOFS_AFTER_REVIEWS = 200
+"""A command builds the CEL proofs (``CelRuntime``) once it has reviewed this many requests:
+a warm check reviews a handful and never pays the ~0.1 s; a cold compile of a thousand apps
+reviews thousands and gets them early."""
 _CODE_ROOTS = ("compiler", "webhook")
 
 
@@ -81,18 +88,42 @@ def _decode(entry: dict[str, Any]) -> FileResult:
     )
 
 
-def _load(cache: Path | None, key: str) -> tuple[dict[str, Any], Selections]:
-    """The cached files and the remembered Argo CD selections, for this code and bundle."""
+@dataclass(frozen=True)
+class _Stored:
+    """What the cache file holds for this code, bundle and engine (empty where it does not)."""
+
+    files: dict[str, Any]
+    selections: Selections
+    homogeneous: frozenset[str]
+    """``Backend.homogeneous``: kept across bundle changes (it depends on code and engine)."""
+
+
+def _load(cache: Path | None, key: str, engine_key: str) -> _Stored:
+    """The cached files and the remembered Argo CD selections for this code and bundle, and
+    the engine's memo for this code and engine."""
+    empty = _Stored({}, {}, frozenset())
     if cache is None:
-        return {}, {}
+        return empty
     try:
         data = orjson.loads(cache.read_bytes())
     except (OSError, orjson.JSONDecodeError):
-        return {}, {}
-    if not isinstance(data, dict) or data.get("key") != key:
-        return {}, {}
-    selections = data.get("selections")
-    return data.get("files", {}), selections if isinstance(selections, dict) else {}
+        return empty
+    if not isinstance(data, dict):
+        return empty
+    memo = data.get("cel")
+    homogeneous: frozenset[str] = frozenset()
+    if isinstance(memo, dict) and memo.get("key") == engine_key:
+        listed = memo.get("homogeneous")
+        if isinstance(listed, list) and all(isinstance(x, str) for x in listed):
+            homogeneous = frozenset(listed)
+    if data.get("key") != key:
+        return _Stored({}, {}, homogeneous)
+    files, selections = data.get("files"), data.get("selections")
+    return _Stored(
+        files if isinstance(files, dict) else {},
+        selections if isinstance(selections, dict) else {},
+        homogeneous,
+    )
 
 
 def _size(selections: Selections) -> tuple[tuple[str, ...], int]:
@@ -101,14 +132,22 @@ def _size(selections: Selections) -> tuple[tuple[str, ...], int]:
     return tuple(selections), sum(len(paths) for paths in selections.values())
 
 
-def _save(cache: Path | None, key: str, entries: dict[str, Any], selections: Selections) -> None:
+def _save(cache: Path | None, keys: tuple[str, str], stored: _Stored) -> None:
     if cache is None:
         return
+    key, engine_key = keys
     try:
         cache.parent.mkdir(parents=True, exist_ok=True)
         temporary = cache.with_suffix(f".{os.getpid()}.tmp")
         temporary.write_bytes(
-            orjson.dumps({"key": key, "files": entries, "selections": selections})
+            orjson.dumps(
+                {
+                    "key": key,
+                    "files": stored.files,
+                    "selections": stored.selections,
+                    "cel": {"key": engine_key, "homogeneous": sorted(stored.homogeneous)},
+                }
+            )
         )
         os.replace(temporary, cache)
     except OSError:
@@ -121,11 +160,63 @@ def _read_bytes(file: Path) -> bytes:
         return stream.read()
 
 
-def _cache_key(source: BundleSource, bundle: Bundle) -> str:
-    """What a cached verdict depends on: fedgate's code, the bundle's bytes and the CEL backend
-    (a rule may compile or decide differently on each)."""
-    backend = bundle.backend.name if bundle.backend is not None else ""
-    return f"{code_fingerprint()}:{source_fingerprint(source)}:{backend}"
+_ENGINE_PACKAGES = {"cel-expr": ("cel_expr_python",), "cel-python": ("celpy", "cel_expr_python")}
+"""The installed packages each CEL engine compiles and decides with (cel-python's compile
+checks types with cel-expr)."""
+
+
+def engine_fingerprint(name: str) -> str:
+    """What an engine's verdicts depend on besides fedgate's code: its name and its installed
+    files (path, size, modification time: an upgrade replaces them), found without importing
+    them."""
+    digest = hashlib.sha256(name.encode())
+    for package in _ENGINE_PACKAGES.get(name, ()):
+        spec = importlib.util.find_spec(package)
+        for location in (spec.submodule_search_locations or []) if spec else []:
+            for directory, folders, names in os.walk(location):
+                folders[:] = sorted(f for f in folders if f != "__pycache__")
+                for file in sorted(names):
+                    path = os.path.join(directory, file)
+                    with contextlib.suppress(OSError):
+                        status = os.stat(path)
+                        digest.update(f"{path}\0{status.st_size}\0{status.st_mtime_ns}\n".encode())
+    return digest.hexdigest()
+
+
+def _cache_keys(source: BundleSource, engine: str) -> tuple[str, str]:
+    """What a cached verdict depends on: fedgate's code, the CEL engine (a rule may compile or
+    decide differently on each, or on another release of one) and the bundle's bytes; and
+    what the engine's memo depends on (the same without the bundle)."""
+    engine_key = f"{code_fingerprint()}:{engine_fingerprint(engine)}"
+    return f"{engine_key}:{source_fingerprint(source)}", engine_key
+
+
+def _compile_or_reuse(
+    file: Path, resolve: Resolver, cached: dict[str, Any], bundle: Bundle, rendered: bool
+) -> tuple[str, dict[str, Any], FileResult]:
+    """One spec file's identity, cache entry and result: from ``cached`` when its bytes and
+    display name are the same, else compiled; raises SpecError."""
+    display = str(file)
+    try:
+        data = _read_bytes(file)
+    except OSError as exc:
+        raise SpecError(
+            [Finding(display, 0, "", f"cannot read: {describe_os_error(exc)}")]
+        ) from None
+    sha = hashlib.sha256(data).hexdigest()
+    identity = resolve(file)
+    entry = cached.get(identity)
+    if entry is not None and entry["sha256"] == sha and entry["display"] == display:
+        result = _decode(entry)
+        if rendered:
+            apps = parse_specs(data.decode("utf-8"), display)
+            result = replace(result, rendered=render_file(apps, bundle))
+        return identity, entry, result
+    try:
+        result = compile_file(parse_specs(data.decode("utf-8"), display), bundle)
+    except UnicodeDecodeError as exc:
+        raise SpecError([not_utf8(display, data, exc)]) from None
+    return identity, _encode(sha, display, result), result
 
 
 def compile_files(
@@ -144,9 +235,13 @@ def compile_files(
     cache (they are rendered again, not judged again)."""
     grammar.use_cache(None if cache is None else cache.parent)  # the CEL parser, kept beside
     source = read_source(policies, index=False)  # compile has the tree itself
-    bundle = bundle_from_source(source, backend) if backend else bundle_from_source(source)
-    key = _cache_key(source, bundle)
-    cached, selections = _load(cache, key)
+    name = backend or DEFAULT_BACKEND
+    keys = _cache_keys(source, name)
+    stored = _load(cache, *keys)
+    engine = make_backend(name)
+    engine.homogeneous.update(stored.homogeneous)
+    bundle = bundle_from_source(source, engine, proofs_after=PROOFS_AFTER_REVIEWS)
+    cached, selections = stored.files, stored.selections
     remembered = _size(selections)
     entries: dict[str, Any] = {}
     results: list[FileResult] = []
@@ -155,39 +250,25 @@ def compile_files(
     for done, file in enumerate(files, 1):
         if progress is not None:
             progress(done, len(files))
-        display = str(file)
         try:
-            data = _read_bytes(file)
-        except OSError as exc:
-            findings.append(Finding(display, 0, "", f"cannot read: {describe_os_error(exc)}"))
-            continue
-        sha = hashlib.sha256(data).hexdigest()
-        identity = resolve(file)
-        entry = cached.get(identity)
-        if entry is not None and entry["sha256"] == sha and entry["display"] == display:
-            result = _decode(entry)
-            if rendered:
-                apps = parse_specs(data.decode("utf-8"), display)
-                result = replace(result, rendered=render_file(apps, bundle))
-            results.append(result)
-            entries[identity] = entry
-            continue
-        try:
-            result = compile_file(parse_specs(data.decode("utf-8"), display), bundle)
-        except UnicodeDecodeError as exc:
-            findings.append(not_utf8(display, data, exc))
-            continue
+            identity, entry, result = _compile_or_reuse(file, resolve, cached, bundle, rendered)
         except SpecError as exc:
             findings.extend(exc.findings)
             continue
         results.append(result)
-        entries[identity] = _encode(sha, display, result)
+        entries[identity] = entry
+
+    def keep() -> None:
+        now = _Stored(entries, selections, frozenset(engine.homogeneous))
+        if now != _Stored(cached, stored.selections, stored.homogeneous) or (
+            _size(selections) != remembered
+        ):
+            _save(cache, keys, now)
+
     if findings:
-        if entries != cached:
-            _save(cache, key, entries, selections)
+        keep()
         raise SpecError(findings)
     try:
         return combine(results, bundle, selections), bundle
     finally:
-        if entries != cached or _size(selections) != remembered:
-            _save(cache, key, entries, selections)
+        keep()

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from compiler.core import Compiled
-from compiler.incremental import compile_files
+from compiler.incremental import PROOFS_AFTER_REVIEWS, compile_files
 from compiler.output import Output
 from compiler.policies import repository_root
 from compiler.spec.load import find_spec_files
@@ -146,7 +146,7 @@ def backend_name(args: argparse.Namespace) -> str:
 
 
 def load_policy_bundle(args: argparse.Namespace) -> Bundle:
-    return load_bundle(args.policies, backend_name(args))
+    return load_bundle(args.policies, backend_name(args), proofs_after=PROOFS_AFTER_REVIEWS)
 
 
 def compile_specs(

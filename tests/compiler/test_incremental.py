@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
+import orjson
 import pytest
 
 from compiler import incremental
 from compiler.spec.load import find_spec_files
-from tests.conftest import EXAMPLES, POLICIES
+from tests.conftest import EXAMPLES, POLICIES, ROOT
+from webhook.engine.cel.celexpr import CelExprBackend
+from webhook.errors import BundleError
 
 
 @pytest.fixture
@@ -80,3 +87,101 @@ def test_a_broken_cache_is_ignored(repo: Path, monkeypatch: pytest.MonkeyPatch) 
     calls: list[str] = []
     assert _compile(repo, calls, monkeypatch) == cold
     assert len(calls) == len(list((EXAMPLES / "apps").glob("*.yaml")))
+
+
+def _memo(repo: Path) -> set[str]:
+    data = orjson.loads((repo / "cache.json").read_bytes())
+    return set(data["cel"]["homogeneous"])
+
+
+def _rule_with(repo: Path, expression: str) -> None:
+    folder = repo / "policies" / "rules" / "literals"
+    folder.mkdir()
+    (folder / "rule.yaml").write_text(
+        "id: literals\ndescription: a list literal\nvalidations:\n"
+        f"  - expression: {json.dumps(expression)}\n    message: not one of them\n"
+    )
+    (folder / "binding.yaml").write_text(
+        (repo / "policies" / "rules" / "image-tag" / "binding.yaml").read_text()
+    )
+
+
+def test_the_literal_check_is_remembered_across_bundle_changes_never_its_refusals(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The homogeneous-literal check (a lark parse per expression) runs once per expression
+    for this code and engine; a mixed literal is refused whatever the memo holds."""
+    fine = "object.kind in ['Deployment', 'StatefulSet']"
+    _rule_with(repo, fine)
+    _compile(repo, [], monkeypatch)
+    digest = hashlib.sha256(fine.encode()).hexdigest()
+    assert digest in _memo(repo)
+    checked: list[str] = []
+    real = CelExprBackend._first_mixed_literal
+
+    def counting(self: CelExprBackend, expression: str) -> str | None:
+        checked.append(expression)
+        return real(self, expression)
+
+    monkeypatch.setattr(CelExprBackend, "_first_mixed_literal", counting)
+    _compile(repo, [], monkeypatch)
+    assert checked == []  # every expression of the bundle was checked before
+    shutil.rmtree(repo / "policies" / "rules" / "literals")
+    _rule_with(repo, "object.kind in ['Deployment', 1]")
+    with pytest.raises(BundleError, match="mixed types in one literal"):
+        _compile(repo, [], monkeypatch)
+    assert checked == ["object.kind in ['Deployment', 1]"]
+    assert digest in _memo(repo)  # a bundle change keeps what the engine knows
+
+
+def test_another_engine_release_forgets_the_literal_memo(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _compile(repo, [], monkeypatch)
+    assert _memo(repo)
+    monkeypatch.setattr(incremental, "engine_fingerprint", lambda name: f"{name} upgraded")
+    checked: list[str] = []
+    real = CelExprBackend._first_mixed_literal
+
+    def counting(self: CelExprBackend, expression: str) -> str | None:
+        checked.append(expression)
+        return real(self, expression)
+
+    monkeypatch.setattr(CelExprBackend, "_first_mixed_literal", counting)
+    calls: list[str] = []
+    _compile(repo, calls, monkeypatch)
+    assert checked and calls  # the literal checks and every spec ran again
+
+
+def test_engine_fingerprint_follows_the_installed_files(tmp_path: Path) -> None:
+    assert incremental.engine_fingerprint("cel-expr") == incremental.engine_fingerprint("cel-expr")
+    assert incremental.engine_fingerprint("cel-expr") != incremental.engine_fingerprint(
+        "cel-python"
+    )
+
+
+def test_a_warm_compile_neither_parses_cel_nor_imports_the_parser(repo: Path) -> None:
+    """What the memo and the lazy proofs are for: the second run of a command over the same
+    bundle loads no lark (~0.1 s of a warm ``fedgate check``). Each run in a fresh process."""
+    script = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from compiler import incremental\n"
+        "from compiler.spec.load import find_spec_files\n"
+        "repo = Path(sys.argv[1])\n"
+        "incremental.compile_files(find_spec_files([repo / 'apps']), repo / 'policies',"
+        " cache=repo / 'cache.json')\n"
+        "print('lark' in sys.modules)\n"
+    )
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", script, str(repo)],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=120,
+            cwd=ROOT,
+        ).stdout.strip()
+        for _ in range(2)
+    ]
+    assert runs == ["True", "False"]

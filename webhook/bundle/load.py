@@ -145,20 +145,31 @@ def _read_index(directory: Path) -> tuple[str, bytes] | Finding | None:
 
 
 def load_bundle(
-    directory: Path, backend: str | Backend = DEFAULT_BACKEND, *, proofs: bool = True
+    directory: Path,
+    backend: str | Backend = DEFAULT_BACKEND,
+    *,
+    proofs: bool = True,
+    proofs_after: int = 0,
 ) -> Bundle:
     """Read, validate and compile the bundle in ``directory``; see ``bundle_from_source``."""
-    return bundle_from_source(read_source(directory), backend, proofs=proofs)
+    return bundle_from_source(
+        read_source(directory), backend, proofs=proofs, proofs_after=proofs_after
+    )
 
 
 def bundle_from_source(
-    source: BundleSource, backend: str | Backend = DEFAULT_BACKEND, *, proofs: bool = True
+    source: BundleSource,
+    backend: str | Backend = DEFAULT_BACKEND,
+    *,
+    proofs: bool = True,
+    proofs_after: int = 0,
 ) -> Bundle:
     """Validate and compile a bundle: the world (clusters, tenants, writers) and every rule
     under ``rules/``, CEL compiled once with ``backend``. Raises BundleError listing every
     problem of every file; a broken bundle never loads. ``proofs``: prove rules in Python where
     they are in the subset of CEL it translates (``engine.cel.proof``); off, the engine
-    evaluates every expression."""
+    evaluates every expression. ``proofs_after``: build the proofs only once that many requests
+    have been reviewed (``CelRuntime``; 0: now)."""
     documents: dict[str, Document] = {}
     findings: list[Finding] = list(source.unreadable)
     for name in (*BUNDLE_FILES, *OPTIONAL_FILES):
@@ -197,7 +208,9 @@ def bundle_from_source(
         rules=rules,
         compiled=compiled,
         backend=engine,
-        cel_runtime=CelRuntime(engine, rules, world, proofs=proofs, namespaces=namespaces),
+        cel_runtime=CelRuntime(
+            engine, rules, world, proofs=proofs, proofs_after=proofs_after, namespaces=namespaces
+        ),
     ).indexed()
 
 

@@ -13,18 +13,20 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from webhook.bundle.model import Bundle, Tenant
 from webhook.bundle.rules import Rule
 from webhook.engine.cel import Backend, CelCompileError, CelEvalError
 from webhook.engine.cel.backend import VARIABLES
 from webhook.engine.cel.paths import PathTree, narrowed, read_paths
-from webhook.engine.cel.proof import Proof, compile_proof
 from webhook.engine.cel.values import mended, problems, suspect, without_nulls
 from webhook.engine.context import Review
 from webhook.engine.decision import Violation
 from webhook.engine.request import AdmissionRequest
+
+if TYPE_CHECKING:
+    from webhook.engine.cel.proof import Proof
 
 
 @dataclass(frozen=True)
@@ -88,6 +90,9 @@ class CelRuntime:
     subset ``compile_proof`` translates is proven to pass in Python, on the variables as they
     arrived, without the engine; when a proof does not come out true, the engine decides as if
     there were none. ``proofs=False`` turns them off (every expression goes to the engine).
+    ``proofs_after=N`` builds them only once N requests have been reviewed: translating the
+    rules (and importing the CEL parser) costs ~0.1 s, more than a command reviewing a handful
+    of objects saves; the webhook builds them at load. Decisions are the same either way.
 
     The ``tenant`` and ``clusters`` variables depend only on the bundle: they are built here,
     once, not per request. Only the variables some expression names, and of those only the
@@ -110,16 +115,21 @@ class CelRuntime:
         world: Bundle,
         *,
         proofs: bool = True,
+        proofs_after: int = 0,
         namespaces: Mapping[str, Any] | None = None,
     ) -> None:
         self.backend = backend
         self.namespaces = namespaces or {}
         """The Namespace objects the bundle holds (``namespaceObject``; else null)."""
         self._by_id = {r.id: r for r in rules}
-        self.proofs = _proofs(rules) if proofs else {}
-        self.proof_reads: frozenset[str] = frozenset(
-            name for proof in self.proofs.values() for name in proof.variables
-        )
+        self._rules = tuple(rules)
+        self.proofs: dict[str, Proof] = {}
+        self.proof_reads: frozenset[str] = frozenset()
+        self._proof_lock = threading.Lock()
+        self._reviews_before_proofs = max(proofs_after, 0) if proofs else -1
+        """Reviews still to come before the proofs are built; -1: never (off or built)."""
+        if self._reviews_before_proofs == 0:
+            self._build_proofs()
         self.read_paths = read_paths(
             [text for r in rules if r.builtin is None for text in _texts(r)]
         )
@@ -167,6 +177,23 @@ class CelRuntime:
         if "params" in reads:
             found["params"] = narrowed(dict(params), reads["params"])
         return found
+
+    def _build_proofs(self) -> None:
+        built = _proofs(self._rules)
+        self.proof_reads = frozenset(name for proof in built.values() for name in proof.variables)
+        self.proofs = built  # after proof_reads: a reader that sees a proof sees what it reads
+        self._reviews_before_proofs = -1
+
+    def count_review(self) -> None:
+        """One more request under review: the proofs are built when ``proofs_after`` is
+        reached (a no-op once they are built, or when they are off)."""
+        if self._reviews_before_proofs <= 0:
+            return
+        with self._proof_lock:
+            if self._reviews_before_proofs > 0:
+                self._reviews_before_proofs -= 1
+                if self._reviews_before_proofs == 0:
+                    self._build_proofs()
 
     def plain_variables(
         self, review: Review, values: Mapping[str, Any], params: Mapping[str, Any]
@@ -305,6 +332,8 @@ def _texts(rule: Rule) -> tuple[str, ...]:
 
 def _proofs(rules: Sequence[Rule]) -> dict[str, Proof]:
     """One proof per CEL rule wholly in the subset: its conditions and validations all true."""
+    from webhook.engine.cel.proof import compile_proof  # noqa: PLC0415 - lark, only when built
+
     found: dict[str, Proof] = {}
     for rule in rules:
         if CelRuntime.provable(rule):
@@ -361,6 +390,7 @@ class Activations:
 
     def __init__(self, review: Review, runtime: CelRuntime) -> None:
         self._review, self._runtime = review, runtime
+        runtime.count_review()
         self._cache: dict[int, Any] = {}
         self._plain: dict[int, dict[str, Any]] = {}
         self._validations: Any = None

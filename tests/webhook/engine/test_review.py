@@ -28,6 +28,9 @@ REQUESTS = {
     )
 }
 SYSTEM = "system:kube-controller-manager"
+LAZY_AFTER = 40
+"""The lazily proving bundle builds its proofs at the 40th review, well inside one run of
+the property test below: it is compared with the engine before and after."""
 
 ADVERSARIAL: list[Any] = [
     None, True, False, 0, 1, -1, 50, 51, 2**63 - 1, 2**63, 2**64 - 1, 2**64, -(2**63) - 1,
@@ -73,6 +76,7 @@ def bundles() -> dict[str, Bundle]:
     return {
         "proofs": load_bundle(POLICIES),
         "engine": load_bundle(POLICIES, proofs=False),
+        "proofs built on the way": load_bundle(POLICIES, proofs_after=LAZY_AFTER),
         "cel-python": load_bundle(POLICIES, "cel-python"),
     }
 
@@ -97,7 +101,26 @@ def test_fast_paths_and_backends_give_one_answer(
     decisions = {name: review(request, bundle) for name, bundle in bundles.items()}
     expected = _essence(decisions["engine"])
     assert _essence(decisions["proofs"]) == expected
+    assert _essence(decisions["proofs built on the way"]) == expected
     assert _essence(decisions["cel-python"]) == expected
+
+
+def test_proofs_after_n_reviews_are_built_at_the_nth() -> None:
+    bundle = load_bundle(POLICIES, proofs_after=3)
+    runtime = bundle.cel_runtime
+    assert runtime is not None
+    eager = load_bundle(POLICIES).cel_runtime
+    assert eager is not None and eager.proofs  # the shipped rules have proofs
+    request = parse_review(REQUESTS["deployment-update-by-argocd-allowed"])
+    for _ in range(2):
+        review(request, bundle)
+    assert runtime.proofs == {} and runtime.proof_reads == frozenset()
+    review(request, bundle)
+    assert set(runtime.proofs) == set(eager.proofs)
+    assert runtime.proof_reads == eager.proof_reads
+    off = load_bundle(POLICIES, proofs=False, proofs_after=1)
+    review(request, off)
+    assert off.cel_runtime is not None and off.cel_runtime.proofs == {}
 
 
 @pytest.mark.parametrize(

@@ -43,6 +43,11 @@ class CelEvalError(RuntimeError):
 class Backend(Protocol):
     name: str
 
+    @property
+    def homogeneous(self) -> set[str]:
+        """sha256 (hex) of expressions known to pass the compile-time checks fedgate adds to
+        the engine's (Kubernetes' homogeneous literals): a memo a command keeps between runs."""
+
     def compile(self, expression: str) -> Any:
         """A program for ``expression``; raises CelCompileError."""
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable, Mapping
 from functools import lru_cache
@@ -423,6 +424,12 @@ class CelExprBackend:
                 *_ordering_declarations(),
             ],
         )
+        self.homogeneous: set[str] = set()
+        """sha256 (hex) of expressions whose aggregate literals were found homogeneous:
+        ``_mixed_literal`` (a parse with lark and a compile per element) is not run again
+        for them. A command fills it from an earlier run of the same code and engine
+        (``compiler.incremental``). The check only refuses, so the memo can only skip a
+        check that found nothing."""
 
     def compile(self, expression: str) -> Any:
         internal = rewrite.uses_internal_name(expression)
@@ -466,6 +473,15 @@ class CelExprBackend:
         the data: dyn goes with anything, as in cel-go)."""
         if "[" not in expression and "{" not in expression:
             return None
+        key = hashlib.sha256(expression.encode()).hexdigest()
+        if key in self.homogeneous:
+            return None
+        found = self._first_mixed_literal(expression)
+        if found is None:
+            self.homogeneous.add(key)
+        return found
+
+    def _first_mixed_literal(self, expression: str) -> str | None:
         try:
             tree = grammar.parse(expression)
         except Exception:

@@ -331,6 +331,11 @@ class CelPythonBackend:
         self._env = celpy.Environment(runner_class=_Runner)
         self._checker = CelExprBackend()
 
+    @property
+    def homogeneous(self) -> set[str]:
+        """The checker's memo of expressions with homogeneous literals (``CelExprBackend``)."""
+        return self._checker.homogeneous
+
     def compile(self, expression: str) -> Any:
         self._checker.compile(expression)  # raises CelCompileError
         try:

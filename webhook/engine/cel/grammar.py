@@ -26,9 +26,10 @@ import re
 import sys
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import lark
+if TYPE_CHECKING:
+    import lark
 
 CACHE_NAME = "cel-parser.pickle"
 _OPTIONS: dict[str, Any] = {
@@ -61,6 +62,8 @@ _cache: Path | None = None
 def ambiguous_literals(token: lark.Token) -> lark.Token:
     """cel-python's lexer callback (``CELParser.ambiguous_literals``): ``true`` and ``false``
     lexed as identifiers are boolean literals."""
+    import lark  # noqa: PLC0415 - only a command that parses CEL pays for lark
+
     if token.value in ("true", "false"):
         return lark.Token("BOOL_LIT", token.value)
     return token
@@ -94,12 +97,16 @@ def _grammar() -> str:
 
 
 def _key(grammar: str) -> bytes:
+    import lark  # noqa: PLC0415 - only a command that parses CEL pays for lark
+
     parts = [lark.__version__, sys.version, grammar, repr(sorted(_OPTIONS.items()))]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest().encode()
 
 
 def build(grammar: str | None = None) -> lark.Lark:
     """The parser built from the grammar, as cel-python builds it."""
+    import lark  # noqa: PLC0415 - only a command that parses CEL pays for lark
+
     return lark.Lark(
         grammar if grammar is not None else _grammar(),
         lexer_callbacks={"IDENT": ambiguous_literals},
@@ -125,6 +132,8 @@ def _load_or_build(directory: Path | None) -> lark.Lark:
 def load(file: Path, key: bytes) -> lark.Lark | None:
     """The parser saved in ``file`` for ``key``; None when the file is missing, for another
     key, damaged, or holds anything but a lark parser's data."""
+    import lark  # noqa: PLC0415 - only a command that parses CEL pays for lark
+
     try:
         with file.open("rb") as stream:
             header = stream.readline().split()
