@@ -84,13 +84,26 @@ def render_file(apps: Sequence[AppSpec], bundle: Bundle) -> tuple[RenderedApp, .
     return tuple(render_app(app, bundle, validated.candidates[app.key]) for app in ordered)
 
 
-def combine(
-    results: Sequence[FileResult], bundle: Bundle, selections: Selections | None = None
-) -> Compiled:
+@dataclass(frozen=True)
+class CrossFile:
+    """What compiling adds across files: the Argo CD files, and the warnings about the Argo CD
+    version. A pure function of every app's summary and the bundle (``cross_file``)."""
+
+    files: Mapping[str, bytes]
+    warnings: tuple[Finding, ...] = ()
+
+
+def apps_of(results: Sequence[FileResult]) -> tuple[AppSummary, ...]:
+    """Every app of ``results``, in the order ``Compiled.apps`` keeps."""
+    return tuple(sorted((a for r in results for a in r.apps), key=lambda a: (a.key, a.file)))
+
+
+def cross_file(
+    apps: Sequence[AppSummary], bundle: Bundle, selections: Selections | None = None
+) -> CrossFile:
     """The checks across files, and the Argo CD pieces; raises SpecError. ``selections``:
     which Application reads each file, remembered from an earlier compile and updated (see
     ``ArgoCDTree.of``)."""
-    apps = tuple(sorted((a for r in results for a in r.apps), key=lambda a: (a.key, a.file)))
     findings = across(apps, bundle)
     if findings:
         raise SpecError(findings)
@@ -98,15 +111,30 @@ def combine(
     refused = compile_checks.refusals(apps, argocd, bundle, selections)
     if refused:
         raise SpecError(refused)
+    return CrossFile(
+        {path: canonical.dump(obj, ARGOCD_HEADER) for path, obj in argocd.items()},
+        tuple(compile_checks.version_warnings(apps, bundle.argocd)),
+    )
+
+
+def combine(
+    results: Sequence[FileResult],
+    bundle: Bundle,
+    selections: Selections | None = None,
+    *,
+    cross: CrossFile | None = None,
+) -> Compiled:
+    """The files' results and what ``cross_file`` adds (computed, or ``cross`` when a caller
+    already has it for exactly these results and this bundle); raises SpecError."""
+    apps = apps_of(results)
+    if cross is None:
+        cross = cross_file(apps, bundle, selections)
     files = {path: data for r in results for path, data in r.files.items()}
-    for path, obj in argocd.items():
-        files[path] = canonical.dump(obj, ARGOCD_HEADER)
-    warnings = [w for r in results for w in r.warnings]
-    warnings += compile_checks.version_warnings(apps, bundle.argocd)
+    files.update(cross.files)
     return Compiled(
         apps=apps,
         files=dict(sorted(files.items())),
-        warnings=tuple(warnings),
+        warnings=(*(w for r in results for w in r.warnings), *cross.warnings),
         rendered=tuple(sorted((x for r in results for x in r.rendered), key=lambda x: x.app.key)),
     )
 

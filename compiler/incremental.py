@@ -4,11 +4,13 @@ The cache lives in the git directory (``.git/fedgate/compile-cache.json``: per c
 committed) and is keyed by a fingerprint of fedgate's own code and of the policy bundle, so a
 change to either recompiles everything. A spec file is taken from the cache only when its
 bytes (sha256) and the name it was given by are the same. A cached file contributes exactly
-what a fresh compile of it would: its apps' summaries, its rendered bytes and its warnings;
-the checks across files and the Argo CD pieces always run on all of them. The cache also
-remembers which Application reads each rendered file (``ArgoCDTree.syncing``, thousands of
-glob matches), for Applications whose every byte is the same (``sync.digest``), so a second
-compile asks the globs only about new files or changed Applications.
+what a fresh compile of it would: its apps' summaries, its rendered bytes and its warnings.
+The checks across files and the Argo CD pieces (``core.cross_file``) run on all of them
+whenever any spec file differs from the last run (an added, removed, renamed or edited one);
+when every one is as it was, their last result is reused (a digest of every entry says so).
+The cache also remembers which Application reads each rendered file (``ArgoCDTree.syncing``,
+thousands of glob matches), for Applications whose every byte is the same (``sync.digest``),
+so a second compile asks the globs only about new files or changed Applications.
 """
 
 from __future__ import annotations
@@ -25,7 +27,16 @@ from typing import Any
 import orjson
 
 from compiler.argocd.sync import Selections
-from compiler.core import Compiled, FileResult, combine, compile_file, render_file
+from compiler.core import (
+    Compiled,
+    CrossFile,
+    FileResult,
+    apps_of,
+    combine,
+    compile_file,
+    cross_file,
+    render_file,
+)
 from compiler.output import Progress
 from compiler.resolve import Resolver
 from compiler.spec.load import parse_specs
@@ -96,6 +107,8 @@ class _Stored:
     selections: Selections
     homogeneous: frozenset[str]
     """``Backend.homogeneous``: kept across bundle changes (it depends on code and engine)."""
+    cross: dict[str, Any] | None = None
+    """The last ``cross_file`` result and the digest of the entries it was computed from."""
 
 
 def _load(cache: Path | None, key: str, engine_key: str) -> _Stored:
@@ -118,11 +131,12 @@ def _load(cache: Path | None, key: str, engine_key: str) -> _Stored:
             homogeneous = frozenset(listed)
     if data.get("key") != key:
         return _Stored({}, {}, homogeneous)
-    files, selections = data.get("files"), data.get("selections")
+    files, selections, cross = data.get("files"), data.get("selections"), data.get("cross")
     return _Stored(
         files if isinstance(files, dict) else {},
         selections if isinstance(selections, dict) else {},
         homogeneous,
+        cross if isinstance(cross, dict) else None,
     )
 
 
@@ -146,12 +160,45 @@ def _save(cache: Path | None, keys: tuple[str, str], stored: _Stored) -> None:
                     "files": stored.files,
                     "selections": stored.selections,
                     "cel": {"key": engine_key, "homogeneous": sorted(stored.homogeneous)},
+                    "cross": stored.cross,
                 }
             )
         )
         os.replace(temporary, cache)
     except OSError:
         pass  # a cache that cannot be written only costs time
+
+
+def _entries_digest(entries: dict[str, Any]) -> str:
+    """Which compiled files a ``cross_file`` result was computed from: every spec file's
+    identity, bytes (sha256) and display name, the whole of what its entry was compiled from."""
+    digest = hashlib.sha256()
+    for identity in sorted(entries):
+        entry = entries[identity]
+        digest.update(f"{identity}\0{entry['sha256']}\0{entry['display']}\n".encode())
+    return digest.hexdigest()
+
+
+def _encode_cross(digest: str, cross: CrossFile) -> dict[str, Any]:
+    return {
+        "digest": digest,
+        "files": {p: d.decode() for p, d in cross.files.items()},
+        "warnings": [[w.file, w.line, w.path, w.message, w.rule] for w in cross.warnings],
+    }
+
+
+def _decode_cross(stored: dict[str, Any] | None, digest: str) -> CrossFile | None:
+    """The remembered ``cross_file`` result when it was computed from these very entries
+    (under this cache key: the same code, engine and bundle), else None."""
+    if stored is None or stored.get("digest") != digest:
+        return None
+    try:
+        return CrossFile(
+            {p: t.encode() for p, t in stored["files"].items()},
+            tuple(Finding(*w) for w in stored["warnings"]),
+        )
+    except (AttributeError, KeyError, TypeError):
+        return None
 
 
 def _read_bytes(file: Path) -> bytes:
@@ -258,9 +305,11 @@ def compile_files(
         results.append(result)
         entries[identity] = entry
 
+    cross = stored.cross
+
     def keep() -> None:
-        now = _Stored(entries, selections, frozenset(engine.homogeneous))
-        if now != _Stored(cached, stored.selections, stored.homogeneous) or (
+        now = _Stored(entries, selections, frozenset(engine.homogeneous), cross)
+        if now != _Stored(cached, stored.selections, stored.homogeneous, stored.cross) or (
             _size(selections) != remembered
         ):
             _save(cache, keys, now)
@@ -269,6 +318,11 @@ def compile_files(
         keep()
         raise SpecError(findings)
     try:
-        return combine(results, bundle, selections), bundle
+        digest = _entries_digest(entries)
+        known = _decode_cross(stored.cross, digest)
+        if known is None:
+            known = cross_file(apps_of(results), bundle, selections)
+            cross = _encode_cross(digest, known)
+        return combine(results, bundle, cross=known), bundle
     finally:
         keep()

@@ -8,15 +8,18 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from compiler import incremental
 from compiler.spec.load import find_spec_files
 from tests.conftest import EXAMPLES, POLICIES, ROOT
 from webhook.engine.cel.celexpr import CelExprBackend
-from webhook.errors import BundleError
+from webhook.errors import BundleError, SpecError
 
 
 @pytest.fixture
@@ -185,3 +188,72 @@ def test_a_warm_compile_neither_parses_cel_nor_imports_the_parser(repo: Path) ->
         for _ in range(2)
     ]
     assert runs == ["True", "False"]
+
+
+EDITS = {
+    "more replicas": lambda text: text.replace("replicas: 2", "replicas: 3", 1),
+    "a copy under another file (a duplicate across files)": None,
+    "a copy renamed (a second app of the tenant)": None,
+    "removed": None,
+    "a tenant's quota burst": lambda text: text.replace("replicas: 2", "replicas: 400", 1),
+    "invalid": lambda text: text.replace("kind: App", "kind: Ap", 1),
+}
+
+
+def _apply(repo: Path, edit: str, name: str) -> None:
+    spec = repo / "apps" / name
+    if not spec.exists():
+        return
+    if edit == "removed":
+        spec.unlink()
+    elif edit.startswith("a copy under another file"):
+        (repo / "apps" / f"copy-{name}").write_text(spec.read_text())
+    elif edit.startswith("a copy renamed"):
+        text = spec.read_text()
+        (repo / "apps" / f"renamed-{name}").write_text(
+            text.replace("  name: ", "  name: renamed-", 1)
+        )
+    else:
+        change = EDITS[edit]
+        assert change is not None
+        spec.write_text(change(spec.read_text()))
+
+
+def _outcome(repo: Path, cache: Path | None) -> Any:
+    try:
+        compiled, _ = incremental.compile_files(
+            find_spec_files([repo / "apps"]), repo / "policies", cache=cache
+        )
+    except SpecError as exc:
+        return ("refused", sorted(f.render() for f in exc.findings))
+    return (dict(compiled.files), compiled.warnings, compiled.apps)
+
+
+@settings(
+    max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(sorted(EDITS)),
+            st.sampled_from(sorted(p.name for p in (EXAMPLES / "apps").glob("*.yaml"))),
+        ),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_the_remembered_cross_file_result_is_what_computing_it_gives(
+    tmp_path_factory: pytest.TempPathFactory, edits: list[tuple[str, str]]
+) -> None:
+    """Differential: after every edit, a compile with the cache (whose remembered cross-file
+    result is reused when every spec file is as it was) gives exactly what a compile without
+    any cache gives: the same files, warnings and apps, or the same refusals."""
+    repo = tmp_path_factory.mktemp("cross")
+    shutil.copytree(EXAMPLES / "apps", repo / "apps")
+    shutil.copytree(POLICIES, repo / "policies")
+    cache = repo / "cache.json"
+    assert _outcome(repo, cache) == _outcome(repo, None)
+    for edit, name in edits:
+        _apply(repo, edit, name)
+        assert _outcome(repo, cache) == _outcome(repo, None)
+        assert _outcome(repo, cache) == _outcome(repo, None)  # the second run reuses it
