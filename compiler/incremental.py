@@ -20,7 +20,7 @@ import hashlib
 import importlib.util
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +40,7 @@ from compiler.core import (
 from compiler.output import Progress
 from compiler.resolve import Resolver
 from compiler.spec.load import parse_specs
+from compiler.statmemo import StatMemo
 from compiler.summary import AppSummary
 from webhook.bundle.load import BundleSource, bundle_from_source, read_source
 from webhook.bundle.model import Bundle
@@ -109,20 +110,23 @@ class _Stored:
     """``Backend.homogeneous``: kept across bundle changes (it depends on code and engine)."""
     cross: dict[str, Any] | None = None
     """The last ``cross_file`` result and the digest of the entries it was computed from."""
+    specs: StatMemo = field(default_factory=StatMemo, compare=False)
+    """The spec files' bytes by stat signature (``statmemo``): whatever the key, since it
+    says only what the files hold."""
 
 
 def _load(cache: Path | None, key: str, engine_key: str) -> _Stored:
     """The cached files and the remembered Argo CD selections for this code and bundle, and
     the engine's memo for this code and engine."""
-    empty = _Stored({}, {}, frozenset())
     if cache is None:
-        return empty
+        return _Stored({}, {}, frozenset())
     try:
         data = orjson.loads(cache.read_bytes())
     except (OSError, orjson.JSONDecodeError):
-        return empty
+        return _Stored({}, {}, frozenset())
     if not isinstance(data, dict):
-        return empty
+        return _Stored({}, {}, frozenset())
+    specs = StatMemo.from_json(data.get("specs"))
     memo = data.get("cel")
     homogeneous: frozenset[str] = frozenset()
     if isinstance(memo, dict) and memo.get("key") == engine_key:
@@ -130,13 +134,14 @@ def _load(cache: Path | None, key: str, engine_key: str) -> _Stored:
         if isinstance(listed, list) and all(isinstance(x, str) for x in listed):
             homogeneous = frozenset(listed)
     if data.get("key") != key:
-        return _Stored({}, {}, homogeneous)
+        return _Stored({}, {}, homogeneous, None, specs)
     files, selections, cross = data.get("files"), data.get("selections"), data.get("cross")
     return _Stored(
         files if isinstance(files, dict) else {},
         selections if isinstance(selections, dict) else {},
         homogeneous,
         cross if isinstance(cross, dict) else None,
+        specs,
     )
 
 
@@ -161,6 +166,7 @@ def _save(cache: Path | None, keys: tuple[str, str], stored: _Stored) -> None:
                     "selections": stored.selections,
                     "cel": {"key": engine_key, "homogeneous": sorted(stored.homogeneous)},
                     "cross": stored.cross,
+                    "specs": stored.specs.as_json(),
                 }
             )
         )
@@ -239,20 +245,30 @@ def _cache_keys(source: BundleSource, engine: str) -> tuple[str, str]:
 
 
 def _compile_or_reuse(
-    file: Path, resolve: Resolver, cached: dict[str, Any], bundle: Bundle, rendered: bool
+    file: Path, resolve: Resolver, stored: _Stored, bundle: Bundle, rendered: bool
 ) -> tuple[str, dict[str, Any], FileResult]:
-    """One spec file's identity, cache entry and result: from ``cached`` when its bytes and
-    display name are the same, else compiled; raises SpecError."""
+    """One spec file's identity, cache entry and result: from the cache when its bytes and
+    display name are the same (its bytes known by signature, else read), else compiled;
+    raises SpecError."""
     display = str(file)
+    identity = resolve(file)
+    entry = stored.files.get(identity)
     try:
+        status = os.stat(file)
+        if (
+            entry is not None
+            and not rendered
+            and entry["display"] == display
+            and stored.specs.digest(identity, status) == entry["sha256"]
+        ):
+            return identity, entry, _decode(entry)
         data = _read_bytes(file)
     except OSError as exc:
         raise SpecError(
             [Finding(display, 0, "", f"cannot read: {describe_os_error(exc)}")]
         ) from None
     sha = hashlib.sha256(data).hexdigest()
-    identity = resolve(file)
-    entry = cached.get(identity)
+    stored.specs.read(identity, status, sha)
     if entry is not None and entry["sha256"] == sha and entry["display"] == display:
         result = _decode(entry)
         if rendered:
@@ -298,7 +314,7 @@ def compile_files(
         if progress is not None:
             progress(done, len(files))
         try:
-            identity, entry, result = _compile_or_reuse(file, resolve, cached, bundle, rendered)
+            identity, entry, result = _compile_or_reuse(file, resolve, stored, bundle, rendered)
         except SpecError as exc:
             findings.extend(exc.findings)
             continue
@@ -308,9 +324,11 @@ def compile_files(
     cross = stored.cross
 
     def keep() -> None:
-        now = _Stored(entries, selections, frozenset(engine.homogeneous), cross)
-        if now != _Stored(cached, stored.selections, stored.homogeneous, stored.cross) or (
-            _size(selections) != remembered
+        now = _Stored(entries, selections, frozenset(engine.homogeneous), cross, stored.specs)
+        if (
+            now != _Stored(cached, stored.selections, stored.homogeneous, stored.cross)
+            or _size(selections) != remembered
+            or stored.specs.changed
         ):
             _save(cache, keys, now)
 

@@ -28,6 +28,7 @@ from functools import lru_cache
 from pathlib import Path
 from types import FrameType
 
+from compiler.statmemo import StatMemo
 from webhook.errors import FedgateError
 
 MANIFEST = ".fedgate-manifest"
@@ -60,7 +61,11 @@ def digest(data: bytes) -> str:
 
 
 def manifest_bytes(files: Mapping[str, bytes]) -> bytes:
-    lines = "".join(f"{digest(data)}  {path}\n" for path, data in sorted(files.items()))
+    return _manifest_text({path: digest(data) for path, data in files.items()})
+
+
+def _manifest_text(digests: Mapping[str, str]) -> bytes:
+    lines = "".join(f"{sha}  {path}\n" for path, sha in sorted(digests.items()))
     return (_MANIFEST_HEAD + lines).encode()
 
 
@@ -116,8 +121,10 @@ def _read_named(name: str) -> bytes | None:
         raise TreeError(f"{name} is a directory where fedgate writes a file") from None
 
 
-def diff_tree(out: Path, files: Mapping[str, bytes]) -> TreeDiff:
-    """Compare ``out`` with ``files`` (relative path -> bytes); reads, never writes."""
+def diff_tree(out: Path, files: Mapping[str, bytes], memo: StatMemo | None = None) -> TreeDiff:
+    """Compare ``out`` with ``files`` (relative path -> bytes); reads, never writes. ``memo``:
+    what an earlier run read, by stat signature (``statmemo``): a file it vouches for is not
+    read again; what this run reads is added to it."""
     if (out / PENDING).exists():
         raise TreeError(
             f"{out} holds an interrupted compile ({PENDING}); run fedgate compile to finish it"
@@ -125,16 +132,30 @@ def diff_tree(out: Path, files: Mapping[str, bytes]) -> TreeDiff:
     old = read_manifest(out)
     added, changed, unchanged = [], [], 0
     base = os.fspath(out)
+    digests = {path: digest(data) for path, data in files.items()}
     for path, data in files.items():
-        current = _read_named(os.path.join(base, path))
+        name = os.path.join(base, path)
+        status = None
+        if memo is not None:
+            try:
+                status = os.stat(name)
+            except (FileNotFoundError, NotADirectoryError):
+                added.append(path)
+                continue
+            if memo.digest(path, status) == digests[path]:
+                unchanged += 1
+                continue
+        current = _read_named(name)
         if current is None:
             added.append(path)
         elif current != data:
             changed.append(path)
         else:
             unchanged += 1
+            if memo is not None and status is not None:
+                memo.read(path, status, digests[path])
     removed = sorted(p for p in old if p not in files and (out / p).exists())
-    manifest_stale = _read(out / MANIFEST) != manifest_bytes(files)
+    manifest_stale = _read(out / MANIFEST) != _manifest_text(digests)
     return TreeDiff(tuple(added), tuple(changed), tuple(removed), unchanged, manifest_stale)
 
 

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from compiler import statmemo
 from compiler.argocd.replica_moves import replica_moves
 from compiler.commands.common import add_backend_argument, compile_specs, locate
 from compiler.core import Compiled
@@ -72,10 +73,12 @@ def run(args: argparse.Namespace, out: Output) -> int:
     _refuse_unknown_files(args.files, repository)
     where = locate([args.apps] if args.apps else [], args.out)
     apps_dir, tree, root = where.apps[0], where.out, where.root
-    compiled, bundle = compile_specs(
-        out, find_spec_files([apps_dir]), args, cache=default_cache(root)
-    )
-    diff = diff_tree(tree, compiled.files)
+    cache = default_cache(root)
+    compiled, bundle = compile_specs(out, find_spec_files([apps_dir]), args, cache=cache)
+    memo_file = cache.with_name(statmemo.TREE_FILE) if cache is not None else None
+    memo = statmemo.load(memo_file, str(tree.resolve()))
+    diff = diff_tree(tree, compiled.files, memo)
+    statmemo.save(memo_file, str(tree.resolve()), memo)
     result = check_tree(
         compiled, bundle, tree, repository, diff, files=args.files, everything=args.all
     )

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from compiler import incremental
+from compiler import incremental, statmemo
 from compiler.spec.load import find_spec_files
 from tests.conftest import EXAMPLES, POLICIES, ROOT
 from webhook.engine.cel.celexpr import CelExprBackend
@@ -197,6 +199,7 @@ EDITS = {
     "removed": None,
     "a tenant's quota burst": lambda text: text.replace("replicas: 2", "replicas: 400", 1),
     "invalid": lambda text: text.replace("kind: App", "kind: Ap", 1),
+    "same size, modification time set back": None,
 }
 
 
@@ -208,6 +211,10 @@ def _apply(repo: Path, edit: str, name: str) -> None:
         spec.unlink()
     elif edit.startswith("a copy under another file"):
         (repo / "apps" / f"copy-{name}").write_text(spec.read_text())
+    elif edit.startswith("same size"):
+        before = spec.stat()
+        spec.write_text(spec.read_text().replace("replicas: 2", "replicas: 9", 1))
+        os.utime(spec, ns=(before.st_atime_ns, before.st_mtime_ns))
     elif edit.startswith("a copy renamed"):
         text = spec.read_text()
         (repo / "apps" / f"renamed-{name}").write_text(
@@ -246,14 +253,19 @@ def test_the_remembered_cross_file_result_is_what_computing_it_gives(
     tmp_path_factory: pytest.TempPathFactory, edits: list[tuple[str, str]]
 ) -> None:
     """Differential: after every edit, a compile with the cache (whose remembered cross-file
-    result is reused when every spec file is as it was) gives exactly what a compile without
-    any cache gives: the same files, warnings and apps, or the same refusals."""
+    result is reused when every spec file is as it was, whose spec files are known by stat
+    signature once settled) gives exactly what a compile without any cache gives: the same
+    files, warnings and apps, or the same refusals."""
     repo = tmp_path_factory.mktemp("cross")
     shutil.copytree(EXAMPLES / "apps", repo / "apps")
     shutil.copytree(POLICIES, repo / "policies")
     cache = repo / "cache.json"
-    assert _outcome(repo, cache) == _outcome(repo, None)
-    for edit, name in edits:
-        _apply(repo, edit, name)
+    with pytest.MonkeyPatch.context() as patch:  # spec files settle in 50 ms, not a second
+        patch.setattr(statmemo, "SETTLE_NS", 50_000_000)
+        time.sleep(0.075)
         assert _outcome(repo, cache) == _outcome(repo, None)
-        assert _outcome(repo, cache) == _outcome(repo, None)  # the second run reuses it
+        for edit, name in edits:
+            _apply(repo, edit, name)
+            time.sleep(0.075)  # settled: the memo vouches for every spec file it read
+            assert _outcome(repo, cache) == _outcome(repo, None)
+            assert _outcome(repo, cache) == _outcome(repo, None)  # the second run reuses it
