@@ -36,6 +36,8 @@ def _git(root: Path, *args: str, stdin: bytes | None = None) -> bytes | None:
 
 @dataclass(frozen=True)
 class Repository:
+    """The git repository holding the working tree: what HEAD commits, read through git itself."""
+
     root: Path
     _listings: dict[str, dict[str, str]] = field(default_factory=dict, compare=False, repr=False)
     """``committed`` per folder, for this object's life (one command: HEAD does not move)."""

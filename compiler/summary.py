@@ -22,6 +22,8 @@ Owned = tuple[str, str, str, tuple[str, ...]]
 
 @dataclass(frozen=True)
 class AppSummary:
+    """What the checks across files and plan need of a compiled app (kept in the compile cache)."""
+
     namespace: str
     name: str
     tenant: str

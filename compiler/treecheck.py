@@ -49,6 +49,8 @@ class StaleField:
 
 @dataclass(frozen=True)
 class TreeCheck:
+    """What ``check_tree`` found: the writes reviewed, member copies judged, and problems."""
+
     writes: tuple[Write, ...] = ()
     templates: tuple[TemplateResult, ...] = ()
     """Templates whose member copies were judged (those with a denial are failures)."""
@@ -250,6 +252,8 @@ def check_tree(
 
 @dataclass(frozen=True)
 class _Changes:
+    """What a check writes: the templates and policies whose member copies are judged again."""
+
     templates: tuple[Manifest, ...]
     """Templates written (new or changed)."""
     policies: tuple[Manifest, ...]

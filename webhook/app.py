@@ -37,6 +37,8 @@ JSON = "application/json"
 
 @dataclass
 class State:
+    """What every request reads: the bundle, the settings, the metrics and the audit sink."""
+
     bundle: Bundle
     settings: Settings
     metrics: Metrics

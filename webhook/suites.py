@@ -47,6 +47,8 @@ EXPECT_KEYS = ("allowed", "rules", "messages", "warnings")
 
 @dataclass(frozen=True)
 class Expectation:
+    """What a test case expects: allowed or not, and which rules, messages and warnings."""
+
     allowed: bool
     rules: tuple[str, ...] | None = None
     messages: tuple[str, ...] = ()
@@ -55,6 +57,8 @@ class Expectation:
 
 @dataclass(frozen=True)
 class Case:
+    """One test case of a suite: an AdmissionReview and what it expects."""
+
     suite: str
     name: str
     review: Mapping[str, Any]
@@ -64,6 +68,8 @@ class Case:
 
 @dataclass(frozen=True)
 class CaseResult:
+    """A case run through review(): its decision and what differs from the expectation."""
+
     case: Case
     decision: Decision | None
     problems: tuple[str, ...] = field(default=())

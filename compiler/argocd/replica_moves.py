@@ -26,6 +26,8 @@ REPLICAS = "/spec/replicas"
 
 @dataclass(frozen=True)
 class ReplicaMove:
+    """A Deployment whose replicas change owner (git to an autoscaler, or back)."""
+
     path: str
     """The Deployment's file, relative to the rendered tree."""
     namespace: str

@@ -41,6 +41,8 @@ def _well_formed(remembered: object, applications: int) -> bool:
 
 @dataclass(frozen=True)
 class ArgoCDTree:
+    """The tenant Applications and their AppProjects: which one syncs a file, and if it may."""
+
     applications: tuple[Mapping[str, Any], ...]
     projects: Mapping[str, Mapping[str, Any]]
     remembered: dict[str, list[int]] = field(default_factory=dict, compare=False, repr=False)

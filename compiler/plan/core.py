@@ -31,6 +31,8 @@ RESOURCES = ("cpu", "memory")
 
 @dataclass(frozen=True)
 class AppPlan:
+    """One app in the plan: its owner, mode and where its replicas land."""
+
     namespace: str
     name: str
     tenant: str
@@ -54,6 +56,8 @@ class AppPlan:
 
 @dataclass(frozen=True)
 class TenantBill:
+    """One tenant's whole bill against its quota."""
+
     tenant: str
     used: Mapping[str, Fraction]
     quota: Mapping[str, Fraction | None]
@@ -65,6 +69,8 @@ class TenantBill:
 
 @dataclass(frozen=True)
 class Plan:
+    """Every app's placement and every tenant's bill."""
+
     apps: tuple[AppPlan, ...]
     tenants: tuple[TenantBill, ...]
 

@@ -39,6 +39,8 @@ class ClusterTarget:
 
 @dataclass(frozen=True)
 class Placement:
+    """Where an app runs: the clusters it targets and how its replicas are spread over them."""
+
     target: ClusterTarget
     replicas: ReplicaMode = "Duplicated"
     weights: Mapping[str, int] = field(default_factory=dict)
@@ -68,6 +70,8 @@ class Override:
 
 @dataclass(frozen=True)
 class Autoscaling:
+    """Who owns the replicas (git, or an autoscaler within bounds) and the autoscaler's target."""
+
     owner: Owner = "git"
     min_replicas: int = 1
     max_replicas: int | None = None
@@ -76,6 +80,8 @@ class Autoscaling:
 
 @dataclass(frozen=True)
 class Failover:
+    """What Karmada does when a cluster fails: purge mode and how long the workload tolerates it."""
+
     purge: Purge = "graceful"
     toleration_seconds: int = 300
     grace_period_seconds: int | None = None
@@ -87,6 +93,8 @@ class Failover:
 
 @dataclass(frozen=True)
 class Resources:
+    """The container's resource requests and limits, as Kubernetes quantities."""
+
     requests: Mapping[str, str] = field(default_factory=dict)
     limits: Mapping[str, str] = field(default_factory=dict)
 

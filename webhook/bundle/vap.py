@@ -207,6 +207,8 @@ def _metadata(obj: Mapping[str, Any], key: str) -> Any:
 
 @dataclass
 class _Parsed:
+    """The ValidatingAdmissionPolicy files of a bundle, parsed, and what was wrong with them."""
+
     policies: dict[str, tuple[Document, Checker]] = field(default_factory=dict)
     bindings: list[tuple[Document, Checker]] = field(default_factory=list)
     objects: list[Mapping[str, Any]] = field(default_factory=list)

@@ -328,6 +328,8 @@ class Contains(Matcher):
 
 @dataclass(frozen=True)
 class Prefix(Matcher):
+    """``match.Prefix`` (``prefix.go``): text starting with ``prefix``."""
+
     prefix: bytes
 
     def match(self, s: bytes) -> bool:
@@ -350,6 +352,8 @@ class Prefix(Matcher):
 
 @dataclass(frozen=True)
 class Suffix(Matcher):
+    """``match.Suffix`` (``suffix.go``): text ending with ``suffix``."""
+
     suffix: bytes
 
     def match(self, s: bytes) -> bool:

@@ -44,6 +44,8 @@ class TokenType(enum.Enum):
 
 @dataclass(frozen=True)
 class Token:
+    """``lexer.Token``: a token's type and its raw bytes."""
+
     type: TokenType
     raw: bytes
 

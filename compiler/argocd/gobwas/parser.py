@@ -33,12 +33,16 @@ class Kind(enum.Enum):
 
 @dataclass(frozen=True)
 class ListValue:
+    """``ast.List``: the characters of ``[...]`` and whether it is negated (``[!...]``)."""
+
     chars: bytes
     negated: bool
 
 
 @dataclass(frozen=True)
 class RangeValue:
+    """``ast.Range``: the runes of ``[lo-hi]`` and whether it is negated."""
+
     lo: int
     hi: int
     negated: bool
@@ -46,6 +50,8 @@ class RangeValue:
 
 @dataclass(frozen=True)
 class TextValue:
+    """``ast.Text``: literal text."""
+
     text: bytes
 
 

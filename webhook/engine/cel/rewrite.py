@@ -43,6 +43,8 @@ _OPEN, _CLOSE = "([{", ")]}"
 
 @dataclass(frozen=True)
 class _Call:
+    """A function call found in an expression: where its name, arguments and parenthesis are."""
+
     name: str
     name_start: int
     name_end: int
