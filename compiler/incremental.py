@@ -49,6 +49,9 @@ from webhook.engine.cel.backend import DEFAULT_BACKEND, make_backend
 from webhook.errors import Finding, SpecError, describe_os_error, not_utf8
 
 CACHE_FILE = Path("fedgate") / "compile-cache.json"
+HOMOGENEOUS_KEPT = 10_000
+"""The literal-check memo keeps the newest this many expressions (640 KB): a bundle edited
+for years does not grow the cache without bound; an evicted expression is checked again."""
 PROOFS_AFTER_REVIEWS = 200
 """A command builds the CEL proofs (``CelRuntime``) once it has reviewed this many requests:
 a warm check reviews a handful and never pays the ~0.1 s; a cold compile of a thousand apps
@@ -106,8 +109,9 @@ class _Stored:
 
     files: dict[str, Any]
     selections: Selections
-    homogeneous: frozenset[str]
-    """``Backend.homogeneous``: kept across bundle changes (it depends on code and engine)."""
+    homogeneous: tuple[str, ...]
+    """``Backend.homogeneous``, oldest first: kept across bundle changes (it depends on code
+    and engine), the newest ``HOMOGENEOUS_KEPT`` of them."""
     cross: dict[str, Any] | None = None
     """The last ``cross_file`` result and the digest of the entries it was computed from."""
     specs: StatMemo = field(default_factory=StatMemo, compare=False)
@@ -119,20 +123,20 @@ def _load(cache: Path | None, key: str, engine_key: str) -> _Stored:
     """The cached files and the remembered Argo CD selections for this code and bundle, and
     the engine's memo for this code and engine."""
     if cache is None:
-        return _Stored({}, {}, frozenset())
+        return _Stored({}, {}, ())
     try:
         data = orjson.loads(cache.read_bytes())
     except (OSError, orjson.JSONDecodeError):
-        return _Stored({}, {}, frozenset())
+        return _Stored({}, {}, ())
     if not isinstance(data, dict):
-        return _Stored({}, {}, frozenset())
+        return _Stored({}, {}, ())
     specs = StatMemo.from_json(data.get("specs"))
     memo = data.get("cel")
-    homogeneous: frozenset[str] = frozenset()
+    homogeneous: tuple[str, ...] = ()
     if isinstance(memo, dict) and memo.get("key") == engine_key:
         listed = memo.get("homogeneous")
         if isinstance(listed, list) and all(isinstance(x, str) for x in listed):
-            homogeneous = frozenset(listed)
+            homogeneous = tuple(listed)
     if data.get("key") != key:
         return _Stored({}, {}, homogeneous, None, specs)
     files, selections, cross = data.get("files"), data.get("selections"), data.get("cross")
@@ -164,7 +168,7 @@ def _save(cache: Path | None, keys: tuple[str, str], stored: _Stored) -> None:
                     "key": key,
                     "files": stored.files,
                     "selections": stored.selections,
-                    "cel": {"key": engine_key, "homogeneous": sorted(stored.homogeneous)},
+                    "cel": {"key": engine_key, "homogeneous": list(stored.homogeneous)},
                     "cross": stored.cross,
                     "specs": stored.specs.as_json(),
                 }
@@ -324,7 +328,10 @@ def compile_files(
     cross = stored.cross
 
     def keep() -> None:
-        now = _Stored(entries, selections, frozenset(engine.homogeneous), cross, stored.specs)
+        known = set(stored.homogeneous)
+        learnt = sorted(k for k in engine.homogeneous if k not in known)
+        homogeneous = (*stored.homogeneous, *learnt)[-HOMOGENEOUS_KEPT:]
+        now = _Stored(entries, selections, homogeneous, cross, stored.specs)
         if (
             now != _Stored(cached, stored.selections, stored.homogeneous, stored.cross)
             or _size(selections) != remembered

@@ -269,3 +269,18 @@ def test_the_remembered_cross_file_result_is_what_computing_it_gives(
             time.sleep(0.075)  # settled: the memo vouches for every spec file it read
             assert _outcome(repo, cache) == _outcome(repo, None)
             assert _outcome(repo, cache) == _outcome(repo, None)  # the second run reuses it
+
+
+def test_the_literal_memo_keeps_only_the_newest_expressions(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bound on the cache: a bundle edited for years does not grow it without end."""
+    monkeypatch.setattr(incremental, "HOMOGENEOUS_KEPT", 3)
+    _compile(repo, [], monkeypatch)
+    first = orjson.loads((repo / "cache.json").read_bytes())["cel"]["homogeneous"]
+    assert len(first) == 3
+    _rule_with(repo, "object.kind in ['Deployment', 'Job']")
+    _compile(repo, [], monkeypatch)
+    second = orjson.loads((repo / "cache.json").read_bytes())["cel"]["homogeneous"]
+    newest = hashlib.sha256(b"object.kind in ['Deployment', 'Job']").hexdigest()
+    assert len(second) == 3 and newest in second
