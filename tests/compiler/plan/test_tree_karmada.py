@@ -39,6 +39,8 @@ from tests.webhook.karmada.tables import (
     resource_priority_cases,
     selector_cluster,
     selector_tables,
+    unique_selector_cases,
+    unique_selector_objects,
     write_bundle,
     write_tree,
 )
@@ -180,6 +182,25 @@ def test_resource_selector_table_through_plan_tree(
     }
     words = {1: "kind-only selector", 2: "label selector", 3: "name selector"}[want]
     assert f"(priority 0, {words})" in template["notes"][0]
+
+
+@pytest.mark.parametrize(("selectors", "want"), unique_selector_cases())
+def test_unique_namespaced_selectors_through_plan_tree(
+    selectors: list[dict[str, Any]],
+    want: list[tuple[str, str]],
+    selector_bundle: Path,
+    tmp_path: Path,
+) -> None:
+    """TestExtractUniqueNamespacedSelectors: each template the deduplicated selectors name is
+    listed once and claimed by the policy; the ConfigMap no selector names is not."""
+    objects = unique_selector_objects(selectors)
+    tree = _write(tmp_path / "tree", [*objects, propagation_policy(selectors)])
+    code, report = plan_tree(tree, selector_bundle)
+    listed = [(t["apiVersion"], t["kind"]) for t in report["templates"]]
+    assert sorted(listed) == sorted((o["apiVersion"], o["kind"]) for o in objects)
+    claimed = {(t["apiVersion"], t["kind"]) for t in report["templates"] if t["policy"]}
+    assert claimed == set(want)
+    assert code == 0
 
 
 @pytest.mark.parametrize(("kind", "row"), detector_cases())

@@ -70,7 +70,7 @@ def _cases() -> Iterator[Any]:
     data = yaml.safe_load((CASES / "overridemanager.yaml").read_text())
     for row in data["cases"]:
         template = data["templates"][row["template"]]
-        policies = row.get("policies") or [_wrap(template, row["overriders"])]
+        policies = row["policies"] if "policies" in row else [_wrap(template, row["overriders"])]
         case = OverrideCase(
             source=row["source"],
             name=row["name"],
@@ -219,6 +219,30 @@ def propagation_policy(selectors: list[Any], affinity: Any = None) -> dict[str, 
         "metadata": {"name": "case", "namespace": "default"},
         "spec": spec,
     }
+
+
+def unique_selector_cases() -> list[Any]:
+    """TestExtractUniqueNamespacedSelectors: (the policy's selectors, the (apiVersion, kind)
+    pairs Karmada keeps, in order)."""
+    return [
+        pytest.param(
+            row["selectors"],
+            [(w["apiVersion"], w["kind"]) for w in row["want"]],
+            id=f"TestExtractUniqueNamespacedSelectors: {row['name']}",
+        )
+        for row in selector_tables()["uniqueNamespacedSelectors"]
+    ]
+
+
+def unique_selector_objects(selectors: list[Any]) -> list[dict[str, Any]]:
+    """One template in ``default`` per distinct (apiVersion, kind) of ``selectors``, and a
+    ConfigMap none of them names."""
+    kinds = dict.fromkeys((s["apiVersion"], s["kind"]) for s in selectors)
+    kinds[("v1", "ConfigMap")] = None
+    return [
+        {"apiVersion": a, "kind": k, "metadata": {"name": "probe", "namespace": "default"}}
+        for a, k in kinds
+    ]
 
 
 # -------------------------------------------------------------------------------- detector
