@@ -288,6 +288,8 @@ def template_json(result: TemplateResult) -> dict[str, Any]:
         },
         "violations": {c: [v.as_json() for v in vs] for c, vs in sorted(result.violations.items())},
         "notes": list(plan_.notes),
+        "suspendedDispatching": list(plan_.suspended),
+        "propagateDeps": plan_.propagate_deps,
     }
 
 

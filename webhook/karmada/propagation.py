@@ -14,7 +14,7 @@ Pure: values in, values out. ``fedgate plan`` and the webhook use it.
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,6 +59,23 @@ class TemplatePlan:
     replicas: Replicas | None = None
     """What the interpreter read (None: a kind it does not count, or not propagated)."""
     completions: Mapping[str, int] | None = None
+    suspended: tuple[str, ...] = ()
+    """Clusters whose Work Karmada keeps from dispatching (the policy's ``spec.suspension``):
+    the copy is built and judged, but the member does not receive it until resumed."""
+    propagate_deps: bool = False
+    """The policy's ``propagateDeps``, which the ResourceBinding carries."""
+
+
+def suspended_clusters(spec: Mapping[str, Any], clusters: Iterable[str]) -> tuple[str, ...]:
+    """``shouldSuspendDispatching`` (karmada v1.18.0 pkg/controllers/binding/common.go) for
+    each of ``clusters``: ``suspension.dispatching: true`` suspends every one, else those that
+    ``dispatchingOnClusters.clusterNames`` lists."""
+    suspension = _mapping(spec.get("suspension"))
+    if suspension.get("dispatching") is True:
+        return tuple(clusters)
+    on = _mapping(suspension.get("dispatchingOnClusters")).get("clusterNames")
+    names = on if isinstance(on, list) else []
+    return tuple(c for c in clusters if c in names)
 
 
 def _mapping(value: Any) -> Mapping[str, Any]:
@@ -188,6 +205,12 @@ def propagate(
             copies[name] = MemberCopy(None, (), f"ReviseReplica failed: {exc}")
             continue
         copies[name] = _override(member, namespaced, cluster_ordered, clusters[name])
+    suspended = suspended_clusters(spec, placement.clusters)
+    if suspended:
+        notes.append(
+            f"dispatching suspended on {', '.join(suspended)} (spec.suspension): the Work is "
+            "written but not applied there until the policy resumes"
+        )
     return TemplatePlan(
         obj,
         ref,
@@ -197,6 +220,8 @@ def propagate(
         tuple(notes),
         replicas,
         completions,
+        suspended,
+        spec.get("propagateDeps") is True,
     )
 
 
