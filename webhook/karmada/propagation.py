@@ -96,7 +96,7 @@ def _namespace_plan(
     placement = dict.fromkeys(sorted(clusters), None)
     cluster_ordered = overridemanager.ordered(policies.override_policies(obj)[0], obj)
     copies = {
-        c: _override(copy.deepcopy(dict(obj)), [], cluster_ordered, clusters[c])
+        c: _override(copy.deepcopy(dict(obj)), [], cluster_ordered, clusters[c], policies)
         for c in sorted(clusters)
     }
     note = "the namespace controller propagates every namespace to every cluster"
@@ -108,12 +108,19 @@ def _override(
     namespaced: list[Mapping[str, Any]],
     cluster_ordered: list[Mapping[str, Any]],
     cluster: Cluster,
+    policies: Policies,
 ) -> MemberCopy:
     """The override manager on ``obj``, a copy of the template this function may change;
     ``cluster_ordered``: the ClusterOverridePolicies that match it, in Karmada's order."""
     try:
         applied = overridemanager.apply_overrides(
-            obj, cluster_ordered, namespaced, cluster, owned=True, cluster_ordered=cluster_ordered
+            obj,
+            cluster_ordered,
+            namespaced,
+            cluster,
+            owned=True,
+            cluster_ordered=cluster_ordered,
+            lookup=policies.namespaced_overrides,
         )
     except OverrideError as exc:
         return MemberCopy(None, (), str(exc))
@@ -204,7 +211,7 @@ def propagate(
         except InterpretError as exc:
             copies[name] = MemberCopy(None, (), f"ReviseReplica failed: {exc}")
             continue
-        copies[name] = _override(member, namespaced, cluster_ordered, clusters[name])
+        copies[name] = _override(member, namespaced, cluster_ordered, clusters[name], policies)
     suspended = suspended_clusters(spec, placement.clusters)
     if suspended:
         notes.append(
@@ -236,7 +243,9 @@ def copies_anywhere(
     cluster_policies, namespaced = policies.override_policies(template)
     cluster_ordered = overridemanager.ordered(cluster_policies, template)
     return {
-        name: _override(copy.deepcopy(dict(template)), namespaced, cluster_ordered, cluster)
+        name: _override(
+            copy.deepcopy(dict(template)), namespaced, cluster_ordered, cluster, policies
+        )
         for name, cluster in sorted(clusters.items())
     }
 
@@ -268,5 +277,12 @@ def trace(
     if plan.policy is None:  # the namespace controller: ClusterOverridePolicies only
         namespaced = []
     steps: list[overridemanager.Step] = []
-    overridemanager.apply_overrides(base, cluster_policies, namespaced, cluster, trace=steps)
+    overridemanager.apply_overrides(
+        base,
+        cluster_policies,
+        namespaced,
+        cluster,
+        trace=steps,
+        lookup=policies.namespaced_overrides,
+    )
     return base, steps

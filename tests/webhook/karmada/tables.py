@@ -383,3 +383,61 @@ def event_filter_cases() -> list[Any]:
 
 def look_for_cases() -> list[Any]:
     return [pytest.param(r, id=f"{r['source']}: {r['name']}") for r in detector_tables()["lookFor"]]
+
+
+# ------------------------------------------------------------------------------ variations
+
+
+@functools.cache
+def variation_tables() -> dict[str, Any]:
+    data: dict[str, Any] = yaml.safe_load((CASES / "variations.yaml").read_text())
+    return data
+
+
+def variation_cases() -> list[Any]:
+    return [pytest.param(row, id=row["name"]) for row in variation_tables()["cases"]]
+
+
+def variation_clusters() -> dict[str, Cluster]:
+    return {
+        row["name"]: Cluster(
+            row["name"],
+            row.get("labels", {}),
+            provider=row.get("provider"),
+            region=row.get("region"),
+            zones=tuple(row.get("zones", ())),
+        )
+        for row in variation_tables()["clusters"]
+    }
+
+
+@dataclass(frozen=True)
+class Observed:
+    """What one path (the pure functions or ``plan --tree``'s JSON) says of one template."""
+
+    policy: str | None
+    placement: tuple[str, ...]
+    clusters: Mapping[str, Any]
+    overrides: Mapping[str, tuple[str, ...]]
+    suspended: tuple[str, ...]
+
+
+def check_variation(want: Mapping[str, Any], seen: Observed, key: str) -> None:
+    """``seen`` holds what the case wants of the template ``key``."""
+    if "policy" in want:
+        assert seen.policy == want["policy"], key
+    if "placement" in want:
+        assert sorted(seen.placement) == sorted(want["placement"]), key
+    failed = sorted(c for c in seen.placement if c not in seen.clusters)
+    assert failed == sorted(want.get("failed", [])), f"{key}: the override fails on {failed}"
+    for cluster, applied in want.get("overrides", {}).items():
+        assert list(seen.overrides[cluster]) == applied, f"{key} on {cluster}"
+    for cluster, labels in want.get("labels", {}).items():
+        metadata = seen.clusters[cluster].get("metadata", {})
+        assert metadata.get("labels") == labels, f"{key} on {cluster}"
+    for cluster, pointers in want.get("equals", {}).items():
+        for pointer, value in pointers.items():
+            got = jsonpointer.resolve_pointer(seen.clusters[cluster], pointer)
+            assert got == value, f"{key} on {cluster}: {pointer}"
+    if "suspended" in want:
+        assert list(seen.suspended) == want["suspended"], key
