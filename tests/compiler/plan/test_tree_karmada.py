@@ -34,6 +34,7 @@ from tests.webhook.karmada.tables import (
     karmada_clusters,
     kind_only_policy,
     look_for_cases,
+    match_zones_cases,
     override_cases,
     propagation_policy,
     resource_priority_cases,
@@ -46,6 +47,7 @@ from tests.webhook.karmada.tables import (
 )
 from tests.webhook.karmada.test_goyaml import configmap, field_cases, overrider
 from tests.webhook.karmada.test_imageparser import image_override_cases
+from webhook.bundle.model import Cluster
 
 
 @pytest.fixture(scope="module")
@@ -160,6 +162,23 @@ def test_extract_cluster_fields_through_plan_tree(
             _, report = plan_tree(tree, bundle)
             [template] = report["templates"]
             assert template["placement"] == ({cluster.name: None} if selected else {}), expression
+
+
+@pytest.mark.parametrize(("expression", "zones", "matched"), match_zones_cases())
+def test_match_zones_through_plan_tree(
+    expression: dict[str, Any], zones: list[str], matched: bool, tmp_path: Path
+) -> None:
+    """Test_matchZones: a cluster with the row's zones; the ConfigMap lands there exactly when
+    the policy's one fieldSelector requirement (the row's, on ``zone``) holds."""
+    cluster = Cluster("cluster1", {}, zones=tuple(zones))
+    bundle = write_bundle(tmp_path / "bundle", {cluster.name: cluster})
+    affinity = {"fieldSelector": {"matchExpressions": [expression]}}
+    selectors = [{"apiVersion": "v1", "kind": "ConfigMap", "name": "probe"}]
+    tree = _write(tmp_path / "tree", [CONFIGMAP, propagation_policy(selectors, affinity)])
+    code, report = plan_tree(tree, bundle)
+    [template] = report["templates"]
+    assert template["placement"] == ({"cluster1": None} if matched else {})
+    assert code == 0
 
 
 @pytest.mark.parametrize(("selectors", "want"), resource_priority_cases())
@@ -313,6 +332,38 @@ def test_image_parse_table_through_plan_tree(
         )
         want = expected if expected is not None else f"mirror.example/{tail}"
         assert set(images.values()) == {want}, images
+        assert code == 0
+
+
+@pytest.mark.parametrize(
+    "row", [pytest.param(r, id=r["name"]) for r in image_tables()["splitHostname"]]
+)
+def test_split_hostname_through_plan_tree(
+    row: dict[str, Any], karmada_bundle: Path, tmp_path: Path
+) -> None:
+    """TestSplitHostname: the row's name as a container image; a Registry replace keeps the
+    repository Karmada split off, a Repository replace keeps the hostname. The empty image:
+    imageparser.Parse refuses it (reference.Parse: an empty name) before SplitHostname, so the
+    override fails and the cluster gets no copy."""
+    placement = propagation_policy([{"apiVersion": "apps/v1", "kind": "Deployment"}])
+    host = row["hostname"] + "/" if row["hostname"] else ""
+    for component, value, want in (
+        ("Registry", "mirror.example", f"mirror.example/{row['repository']}"),
+        ("Repository", "renamed", f"{host}renamed"),
+    ):
+        override = _registry_override(component, "replace", value)
+        tree = _write(tmp_path / component, [_deployment(row["input"]), placement, override])
+        code, report = plan_tree(tree, karmada_bundle)
+        [template] = report["templates"]
+        if not row["input"]:
+            assert code == 1 and template["clusters"] == {}
+            assert {v[0]["rule"] for v in template["violations"].values()} == {"karmada.override"}
+            continue
+        images = {
+            o["spec"]["template"]["spec"]["containers"][0]["image"]
+            for o in template["clusters"].values()
+        }
+        assert images == {want}, component
         assert code == 0
 
 

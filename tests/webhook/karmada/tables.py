@@ -221,6 +221,19 @@ def propagation_policy(selectors: list[Any], affinity: Any = None) -> dict[str, 
     }
 
 
+def match_zones_cases() -> list[Any]:
+    """Test_matchZones: (the zone requirement, the cluster's zones, whether it holds)."""
+    return [
+        pytest.param(
+            {"key": "zone", "operator": row["operator"], "values": row["values"]},
+            row["zones"],
+            row["want"],
+            id=f"Test_matchZones: {row['name']}",
+        )
+        for row in selector_tables()["matchZones"]
+    ]
+
+
 def unique_selector_cases() -> list[Any]:
     """TestExtractUniqueNamespacedSelectors: (the policy's selectors, the (apiVersion, kind)
     pairs Karmada keeps, in order)."""

@@ -10,6 +10,7 @@ import pytest
 from tests.webhook.karmada.tables import (
     cluster_match_cases,
     extract_cluster_fields_cases,
+    match_zones_cases,
     propagation_policy,
     resource_priority_cases,
     selector_cluster,
@@ -64,26 +65,9 @@ def test_unique_namespaced_selectors(
     assert claimed == want
 
 
-@pytest.mark.parametrize(
-    ("operator", "values", "zones", "matched"),
-    [
-        # karmada v1.18.0 pkg/util/selector_test.go Test_matchZones
-        pytest.param("In", ["foo"], [], False, id="empty zones for In operator"),
-        pytest.param("In", ["foo"], ["foo", "bar"], True, id="overlapping zones for In operator"),
-        pytest.param("In", ["foo", "bar"], ["foo", "bar"], True, id="all zones for In operator"),
-        pytest.param("NotIn", ["foo"], [], True, id="empty zones for NotIn operator"),
-        pytest.param(
-            "NotIn", ["foo"], ["foo", "bar"], False, id="partial zones for NotIn operator"
-        ),
-        pytest.param("Exists", None, [], False, id="empty zones for Exists operator"),
-        pytest.param("DoesNotExist", None, [], True, id="empty zones for DoesNotExist operator"),
-        pytest.param("Gt", None, ["foo"], False, id="unknown operator"),
-    ],
-)
-def test_match_zones(
-    operator: str, values: list[str] | None, zones: list[str], matched: bool
-) -> None:
-    assert match_zones({"key": "zone", "operator": operator, "values": values}, zones) is matched
+@pytest.mark.parametrize(("expression", "zones", "matched"), match_zones_cases())
+def test_match_zones(expression: dict[str, Any], zones: list[str], matched: bool) -> None:
+    assert match_zones(expression, zones) is matched
 
 
 @pytest.mark.parametrize(
