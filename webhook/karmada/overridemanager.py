@@ -92,10 +92,13 @@ def _targets(rule: Mapping[str, Any], cluster: Cluster) -> bool:
 @dataclass(frozen=True)
 class AppliedOverrides:
     """What one member receives: the object and the policies applied, in Karmada's order
-    (each policy once, however many of its rules applied)."""
+    (each policy once, however many of its rules applied); ``rules``: each applied rule as
+    (policy, index of the rule; None for the deprecated targetCluster + overriders form), in
+    order: ``getOverridersFromOverridePolicies``' list."""
 
     object: Object
     applied: tuple[str, ...]
+    rules: tuple[tuple[str, int | None], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -130,7 +133,7 @@ def apply_overrides(
     changed the object's apiVersion, kind, name or namespace (``namespaced_policies`` were
     found for the object as it was)."""
     result: Object = obj if owned and isinstance(obj, dict) else copy.deepcopy(dict(obj))
-    applied: list[str] = []
+    applied: list[tuple[str, int | None]] = []
     before = _identity(obj)
     first = ordered(cluster_policies, obj) if cluster_ordered is None else cluster_ordered
     result = _apply_group(result, first, cluster, applied, trace)
@@ -143,7 +146,8 @@ def apply_overrides(
             candidates = lookup(result)
         own = [p for p in candidates if meta_str(p, "namespace") == namespace]
         result = _apply_group(result, ordered(own, result), cluster, applied, trace)
-    return AppliedOverrides(result, tuple(applied))
+    names = tuple(dict.fromkeys(policy for policy, _ in applied))
+    return AppliedOverrides(result, names, tuple(applied))
 
 
 def _identity(obj: Any) -> tuple[str, ...]:
@@ -157,11 +161,12 @@ def _apply_group(
     result: Object,
     group: Sequence[Mapping[str, Any]],
     cluster: Cluster,
-    applied: list[str],
+    applied: list[tuple[str, int | None]],
     trace: list[Step] | None,
 ) -> Object:
     """Every rule of each policy of one group that targets ``cluster``, in order."""
     for policy in group:
+        deprecated = not _spec(policy).get("overrideRules")
         for index, rule in enumerate(rules(policy)):
             if not _targets(rule, cluster):
                 continue
@@ -172,8 +177,7 @@ def _apply_group(
                 )
             except OverrideError as exc:
                 raise OverrideError(f"{label(policy)} (rule {index}): {exc}") from None
-            if label(policy) not in applied:
-                applied.append(label(policy))
+            applied.append((label(policy), None if deprecated else index))
             if trace is not None:
                 trace.append(Step(label(policy), index, copy.deepcopy(result)))
     return result

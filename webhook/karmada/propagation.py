@@ -43,6 +43,8 @@ class MemberCopy:
     object: dict[str, Any] | None
     overrides: tuple[str, ...] = ()
     error: str | None = None
+    rules: tuple[tuple[str, int | None], ...] = ()
+    """Each applied override rule: (policy, rule index; None: the deprecated form)."""
 
 
 @dataclass(frozen=True)
@@ -124,7 +126,7 @@ def _override(
         )
     except OverrideError as exc:
         return MemberCopy(None, (), str(exc))
-    return MemberCopy(applied.object, applied.applied)
+    return MemberCopy(applied.object, applied.applied, rules=applied.rules)
 
 
 def _missing_dependents(policy: Mapping[str, Any], policies: Policies) -> list[str]:

@@ -74,7 +74,13 @@ def test_karmada_table_through_plan_tree(
     [template] = report["templates"]
     assert template["placement"] == {case.cluster: template["placement"][case.cluster]}
     result = template["clusters"].get(case.cluster)
-    check(case, result, template["overrides"].get(case.cluster))
+    rules = template["appliedRules"].get(case.cluster)
+    check(
+        case,
+        result,
+        template["overrides"].get(case.cluster),
+        rules and [(r["policy"], r["rule"]) for r in rules],
+    )
     if case.error:
         assert code == 1
         assert template["violations"][case.cluster][0]["rule"] == "karmada.override"

@@ -37,6 +37,8 @@ class OverrideCase:
     policies: tuple[Mapping[str, Any], ...]
     expect: Mapping[str, Any]
     applied: tuple[str, ...] | None
+    rules: tuple[tuple[str, int | None], ...] | None
+    """Each rule applied, in order (the Go test's list of policyOverriders), when it says."""
     error: bool
     bare: bool
     """Bare overriders (the Go test builds patches) rather than whole policies."""
@@ -79,6 +81,7 @@ def _cases() -> Iterator[Any]:
             policies=tuple(policies),
             expect=row.get("expect", {}),
             applied=tuple(row["applied"]) if "applied" in row else None,
+            rules=tuple((p, r) for p, r in row["rules"]) if "rules" in row else None,
             error=bool(row.get("error")),
             bare="overriders" in row,
         )
@@ -131,7 +134,9 @@ def write_tree(directory: Path, case: OverrideCase) -> Path:
     return directory
 
 
-def run_pure(case: OverrideCase) -> tuple[dict[str, Any], tuple[str, ...]]:
+def run_pure(
+    case: OverrideCase,
+) -> tuple[dict[str, Any], tuple[str, ...], tuple[tuple[str, int | None], ...]]:
     """The case through the override manager (or, for bare overriders, through
     ``apply_overriders`` as the Go test calls buildPatches)."""
     cluster_policies = [p for p in case.policies if p["kind"] == "ClusterOverridePolicy"]
@@ -139,7 +144,7 @@ def run_pure(case: OverrideCase) -> tuple[dict[str, Any], tuple[str, ...]]:
     applied = apply_overrides(
         case.template, cluster_policies, namespaced, karmada_clusters()[case.cluster]
     )
-    return applied.object, applied.applied
+    return applied.object, applied.applied, applied.rules
 
 
 def run_overriders(case: OverrideCase) -> dict[str, Any]:
@@ -148,8 +153,13 @@ def run_overriders(case: OverrideCase) -> dict[str, Any]:
     return apply_overriders(copy.deepcopy(dict(case.template)), rule["overriders"])
 
 
-def check(case: OverrideCase, result: Mapping[str, Any] | None, applied: Any = None) -> None:
-    """The result holds what the Go test wants."""
+def check(
+    case: OverrideCase,
+    result: Mapping[str, Any] | None,
+    applied: Any = None,
+    rules: Any = None,
+) -> None:
+    """The result holds what the Go test wants (``rules``: (policy, rule) pairs applied)."""
     if case.error:
         assert result is None, f"Karmada fails this case; got {result}"
         return
@@ -158,6 +168,9 @@ def check(case: OverrideCase, result: Mapping[str, Any] | None, applied: Any = N
         assert jsonpointer.resolve_pointer(result, pointer) == value, pointer
     if case.applied is not None and applied is not None:
         assert tuple(applied) == case.applied
+    if case.rules is not None:
+        assert rules is not None
+        assert tuple((p, r) for p, r in rules) == case.rules
 
 
 __all__ = ["OverrideCase", "OverrideError", "check", "karmada_clusters", "override_cases"]
