@@ -48,11 +48,17 @@ from tests.webhook.karmada.tables import (
 from tests.webhook.karmada.test_goyaml import configmap, field_cases, overrider
 from tests.webhook.karmada.test_imageparser import image_override_cases
 from webhook.bundle.model import Cluster
+from webhook.karmada.validation import refusals
 
 
 @pytest.fixture(scope="module")
 def karmada_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return write_bundle(tmp_path_factory.mktemp("bundle"), karmada_clusters())
+
+
+def refused_in(report: dict[str, Any], policy: str) -> bool:
+    """The plan's errors say Karmada refuses ``policy`` (``Kind ns/name``)."""
+    return any(f"Karmada refuses {policy} " in e["message"] for e in report["errors"])
 
 
 def plan_tree(tree: Path, bundle: Path) -> tuple[int, dict[str, Any]]:
@@ -139,9 +145,15 @@ def test_cluster_match_table_through_plan_tree(
 ) -> None:
     """TestClusterMatches: the ConfigMap lands on cluster1 exactly when the affinity holds."""
     selectors = [{"apiVersion": "v1", "kind": "ConfigMap", "name": "probe"}]
-    tree = _write(tmp_path / "tree", [CONFIGMAP, propagation_policy(selectors, affinity)])
-    code, report = plan_tree(tree, selector_bundle)
+    policy = propagation_policy(selectors, affinity)
+    code, report = plan_tree(_write(tmp_path / "tree", [CONFIGMAP, policy]), selector_bundle)
     [template] = report["templates"]
+    if refusals(policy):
+        # ClusterMatches answers the row, but karmada-webhook refuses such a policy
+        # (ValidatePolicyFieldSelector): it never exists and the ConfigMap stays put
+        assert not want and template["placement"] == {}
+        assert code == 1 and refused_in(report, "PropagationPolicy default/case")
+        return
     assert template["placement"] == ({"cluster1": None} if want else {})
     assert code == 0
 
@@ -150,14 +162,16 @@ def test_cluster_match_table_through_plan_tree(
 def test_extract_cluster_fields_through_plan_tree(
     cluster: Any, want: dict[str, str], tmp_path: Path
 ) -> None:
-    """Test_extractClusterFields: a fieldSelector ``KEY Exists`` selects the cluster exactly when
-    Karmada extracts KEY from it, and ``KEY In [value]`` when it extracts that value."""
+    """Test_extractClusterFields: a fieldSelector ``KEY In [value]`` selects the cluster exactly
+    when Karmada extracts KEY with that value from it, ``KEY NotIn [value]`` exactly when it
+    does not. (``Exists`` / ``DoesNotExist`` would show presence alone, but karmada-webhook
+    refuses a policy with them: ValidatePolicyFieldSelector allows In and NotIn only.)"""
     bundle = write_bundle(tmp_path / "bundle", {cluster.name: cluster})
     for key in ("provider", "region"):
+        value = want.get(key, "foo")
         for expression, selected in (
-            ({"key": key, "operator": "Exists"}, key in want),
-            ({"key": key, "operator": "DoesNotExist"}, key not in want),
-            ({"key": key, "operator": "In", "values": [want.get(key, "foo")]}, key in want),
+            ({"key": key, "operator": "In", "values": [value]}, key in want),
+            ({"key": key, "operator": "NotIn", "values": [value]}, key not in want),
         ):
             affinity = {"fieldSelector": {"matchExpressions": [expression]}}
             selectors = [{"apiVersion": "v1", "kind": "ConfigMap", "name": "probe"}]
@@ -180,9 +194,15 @@ def test_match_zones_through_plan_tree(
     bundle = write_bundle(tmp_path / "bundle", {cluster.name: cluster})
     affinity = {"fieldSelector": {"matchExpressions": [expression]}}
     selectors = [{"apiVersion": "v1", "kind": "ConfigMap", "name": "probe"}]
-    tree = _write(tmp_path / "tree", [CONFIGMAP, propagation_policy(selectors, affinity)])
-    code, report = plan_tree(tree, bundle)
+    policy = propagation_policy(selectors, affinity)
+    code, report = plan_tree(_write(tmp_path / "tree", [CONFIGMAP, policy]), bundle)
     [template] = report["templates"]
+    if expression["operator"] not in ("In", "NotIn"):
+        # matchZones answers the row, but karmada-webhook refuses a zone requirement with any
+        # other operator (ValidatePolicyFieldSelector): the policy never exists
+        assert template["placement"] == {}
+        assert code == 1 and refused_in(report, "PropagationPolicy default/case")
+        return
     assert template["placement"] == ({"cluster1": None} if matched else {})
     assert code == 0
 
@@ -225,7 +245,9 @@ def test_unique_namespaced_selectors_through_plan_tree(
     assert sorted(listed) == sorted((o["apiVersion"], o["kind"]) for o in objects)
     claimed = {(t["apiVersion"], t["kind"]) for t in report["templates"] if t["policy"]}
     assert claimed == set(want)
-    assert code == 0
+    # no selectors at all: the CRD's minItems 1 refuses the policy
+    assert code == (0 if selectors else 1)
+    assert refused_in(report, "PropagationPolicy default/case") is (not selectors)
 
 
 @pytest.mark.parametrize(("kind", "row"), detector_cases())
@@ -431,6 +453,12 @@ def test_field_overrider_cases_through_plan_tree(
     }
     code, report = plan_tree(_write(tmp_path / "tree", [cm, placement, override]), karmada_bundle)
     [template] = report["templates"]
+    if refusals(override):
+        # karmada-webhook refuses an add / replace without a value (validateOverrideOperator):
+        # the policy never exists, every member gets the ConfigMap as written
+        assert code == 1 and refused_in(report, "OverridePolicy default/field")
+        assert {c["data"]["doc"] for c in template["clusters"].values()} == {row["doc"]}
+        return
     if "error" in row:
         assert code == 1 and template["clusters"] == {}
         assert {v[0]["rule"] for v in template["violations"].values()} == {"karmada.override"}

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.compiler.plan.test_tree_karmada import plan_tree
+from tests.compiler.plan.test_tree_karmada import plan_tree, refused_in
 from tests.webhook.karmada.tables import (
     Observed,
     check_variation,
@@ -49,4 +49,10 @@ def test_variation_through_plan_tree(row: dict[str, Any], bundle: Path, tmp_path
             [violation] = template["violations"][cluster]
             assert violation["rule"] == "karmada.override", key
             failing = True
-    assert code == (1 if failing else 0)
+    refused = row.get("refused", [])
+    for policy in refused:
+        assert refused_in(report, policy), policy
+    assert len(report["errors"]) >= len(refused)
+    if not refused:
+        assert report["errors"] == []
+    assert code == (1 if failing or refused else 0)

@@ -424,6 +424,13 @@ def variation_cases() -> list[Any]:
     return [pytest.param(row, id=row["name"]) for row in variation_tables()["cases"]]
 
 
+def policy_label(policy: Mapping[str, Any]) -> str:
+    """``Kind namespace/name`` (``Kind name`` when cluster-scoped), as the cases name them."""
+    metadata = policy.get("metadata") or {}
+    namespace = metadata.get("namespace")
+    return f"{policy['kind']} {namespace + '/' if namespace else ''}{metadata.get('name')}"
+
+
 def variation_clusters() -> dict[str, Cluster]:
     return {
         row["name"]: Cluster(
@@ -461,6 +468,10 @@ def check_variation(want: Mapping[str, Any], seen: Observed, key: str) -> None:
     for cluster, labels in want.get("labels", {}).items():
         metadata = seen.clusters[cluster].get("metadata", {})
         assert metadata.get("labels") == labels, f"{key} on {cluster}"
+    for cluster, pointers in want.get("absent", {}).items():
+        for pointer in pointers:
+            missing = jsonpointer.resolve_pointer(seen.clusters[cluster], pointer, None)
+            assert missing is None, f"{key} on {cluster}: {pointer}"
     for cluster, pointers in want.get("equals", {}).items():
         for pointer, value in pointers.items():
             got = jsonpointer.resolve_pointer(seen.clusters[cluster], pointer)

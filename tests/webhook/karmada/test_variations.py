@@ -12,11 +12,13 @@ import pytest
 from tests.webhook.karmada.tables import (
     Observed,
     check_variation,
+    policy_label,
     variation_cases,
     variation_clusters,
 )
 from webhook.karmada.detector import Policies, meta_str
 from webhook.karmada.propagation import propagate
+from webhook.karmada.validation import refusals
 
 
 def _key(obj: dict[str, Any]) -> str:
@@ -27,7 +29,10 @@ def _key(obj: dict[str, Any]) -> str:
 @pytest.mark.parametrize("row", variation_cases())
 def test_variation(row: dict[str, Any]) -> None:
     objects = row["objects"]
-    policies = Policies.of(o for o in objects if Policies.is_policy(o))
+    written = [o for o in objects if Policies.is_policy(o)]
+    refused = [policy_label(p) for p in written if refusals(p)]
+    assert sorted(refused) == sorted(row.get("refused", []))
+    policies = Policies.of(p for p in written if not refusals(p))
     templates = {_key(o): o for o in objects if not Policies.is_policy(o)}
     clusters = variation_clusters()
     for key, want in row["expect"].items():
