@@ -286,8 +286,15 @@ def template_json(result: TemplateResult) -> dict[str, Any]:
         "overrides": {
             c: list(m.overrides) for c, m in sorted(plan_.copies.items()) if m.object is not None
         },
+        "appliedRules": {
+            c: [{"policy": policy, "rule": rule} for policy, rule in m.rules]
+            for c, m in sorted(plan_.copies.items())
+            if m.object is not None
+        },
         "violations": {c: [v.as_json() for v in vs] for c, vs in sorted(result.violations.items())},
         "notes": list(plan_.notes),
+        "suspendedDispatching": list(plan_.suspended),
+        "propagateDeps": plan_.propagate_deps,
     }
 
 

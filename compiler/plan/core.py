@@ -140,7 +140,14 @@ def _member(
     revised["spec"]["replicas"] = count  # Karmada's ReviseReplica, before overrides
     cluster_policies, namespaced = policies.override_policies(revised)
     try:
-        applied = apply_overrides(revised, cluster_policies, namespaced, cluster, owned=True)
+        applied = apply_overrides(
+            revised,
+            cluster_policies,
+            namespaced,
+            cluster,
+            owned=True,
+            lookup=policies.namespaced_overrides,
+        )
     except OverrideError as exc:
         return None, (), (override_failed(cluster.name, str(exc)),)
     violations = judge(applied.object, cluster.name, bundle)
@@ -149,7 +156,14 @@ def _member(
     base = copy.deepcopy(dict(deployment))
     base["spec"]["replicas"] = count
     steps: list[Step] = []
-    apply_overrides(copy.deepcopy(base), cluster_policies, namespaced, cluster, trace=steps)
+    apply_overrides(
+        copy.deepcopy(base),
+        cluster_policies,
+        namespaced,
+        cluster,
+        trace=steps,
+        lookup=policies.namespaced_overrides,
+    )
     found = attribute(violations, base, steps, cluster.name, bundle)
     return applied.object, applied.applied, found
 

@@ -226,6 +226,10 @@ class Policies:
         namespaced = self.override.candidates(obj, namespace) if namespace else []
         return self.cluster_override, namespaced
 
+    def namespaced_overrides(self, obj: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+        """The OverridePolicies of the object's namespace that may match it."""
+        return self.override_policies(obj)[1]
+
     def claim(self, obj: Mapping[str, Any]) -> Claim:
         """The policy Karmada's detector applies to the template ``obj``."""
         claimed = self._claimed(obj)

@@ -5,7 +5,8 @@ Ported from karmada ``pkg/util/overridemanager/overridemanager.go`` at tag v1.18
 
 1. every ClusterOverridePolicy first, then, for a namespaced object, every OverridePolicy of its
    namespace (matched against the object as the ClusterOverridePolicies left it: a label one
-   of them adds can select it);
+   of them adds can select it, and a namespace one of them writes is the namespace whose
+   OverridePolicies apply);
 2. within each group, the policies whose resourceSelectors match the object (no selectors, or
    an empty list, matches every object), sorted by implicit priority (match-all < label
    selector < name) and then by name;
@@ -19,7 +20,7 @@ Ported from karmada ``pkg/util/overridemanager/overridemanager.go`` at tag v1.18
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -91,10 +92,13 @@ def _targets(rule: Mapping[str, Any], cluster: Cluster) -> bool:
 @dataclass(frozen=True)
 class AppliedOverrides:
     """What one member receives: the object and the policies applied, in Karmada's order
-    (each policy once, however many of its rules applied)."""
+    (each policy once, however many of its rules applied); ``rules``: each applied rule as
+    (policy, index of the rule; None for the deprecated targetCluster + overriders form), in
+    order: ``getOverridersFromOverridePolicies``' list."""
 
     object: Object
     applied: tuple[str, ...]
+    rules: tuple[tuple[str, int | None], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -115,6 +119,7 @@ def apply_overrides(
     owned: bool = False,
     trace: list[Step] | None = None,
     cluster_ordered: Sequence[Mapping[str, Any]] | None = None,
+    lookup: Callable[[Mapping[str, Any]], Sequence[Mapping[str, Any]]] | None = None,
 ) -> AppliedOverrides:
     """``ApplyOverridePolicies`` for ``cluster``; raises OverrideError naming the policy.
 
@@ -123,27 +128,45 @@ def apply_overrides(
     as Karmada matches them. ``owned``: ``obj`` is the caller's own copy and may be changed.
     ``trace`` collects a copy of the object after each applied rule (to find which override
     produced a value). ``cluster_ordered``: ``ordered(cluster_policies, obj)`` when the caller
-    already has it (it is the same for every cluster of one template)."""
+    already has it (it is the same for every cluster of one template). ``lookup``: the
+    OverridePolicies that may match an object, asked again when the ClusterOverridePolicies
+    changed the object's apiVersion, kind, name or namespace (``namespaced_policies`` were
+    found for the object as it was)."""
     result: Object = obj if owned and isinstance(obj, dict) else copy.deepcopy(dict(obj))
-    applied: list[str] = []
-    namespace = meta_str(obj, "namespace")
+    applied: list[tuple[str, int | None]] = []
+    before = _identity(obj)
     first = ordered(cluster_policies, obj) if cluster_ordered is None else cluster_ordered
     result = _apply_group(result, first, cluster, applied, trace)
+    # applyNamespacedOverrides lists the OverridePolicies of rawObj's namespace as the
+    # ClusterOverridePolicies left it
+    namespace = meta_str(result, "namespace") if isinstance(result, Mapping) else ""
     if namespace:
-        own = [p for p in namespaced_policies if meta_str(p, "namespace") == namespace]
+        candidates = namespaced_policies
+        if lookup is not None and _identity(result) != before:
+            candidates = lookup(result)
+        own = [p for p in candidates if meta_str(p, "namespace") == namespace]
         result = _apply_group(result, ordered(own, result), cluster, applied, trace)
-    return AppliedOverrides(result, tuple(applied))
+    names = tuple(dict.fromkeys(policy for policy, _ in applied))
+    return AppliedOverrides(result, names, tuple(applied))
+
+
+def _identity(obj: Any) -> tuple[str, ...]:
+    if not isinstance(obj, Mapping):
+        return ()
+    names = (meta_str(obj, "namespace"), meta_str(obj, "name"))
+    return (str(obj.get("apiVersion", "")), str(obj.get("kind", "")), *names)
 
 
 def _apply_group(
     result: Object,
     group: Sequence[Mapping[str, Any]],
     cluster: Cluster,
-    applied: list[str],
+    applied: list[tuple[str, int | None]],
     trace: list[Step] | None,
 ) -> Object:
     """Every rule of each policy of one group that targets ``cluster``, in order."""
     for policy in group:
+        deprecated = not _spec(policy).get("overrideRules")
         for index, rule in enumerate(rules(policy)):
             if not _targets(rule, cluster):
                 continue
@@ -154,8 +177,7 @@ def _apply_group(
                 )
             except OverrideError as exc:
                 raise OverrideError(f"{label(policy)} (rule {index}): {exc}") from None
-            if label(policy) not in applied:
-                applied.append(label(policy))
+            applied.append((label(policy), None if deprecated else index))
             if trace is not None:
                 trace.append(Step(label(policy), index, copy.deepcopy(result)))
     return result

@@ -14,7 +14,7 @@ Pure: values in, values out. ``fedgate plan`` and the webhook use it.
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,6 +43,8 @@ class MemberCopy:
     object: dict[str, Any] | None
     overrides: tuple[str, ...] = ()
     error: str | None = None
+    rules: tuple[tuple[str, int | None], ...] = ()
+    """Each applied override rule: (policy, rule index; None: the deprecated form)."""
 
 
 @dataclass(frozen=True)
@@ -59,6 +61,23 @@ class TemplatePlan:
     replicas: Replicas | None = None
     """What the interpreter read (None: a kind it does not count, or not propagated)."""
     completions: Mapping[str, int] | None = None
+    suspended: tuple[str, ...] = ()
+    """Clusters whose Work Karmada keeps from dispatching (the policy's ``spec.suspension``):
+    the copy is built and judged, but the member does not receive it until resumed."""
+    propagate_deps: bool = False
+    """The policy's ``propagateDeps``, which the ResourceBinding carries."""
+
+
+def suspended_clusters(spec: Mapping[str, Any], clusters: Iterable[str]) -> tuple[str, ...]:
+    """``shouldSuspendDispatching`` (karmada v1.18.0 pkg/controllers/binding/common.go) for
+    each of ``clusters``: ``suspension.dispatching: true`` suspends every one, else those that
+    ``dispatchingOnClusters.clusterNames`` lists."""
+    suspension = _mapping(spec.get("suspension"))
+    if suspension.get("dispatching") is True:
+        return tuple(clusters)
+    on = _mapping(suspension.get("dispatchingOnClusters")).get("clusterNames")
+    names = on if isinstance(on, list) else []
+    return tuple(c for c in clusters if c in names)
 
 
 def _mapping(value: Any) -> Mapping[str, Any]:
@@ -79,7 +98,7 @@ def _namespace_plan(
     placement = dict.fromkeys(sorted(clusters), None)
     cluster_ordered = overridemanager.ordered(policies.override_policies(obj)[0], obj)
     copies = {
-        c: _override(copy.deepcopy(dict(obj)), [], cluster_ordered, clusters[c])
+        c: _override(copy.deepcopy(dict(obj)), [], cluster_ordered, clusters[c], policies)
         for c in sorted(clusters)
     }
     note = "the namespace controller propagates every namespace to every cluster"
@@ -91,16 +110,23 @@ def _override(
     namespaced: list[Mapping[str, Any]],
     cluster_ordered: list[Mapping[str, Any]],
     cluster: Cluster,
+    policies: Policies,
 ) -> MemberCopy:
     """The override manager on ``obj``, a copy of the template this function may change;
     ``cluster_ordered``: the ClusterOverridePolicies that match it, in Karmada's order."""
     try:
         applied = overridemanager.apply_overrides(
-            obj, cluster_ordered, namespaced, cluster, owned=True, cluster_ordered=cluster_ordered
+            obj,
+            cluster_ordered,
+            namespaced,
+            cluster,
+            owned=True,
+            cluster_ordered=cluster_ordered,
+            lookup=policies.namespaced_overrides,
         )
     except OverrideError as exc:
         return MemberCopy(None, (), str(exc))
-    return MemberCopy(applied.object, applied.applied)
+    return MemberCopy(applied.object, applied.applied, rules=applied.rules)
 
 
 def _missing_dependents(policy: Mapping[str, Any], policies: Policies) -> list[str]:
@@ -187,7 +213,13 @@ def propagate(
         except InterpretError as exc:
             copies[name] = MemberCopy(None, (), f"ReviseReplica failed: {exc}")
             continue
-        copies[name] = _override(member, namespaced, cluster_ordered, clusters[name])
+        copies[name] = _override(member, namespaced, cluster_ordered, clusters[name], policies)
+    suspended = suspended_clusters(spec, placement.clusters)
+    if suspended:
+        notes.append(
+            f"dispatching suspended on {', '.join(suspended)} (spec.suspension): the Work is "
+            "written but not applied there until the policy resumes"
+        )
     return TemplatePlan(
         obj,
         ref,
@@ -197,6 +229,8 @@ def propagate(
         tuple(notes),
         replicas,
         completions,
+        suspended,
+        spec.get("propagateDeps") is True,
     )
 
 
@@ -211,7 +245,9 @@ def copies_anywhere(
     cluster_policies, namespaced = policies.override_policies(template)
     cluster_ordered = overridemanager.ordered(cluster_policies, template)
     return {
-        name: _override(copy.deepcopy(dict(template)), namespaced, cluster_ordered, cluster)
+        name: _override(
+            copy.deepcopy(dict(template)), namespaced, cluster_ordered, cluster, policies
+        )
         for name, cluster in sorted(clusters.items())
     }
 
@@ -243,5 +279,12 @@ def trace(
     if plan.policy is None:  # the namespace controller: ClusterOverridePolicies only
         namespaced = []
     steps: list[overridemanager.Step] = []
-    overridemanager.apply_overrides(base, cluster_policies, namespaced, cluster, trace=steps)
+    overridemanager.apply_overrides(
+        base,
+        cluster_policies,
+        namespaced,
+        cluster,
+        trace=steps,
+        lookup=policies.namespaced_overrides,
+    )
     return base, steps

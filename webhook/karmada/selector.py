@@ -81,7 +81,7 @@ def _requirement(
         raise InvalidSelector(f"{operator} of {key} takes no values")
     if operator in ("Gt", "Lt") and (len(values) != 1 or _integer(values[0]) is None):
         raise InvalidSelector(f"{operator} of {key} needs one integer value")
-    if operator in ("In", "NotIn") and not all(_label_value(v) for v in values):
+    if not all(_label_value(v) for v in values):  # every operator's values, Gt and Lt too
         raise InvalidSelector(f"invalid label value in {values!r}")
     return key, operator, tuple(values)
 

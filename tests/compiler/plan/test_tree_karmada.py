@@ -34,21 +34,31 @@ from tests.webhook.karmada.tables import (
     karmada_clusters,
     kind_only_policy,
     look_for_cases,
+    match_zones_cases,
     override_cases,
     propagation_policy,
     resource_priority_cases,
     selector_cluster,
     selector_tables,
+    unique_selector_cases,
+    unique_selector_objects,
     write_bundle,
     write_tree,
 )
 from tests.webhook.karmada.test_goyaml import configmap, field_cases, overrider
 from tests.webhook.karmada.test_imageparser import image_override_cases
+from webhook.bundle.model import Cluster
+from webhook.karmada.validation import refusals
 
 
 @pytest.fixture(scope="module")
 def karmada_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return write_bundle(tmp_path_factory.mktemp("bundle"), karmada_clusters())
+
+
+def refused_in(report: dict[str, Any], policy: str) -> bool:
+    """The plan's errors say Karmada refuses ``policy`` (``Kind ns/name``)."""
+    return any(f"Karmada refuses {policy} " in e["message"] for e in report["errors"])
 
 
 def plan_tree(tree: Path, bundle: Path) -> tuple[int, dict[str, Any]]:
@@ -70,7 +80,13 @@ def test_karmada_table_through_plan_tree(
     [template] = report["templates"]
     assert template["placement"] == {case.cluster: template["placement"][case.cluster]}
     result = template["clusters"].get(case.cluster)
-    check(case, result, template["overrides"].get(case.cluster))
+    rules = template["appliedRules"].get(case.cluster)
+    check(
+        case,
+        result,
+        template["overrides"].get(case.cluster),
+        rules and [(r["policy"], r["rule"]) for r in rules],
+    )
     if case.error:
         assert code == 1
         assert template["violations"][case.cluster][0]["rule"] == "karmada.override"
@@ -129,9 +145,15 @@ def test_cluster_match_table_through_plan_tree(
 ) -> None:
     """TestClusterMatches: the ConfigMap lands on cluster1 exactly when the affinity holds."""
     selectors = [{"apiVersion": "v1", "kind": "ConfigMap", "name": "probe"}]
-    tree = _write(tmp_path / "tree", [CONFIGMAP, propagation_policy(selectors, affinity)])
-    code, report = plan_tree(tree, selector_bundle)
+    policy = propagation_policy(selectors, affinity)
+    code, report = plan_tree(_write(tmp_path / "tree", [CONFIGMAP, policy]), selector_bundle)
     [template] = report["templates"]
+    if refusals(policy):
+        # ClusterMatches answers the row, but karmada-webhook refuses such a policy
+        # (ValidatePolicyFieldSelector): it never exists and the ConfigMap stays put
+        assert not want and template["placement"] == {}
+        assert code == 1 and refused_in(report, "PropagationPolicy default/case")
+        return
     assert template["placement"] == ({"cluster1": None} if want else {})
     assert code == 0
 
@@ -140,14 +162,16 @@ def test_cluster_match_table_through_plan_tree(
 def test_extract_cluster_fields_through_plan_tree(
     cluster: Any, want: dict[str, str], tmp_path: Path
 ) -> None:
-    """Test_extractClusterFields: a fieldSelector ``KEY Exists`` selects the cluster exactly when
-    Karmada extracts KEY from it, and ``KEY In [value]`` when it extracts that value."""
+    """Test_extractClusterFields: a fieldSelector ``KEY In [value]`` selects the cluster exactly
+    when Karmada extracts KEY with that value from it, ``KEY NotIn [value]`` exactly when it
+    does not. (``Exists`` / ``DoesNotExist`` would show presence alone, but karmada-webhook
+    refuses a policy with them: ValidatePolicyFieldSelector allows In and NotIn only.)"""
     bundle = write_bundle(tmp_path / "bundle", {cluster.name: cluster})
     for key in ("provider", "region"):
+        value = want.get(key, "foo")
         for expression, selected in (
-            ({"key": key, "operator": "Exists"}, key in want),
-            ({"key": key, "operator": "DoesNotExist"}, key not in want),
-            ({"key": key, "operator": "In", "values": [want.get(key, "foo")]}, key in want),
+            ({"key": key, "operator": "In", "values": [value]}, key in want),
+            ({"key": key, "operator": "NotIn", "values": [value]}, key not in want),
         ):
             affinity = {"fieldSelector": {"matchExpressions": [expression]}}
             selectors = [{"apiVersion": "v1", "kind": "ConfigMap", "name": "probe"}]
@@ -158,6 +182,29 @@ def test_extract_cluster_fields_through_plan_tree(
             _, report = plan_tree(tree, bundle)
             [template] = report["templates"]
             assert template["placement"] == ({cluster.name: None} if selected else {}), expression
+
+
+@pytest.mark.parametrize(("expression", "zones", "matched"), match_zones_cases())
+def test_match_zones_through_plan_tree(
+    expression: dict[str, Any], zones: list[str], matched: bool, tmp_path: Path
+) -> None:
+    """Test_matchZones: a cluster with the row's zones; the ConfigMap lands there exactly when
+    the policy's one fieldSelector requirement (the row's, on ``zone``) holds."""
+    cluster = Cluster("cluster1", {}, zones=tuple(zones))
+    bundle = write_bundle(tmp_path / "bundle", {cluster.name: cluster})
+    affinity = {"fieldSelector": {"matchExpressions": [expression]}}
+    selectors = [{"apiVersion": "v1", "kind": "ConfigMap", "name": "probe"}]
+    policy = propagation_policy(selectors, affinity)
+    code, report = plan_tree(_write(tmp_path / "tree", [CONFIGMAP, policy]), bundle)
+    [template] = report["templates"]
+    if expression["operator"] not in ("In", "NotIn"):
+        # matchZones answers the row, but karmada-webhook refuses a zone requirement with any
+        # other operator (ValidatePolicyFieldSelector): the policy never exists
+        assert template["placement"] == {}
+        assert code == 1 and refused_in(report, "PropagationPolicy default/case")
+        return
+    assert template["placement"] == ({"cluster1": None} if matched else {})
+    assert code == 0
 
 
 @pytest.mark.parametrize(("selectors", "want"), resource_priority_cases())
@@ -180,6 +227,27 @@ def test_resource_selector_table_through_plan_tree(
     }
     words = {1: "kind-only selector", 2: "label selector", 3: "name selector"}[want]
     assert f"(priority 0, {words})" in template["notes"][0]
+
+
+@pytest.mark.parametrize(("selectors", "want"), unique_selector_cases())
+def test_unique_namespaced_selectors_through_plan_tree(
+    selectors: list[dict[str, Any]],
+    want: list[tuple[str, str]],
+    selector_bundle: Path,
+    tmp_path: Path,
+) -> None:
+    """TestExtractUniqueNamespacedSelectors: each template the deduplicated selectors name is
+    listed once and claimed by the policy; the ConfigMap no selector names is not."""
+    objects = unique_selector_objects(selectors)
+    tree = _write(tmp_path / "tree", [*objects, propagation_policy(selectors)])
+    code, report = plan_tree(tree, selector_bundle)
+    listed = [(t["apiVersion"], t["kind"]) for t in report["templates"]]
+    assert sorted(listed) == sorted((o["apiVersion"], o["kind"]) for o in objects)
+    claimed = {(t["apiVersion"], t["kind"]) for t in report["templates"] if t["policy"]}
+    assert claimed == set(want)
+    # no selectors at all: the CRD's minItems 1 refuses the policy
+    assert code == (0 if selectors else 1)
+    assert refused_in(report, "PropagationPolicy default/case") is (not selectors)
 
 
 @pytest.mark.parametrize(("kind", "row"), detector_cases())
@@ -295,6 +363,38 @@ def test_image_parse_table_through_plan_tree(
         assert code == 0
 
 
+@pytest.mark.parametrize(
+    "row", [pytest.param(r, id=r["name"]) for r in image_tables()["splitHostname"]]
+)
+def test_split_hostname_through_plan_tree(
+    row: dict[str, Any], karmada_bundle: Path, tmp_path: Path
+) -> None:
+    """TestSplitHostname: the row's name as a container image; a Registry replace keeps the
+    repository Karmada split off, a Repository replace keeps the hostname. The empty image:
+    imageparser.Parse refuses it (reference.Parse: an empty name) before SplitHostname, so the
+    override fails and the cluster gets no copy."""
+    placement = propagation_policy([{"apiVersion": "apps/v1", "kind": "Deployment"}])
+    host = row["hostname"] + "/" if row["hostname"] else ""
+    for component, value, want in (
+        ("Registry", "mirror.example", f"mirror.example/{row['repository']}"),
+        ("Repository", "renamed", f"{host}renamed"),
+    ):
+        override = _registry_override(component, "replace", value)
+        tree = _write(tmp_path / component, [_deployment(row["input"]), placement, override])
+        code, report = plan_tree(tree, karmada_bundle)
+        [template] = report["templates"]
+        if not row["input"]:
+            assert code == 1 and template["clusters"] == {}
+            assert {v[0]["rule"] for v in template["violations"].values()} == {"karmada.override"}
+            continue
+        images = {
+            o["spec"]["template"]["spec"]["containers"][0]["image"]
+            for o in template["clusters"].values()
+        }
+        assert images == {want}, component
+        assert code == 0
+
+
 @pytest.mark.parametrize("row", [pytest.param(r, id=r["name"]) for r in image_tables()["examples"]])
 def test_image_examples_through_plan_tree(
     row: dict[str, Any], karmada_bundle: Path, tmp_path: Path
@@ -353,6 +453,12 @@ def test_field_overrider_cases_through_plan_tree(
     }
     code, report = plan_tree(_write(tmp_path / "tree", [cm, placement, override]), karmada_bundle)
     [template] = report["templates"]
+    if refusals(override):
+        # karmada-webhook refuses an add / replace without a value (validateOverrideOperator):
+        # the policy never exists, every member gets the ConfigMap as written
+        assert code == 1 and refused_in(report, "OverridePolicy default/field")
+        assert {c["data"]["doc"] for c in template["clusters"].values()} == {row["doc"]}
+        return
     if "error" in row:
         assert code == 1 and template["clusters"] == {}
         assert {v[0]["rule"] for v in template["violations"].values()} == {"karmada.override"}

@@ -37,6 +37,10 @@ def test_karmada_e2e_through_plan_tree(row: dict[str, Any], tmp_path: Path) -> N
         if "placement" in want:
             assert sorted(template["placement"]) == sorted(want["placement"]), key
             assert sorted(template["clusters"]) == sorted(want["placement"]), key
+        if "suspended" in want:
+            assert template["suspendedDispatching"] == want["suspended"], key
+        if "propagateDeps" in want:
+            assert template["propagateDeps"] is want["propagateDeps"], key
         if "policy" in want:
             policy = template["policy"]
             assert (policy["name"] if policy else None) == want["policy"], key

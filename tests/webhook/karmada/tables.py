@@ -37,6 +37,8 @@ class OverrideCase:
     policies: tuple[Mapping[str, Any], ...]
     expect: Mapping[str, Any]
     applied: tuple[str, ...] | None
+    rules: tuple[tuple[str, int | None], ...] | None
+    """Each rule applied, in order (the Go test's list of policyOverriders), when it says."""
     error: bool
     bare: bool
     """Bare overriders (the Go test builds patches) rather than whole policies."""
@@ -70,7 +72,7 @@ def _cases() -> Iterator[Any]:
     data = yaml.safe_load((CASES / "overridemanager.yaml").read_text())
     for row in data["cases"]:
         template = data["templates"][row["template"]]
-        policies = row.get("policies") or [_wrap(template, row["overriders"])]
+        policies = row["policies"] if "policies" in row else [_wrap(template, row["overriders"])]
         case = OverrideCase(
             source=row["source"],
             name=row["name"],
@@ -79,6 +81,7 @@ def _cases() -> Iterator[Any]:
             policies=tuple(policies),
             expect=row.get("expect", {}),
             applied=tuple(row["applied"]) if "applied" in row else None,
+            rules=tuple((p, r) for p, r in row["rules"]) if "rules" in row else None,
             error=bool(row.get("error")),
             bare="overriders" in row,
         )
@@ -131,7 +134,9 @@ def write_tree(directory: Path, case: OverrideCase) -> Path:
     return directory
 
 
-def run_pure(case: OverrideCase) -> tuple[dict[str, Any], tuple[str, ...]]:
+def run_pure(
+    case: OverrideCase,
+) -> tuple[dict[str, Any], tuple[str, ...], tuple[tuple[str, int | None], ...]]:
     """The case through the override manager (or, for bare overriders, through
     ``apply_overriders`` as the Go test calls buildPatches)."""
     cluster_policies = [p for p in case.policies if p["kind"] == "ClusterOverridePolicy"]
@@ -139,7 +144,7 @@ def run_pure(case: OverrideCase) -> tuple[dict[str, Any], tuple[str, ...]]:
     applied = apply_overrides(
         case.template, cluster_policies, namespaced, karmada_clusters()[case.cluster]
     )
-    return applied.object, applied.applied
+    return applied.object, applied.applied, applied.rules
 
 
 def run_overriders(case: OverrideCase) -> dict[str, Any]:
@@ -148,8 +153,13 @@ def run_overriders(case: OverrideCase) -> dict[str, Any]:
     return apply_overriders(copy.deepcopy(dict(case.template)), rule["overriders"])
 
 
-def check(case: OverrideCase, result: Mapping[str, Any] | None, applied: Any = None) -> None:
-    """The result holds what the Go test wants."""
+def check(
+    case: OverrideCase,
+    result: Mapping[str, Any] | None,
+    applied: Any = None,
+    rules: Any = None,
+) -> None:
+    """The result holds what the Go test wants (``rules``: (policy, rule) pairs applied)."""
     if case.error:
         assert result is None, f"Karmada fails this case; got {result}"
         return
@@ -158,6 +168,9 @@ def check(case: OverrideCase, result: Mapping[str, Any] | None, applied: Any = N
         assert jsonpointer.resolve_pointer(result, pointer) == value, pointer
     if case.applied is not None and applied is not None:
         assert tuple(applied) == case.applied
+    if case.rules is not None:
+        assert rules is not None
+        assert tuple((p, r) for p, r in rules) == case.rules
 
 
 __all__ = ["OverrideCase", "OverrideError", "check", "karmada_clusters", "override_cases"]
@@ -219,6 +232,43 @@ def propagation_policy(selectors: list[Any], affinity: Any = None) -> dict[str, 
         "metadata": {"name": "case", "namespace": "default"},
         "spec": spec,
     }
+
+
+def match_zones_cases() -> list[Any]:
+    """Test_matchZones: (the zone requirement, the cluster's zones, whether it holds)."""
+    return [
+        pytest.param(
+            {"key": "zone", "operator": row["operator"], "values": row["values"]},
+            row["zones"],
+            row["want"],
+            id=f"Test_matchZones: {row['name']}",
+        )
+        for row in selector_tables()["matchZones"]
+    ]
+
+
+def unique_selector_cases() -> list[Any]:
+    """TestExtractUniqueNamespacedSelectors: (the policy's selectors, the (apiVersion, kind)
+    pairs Karmada keeps, in order)."""
+    return [
+        pytest.param(
+            row["selectors"],
+            [(w["apiVersion"], w["kind"]) for w in row["want"]],
+            id=f"TestExtractUniqueNamespacedSelectors: {row['name']}",
+        )
+        for row in selector_tables()["uniqueNamespacedSelectors"]
+    ]
+
+
+def unique_selector_objects(selectors: list[Any]) -> list[dict[str, Any]]:
+    """One template in ``default`` per distinct (apiVersion, kind) of ``selectors``, and a
+    ConfigMap none of them names."""
+    kinds = dict.fromkeys((s["apiVersion"], s["kind"]) for s in selectors)
+    kinds[("v1", "ConfigMap")] = None
+    return [
+        {"apiVersion": a, "kind": k, "metadata": {"name": "probe", "namespace": "default"}}
+        for a, k in kinds
+    ]
 
 
 # -------------------------------------------------------------------------------- detector
@@ -359,3 +409,72 @@ def event_filter_cases() -> list[Any]:
 
 def look_for_cases() -> list[Any]:
     return [pytest.param(r, id=f"{r['source']}: {r['name']}") for r in detector_tables()["lookFor"]]
+
+
+# ------------------------------------------------------------------------------ variations
+
+
+@functools.cache
+def variation_tables() -> dict[str, Any]:
+    data: dict[str, Any] = yaml.safe_load((CASES / "variations.yaml").read_text())
+    return data
+
+
+def variation_cases() -> list[Any]:
+    return [pytest.param(row, id=row["name"]) for row in variation_tables()["cases"]]
+
+
+def policy_label(policy: Mapping[str, Any]) -> str:
+    """``Kind namespace/name`` (``Kind name`` when cluster-scoped), as the cases name them."""
+    metadata = policy.get("metadata") or {}
+    namespace = metadata.get("namespace")
+    return f"{policy['kind']} {namespace + '/' if namespace else ''}{metadata.get('name')}"
+
+
+def variation_clusters() -> dict[str, Cluster]:
+    return {
+        row["name"]: Cluster(
+            row["name"],
+            row.get("labels", {}),
+            provider=row.get("provider"),
+            region=row.get("region"),
+            zones=tuple(row.get("zones", ())),
+        )
+        for row in variation_tables()["clusters"]
+    }
+
+
+@dataclass(frozen=True)
+class Observed:
+    """What one path (the pure functions or ``plan --tree``'s JSON) says of one template."""
+
+    policy: str | None
+    placement: tuple[str, ...]
+    clusters: Mapping[str, Any]
+    overrides: Mapping[str, tuple[str, ...]]
+    suspended: tuple[str, ...]
+
+
+def check_variation(want: Mapping[str, Any], seen: Observed, key: str) -> None:
+    """``seen`` holds what the case wants of the template ``key``."""
+    if "policy" in want:
+        assert seen.policy == want["policy"], key
+    if "placement" in want:
+        assert sorted(seen.placement) == sorted(want["placement"]), key
+    failed = sorted(c for c in seen.placement if c not in seen.clusters)
+    assert failed == sorted(want.get("failed", [])), f"{key}: the override fails on {failed}"
+    for cluster, applied in want.get("overrides", {}).items():
+        assert list(seen.overrides[cluster]) == applied, f"{key} on {cluster}"
+    for cluster, labels in want.get("labels", {}).items():
+        metadata = seen.clusters[cluster].get("metadata", {})
+        assert metadata.get("labels") == labels, f"{key} on {cluster}"
+    for cluster, pointers in want.get("absent", {}).items():
+        for pointer in pointers:
+            missing = jsonpointer.resolve_pointer(seen.clusters[cluster], pointer, None)
+            assert missing is None, f"{key} on {cluster}: {pointer}"
+    for cluster, pointers in want.get("equals", {}).items():
+        for pointer, value in pointers.items():
+            got = jsonpointer.resolve_pointer(seen.clusters[cluster], pointer)
+            assert got == value, f"{key} on {cluster}: {pointer}"
+    if "suspended" in want:
+        assert list(seen.suspended) == want["suspended"], key

@@ -17,12 +17,12 @@ from tests.webhook.karmada.tables import (
 @pytest.mark.parametrize("case", override_cases())
 def test_override_manager(case: OverrideCase) -> None:
     try:
-        result, applied = run_pure(case)
+        result, applied, rules = run_pure(case)
     except Exception:
         if not case.error:
             raise
         return
-    check(case, result, applied)
+    check(case, result, applied, rules)
 
 
 @pytest.mark.parametrize("case", [c for c in override_cases() if c.values[0].bare])

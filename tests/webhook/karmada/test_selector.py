@@ -10,11 +10,16 @@ import pytest
 from tests.webhook.karmada.tables import (
     cluster_match_cases,
     extract_cluster_fields_cases,
+    match_zones_cases,
+    propagation_policy,
     resource_priority_cases,
     selector_cluster,
     selector_tables,
+    unique_selector_cases,
+    unique_selector_objects,
 )
 from webhook.bundle.model import Cluster
+from webhook.karmada.detector import Policies
 from webhook.karmada.selector import (
     ImplicitPriority,
     cluster_fields,
@@ -45,26 +50,24 @@ def test_resource_priority(selectors: list[dict[str, Any]], want: int) -> None:
         assert selector_priority(resource, selectors[0]) == ImplicitPriority(want)
 
 
-@pytest.mark.parametrize(
-    ("operator", "values", "zones", "matched"),
-    [
-        # karmada v1.18.0 pkg/util/selector_test.go Test_matchZones
-        pytest.param("In", ["foo"], [], False, id="empty zones for In operator"),
-        pytest.param("In", ["foo"], ["foo", "bar"], True, id="overlapping zones for In operator"),
-        pytest.param("In", ["foo", "bar"], ["foo", "bar"], True, id="all zones for In operator"),
-        pytest.param("NotIn", ["foo"], [], True, id="empty zones for NotIn operator"),
-        pytest.param(
-            "NotIn", ["foo"], ["foo", "bar"], False, id="partial zones for NotIn operator"
-        ),
-        pytest.param("Exists", None, [], False, id="empty zones for Exists operator"),
-        pytest.param("DoesNotExist", None, [], True, id="empty zones for DoesNotExist operator"),
-        pytest.param("Gt", None, ["foo"], False, id="unknown operator"),
-    ],
-)
-def test_match_zones(
-    operator: str, values: list[str] | None, zones: list[str], matched: bool
+@pytest.mark.parametrize(("selectors", "want"), unique_selector_cases())
+def test_unique_namespaced_selectors(
+    selectors: list[dict[str, Any]], want: list[tuple[str, str]]
 ) -> None:
-    assert match_zones({"key": "zone", "operator": operator, "values": values}, zones) is matched
+    """The detector claims, for each template, by the policy's selectors: the templates of the
+    kinds Karmada's dedup keeps, and no other."""
+    policies = Policies.of([propagation_policy(selectors)])
+    claimed = [
+        (o["apiVersion"], o["kind"])
+        for o in unique_selector_objects(selectors)
+        if policies.claim(o).policy is not None
+    ]
+    assert claimed == want
+
+
+@pytest.mark.parametrize(("expression", "zones", "matched"), match_zones_cases())
+def test_match_zones(expression: dict[str, Any], zones: list[str], matched: bool) -> None:
+    assert match_zones(expression, zones) is matched
 
 
 @pytest.mark.parametrize(
@@ -146,3 +149,30 @@ def test_requires_a_label(label_selector: dict[str, Any] | None, want: bool) -> 
     if label_selector is not None:
         selector["labelSelector"] = label_selector
     assert requires_a_label(selector) is want
+
+
+@pytest.mark.parametrize(
+    ("expression", "matched"),
+    [
+        # lifted.NodeSelectorRequirementsAsSelector builds each requirement with
+        # labels.NewRequirement (apimachinery v0.35.3, vendored by karmada v1.18.0), which checks
+        # every value as a label value whatever the operator: "-5" and "+5" parse as integers
+        # but are not label values, so the selector fails to build and matches no cluster.
+        pytest.param({"operator": "Gt", "values": ["5"]}, True, id="gt"),
+        pytest.param({"operator": "Lt", "values": ["20"]}, True, id="lt"),
+        pytest.param({"operator": "Gt", "values": ["10"]}, False, id="gt-equal"),
+        pytest.param({"operator": "Gt", "values": ["-5"]}, False, id="gt-negative-not-a-label"),
+        pytest.param({"operator": "Gt", "values": ["+5"]}, False, id="gt-plus-not-a-label"),
+        pytest.param({"operator": "Gt", "values": ["5", "6"]}, False, id="gt-two-values"),
+        pytest.param({"operator": "Gt", "values": ["x"]}, False, id="gt-not-an-integer"),
+        pytest.param({"operator": "in", "values": ["10"]}, False, id="lower-case-in"),
+        pytest.param({"operator": "", "values": ["10"]}, False, id="empty-operator"),
+        pytest.param({"values": ["10"]}, False, id="absent-operator"),
+    ],
+)
+def test_field_selector_operators_on_a_numeric_region(
+    expression: dict[str, Any], matched: bool
+) -> None:
+    cluster = Cluster("c", {}, provider="aws", region="10")
+    affinity = {"fieldSelector": {"matchExpressions": [{"key": "region", **expression}]}}
+    assert cluster_matches(cluster, affinity) is matched
