@@ -6,8 +6,9 @@ This module reads (the working tree, git HEAD) and calls the pure parts: ``syncc
 writes and their reviews), ``plan.tree`` (each template's member copies judged). By default it
 looks at what differs from HEAD: fedgate's files as the working tree has them (a file compile
 has yet to write: as it will write it), hand-written files beside them, files removed since
-HEAD; ``files`` narrows that to some spec or rendered files, ``everything`` widens it to every
-synced file. Every hand-written file is checked for an Application that syncs it.
+HEAD; ``files`` narrows that to some spec or rendered files (and the files removed since HEAD,
+which pre-commit never passes), ``everything`` widens it to every synced file. Every
+hand-written file is checked for an Application that syncs it.
 """
 
 from __future__ import annotations
@@ -202,8 +203,8 @@ def check_tree(
     chosen = _chosen(compiled, files, tree, [*disk, *previous])
     if everything:
         candidates = sorted({*disk, *previous})
-    elif chosen is not None:
-        candidates = sorted(p for p in {*disk, *previous} if p in chosen)
+    elif chosen is not None:  # and every removed file: pre-commit never passes one
+        candidates = sorted({p for p in disk if p in chosen} | previous)
     else:
         candidates = sorted(
             {p for p, data in disk.items() if committed.get(p) != blob_id(data)} | previous

@@ -30,7 +30,8 @@ DELETE for a removed one, from the git writer's identity in the bundle, through 
 engine as the webhook, with the same messages. Exit 0 when everything would be admitted.
 
 FILES (what pre-commit passes) narrow the review to the manifests of those spec or rendered
-files; --all reviews every manifest. Unchanged spec files are not compiled again (cache in
+files, and of the files removed since HEAD (pre-commit never passes those); --all reviews
+every manifest. Unchanged spec files are not compiled again (cache in
 .git/fedgate/). A change that deletes every workload of a tenant (or of the tree) fails unless
 --allow-empty says it is meant: Argo CD would prune them all.
 

@@ -274,3 +274,26 @@ def test_files_narrow_the_review(repo: Path) -> None:
         "overridepolicy.yaml",
         "propagationpolicy.yaml",
     ]
+
+
+def test_files_do_not_hide_a_removed_file(repo: Path) -> None:
+    """pre-commit passes the files a commit adds or changes, never the ones it deletes: the
+    DELETE Argo CD's prune makes of a removed hand-written file is reviewed whatever FILES
+    name (it is a change, and nothing else could name it)."""
+    extra = repo / "rendered" / "payments" / "extra" / "banner.yaml"
+    extra.parent.mkdir(parents=True)
+    extra.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: banner}\ndata: {a: b}\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "a banner")
+    extra.unlink()
+    spec = repo / "apps" / "status-page.yaml"
+    spec.write_text(spec.read_text().replace("replicas: 2", "replicas: 3"))
+    assert run(["compile"])[0] == 0
+    code, report = check("apps/status-page.yaml")
+    assert code == 0, report
+    operations = {(r["file"].split("rendered/")[1], r["operation"]) for r in report["reviews"]}
+    assert operations == {
+        ("platform-demo/status-page/deployment.yaml", "UPDATE"),
+        ("platform-demo/status-page/propagationpolicy.yaml", "UPDATE"),  # named: unchanged too
+        ("payments/extra/banner.yaml", "DELETE"),
+    }
