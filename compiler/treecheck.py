@@ -229,14 +229,17 @@ def check_tree(
         new, problems = _parse(path, disk.get(path))
         old, _ = _parse(path, old_contents.get(path))
         findings += [f for f in problems if path not in hand_written]
+        new_templates += [m for m in new if is_template(m.object)]
+        changed_policies += [m for m in (*new, *old) if Policies.is_policy(m.object)]
         apps = syncing(argocd, f"{prefix}/{path}") if argocd is not None else [None]
         if not apps:
-            continue  # never reaches the cluster (warned about above, for hand-written files)
+            # No write (warned about above, for hand-written files), but its templates and
+            # policies are judged on the members as `fedgate plan` plans them: the platform may
+            # sync the file with an Application of its own, and one tree gets one verdict.
+            continue
         writes += file_writes(
             str(tree / path), new, old, apps[0], bundle, unchanged=everything or chosen is not None
         )
-        new_templates += [m for m in new if is_template(m.object)]
-        changed_policies += [m for m in (*new, *old) if Policies.is_policy(m.object)]
     changes = _Changes(tuple(new_templates), tuple(changed_policies))
     templates = _judge(compiled, bundle, disk, hand_written, changes, tree)
     return TreeCheck(

@@ -297,3 +297,59 @@ def test_files_do_not_hide_a_removed_file(repo: Path) -> None:
         ("platform-demo/status-page/propagationpolicy.yaml", "UPDATE"),  # named: unchanged too
         ("payments/extra/banner.yaml", "DELETE"),
     }
+
+
+REGIONAL_CLUSTER_MIRROR = """\
+apiVersion: policy.karmada.io/v1alpha1
+kind: ClusterOverridePolicy
+metadata:
+  name: eu-central-mirror
+spec:
+  resourceSelectors:
+    - apiVersion: apps/v1
+      kind: Deployment
+  overrideRules:
+    - targetCluster:
+        fieldSelector:
+          matchExpressions:
+            - {key: region, operator: In, values: [eu-central]}
+      overriders:
+        imageOverrider:
+          - {component: Registry, operator: replace, value: mirror.example.cn}
+"""
+
+
+def test_check_and_plan_give_one_verdict_on_a_policy_no_application_syncs(repo: Path) -> None:
+    """A regional ClusterOverridePolicy where the platform keeps its own files (no tenant
+    Application syncs rendered/platform/): plan applies it to every app's member copies and
+    fails on team-b's cluster-b copies (mirror.example.cn/payments/ is not team-b's registry).
+    check warned that no Application syncs it and passed: two verdicts on one tree."""
+    path = repo / "rendered" / "platform" / "regional.yaml"
+    path.parent.mkdir()
+    path.write_text(REGIONAL_CLUSTER_MIRROR)
+    plan_code, plan_out, _ = run(["plan", "--output", "json"])
+    assert plan_code == 1
+    planned = {
+        (a["name"], cluster, v["rule"], v["override"])
+        for a in json.loads(plan_out)["apps"]
+        for cluster, vs in a["violations"].items()
+        for v in vs
+        if v["action"] == "deny"
+    }
+    code, report = check()
+    assert report["unsynced"] == ["rendered/platform/regional.yaml"]
+    assert code == plan_code, report
+    checked = {
+        (m["name"], cluster, v["rule"], v["override"])
+        for m in report["members"]
+        for cluster, vs in m["violations"].items()
+        for v in vs
+        if v["action"] == "deny"
+    }
+    assert checked == planned
+    assert (
+        "search-api",
+        "cluster-b",
+        "registry-allowed",
+        "ClusterOverridePolicy eu-central-mirror",
+    ) in checked
