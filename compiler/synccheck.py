@@ -21,8 +21,8 @@ Pure: file contents in, reviews out (``commands/check.py`` reads the working tre
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 import jsonpointer
@@ -96,6 +96,20 @@ def with_namespace(obj: Mapping[str, Any], application: Mapping[str, Any] | None
     if namespace:
         metadata["namespace"] = namespace
         result["metadata"] = metadata
+    return result
+
+
+def as_synced(
+    manifests: Iterable[Manifest], argocd: ArgoCDTree | None, prefix: str
+) -> list[Manifest]:
+    """Each manifest (its file relative to the tree, which is ``prefix`` in the repository) as
+    Argo CD applies it: from a file an Application syncs, a namespaced object without a
+    namespace is in that Application's destination namespace. Others are left as written."""
+    result = []
+    for manifest in manifests:
+        apps = syncing(argocd, f"{prefix}/{manifest.file}")
+        applied = with_namespace(manifest.object, apps[0]) if apps else manifest.object
+        result.append(manifest if applied == manifest.object else replace(manifest, object=applied))
     return result
 
 

@@ -27,7 +27,14 @@ from compiler.render.argocd import FOLDER as ARGOCD_FOLDER
 from compiler.render.argocd import ROOT_APPLICATION
 from compiler.render.pipeline import object_path
 from compiler.resolve import Resolver
-from compiler.synccheck import Write, file_writes, reaches, syncing, template_keys
+from compiler.synccheck import (
+    Write,
+    as_synced,
+    file_writes,
+    reaches,
+    syncing,
+    template_keys,
+)
 from compiler.synced import hand_written_files
 from compiler.tree import TreeDiff
 from webhook.bundle.model import Bundle
@@ -215,7 +222,12 @@ def check_tree(
     old_contents = {
         p: heads[committed[p]] for p in candidates if p in committed and committed[p] in heads
     }
-    hand_written = {path: _parse(path, disk[path]) for path in hand_paths if path in disk}
+    hand_written = {
+        path: (as_synced(manifests, argocd, prefix), problems)
+        for path in hand_paths
+        if path in disk
+        for manifests, problems in [_parse(path, disk[path])]
+    }
     findings = [f for _, problems in hand_written.values() for f in problems]
     unsynced = tuple(
         str(tree / p)
@@ -228,6 +240,7 @@ def check_tree(
     for path in candidates:
         new, problems = _parse(path, disk.get(path))
         old, _ = _parse(path, old_contents.get(path))
+        new, old = as_synced(new, argocd, prefix), as_synced(old, argocd, prefix)
         findings += [f for f in problems if path not in hand_written]
         new_templates += [m for m in new if is_template(m.object)]
         changed_policies += [m for m in (*new, *old) if Policies.is_policy(m.object)]

@@ -353,3 +353,68 @@ def test_check_and_plan_give_one_verdict_on_a_policy_no_application_syncs(repo: 
         "registry-allowed",
         "ClusterOverridePolicy eu-central-mirror",
     ) in checked
+
+
+NAMESPACELESS = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: side}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: side}}
+  template:
+    metadata: {labels: {app: side}}
+    spec:
+      containers:
+        - name: side
+          image: registry.example.com/platform/side:1
+          resources: {requests: {cpu: 100m, memory: 64Mi}}
+---
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: side}
+spec:
+  resourceSelectors:
+    - {apiVersion: apps/v1, kind: Deployment, name: side}
+  placement:
+    clusterAffinity: {clusterNames: [cluster-a, cluster-b]}
+---
+apiVersion: policy.karmada.io/v1alpha1
+kind: OverridePolicy
+metadata: {name: side-latest}
+spec:
+  resourceSelectors:
+    - {apiVersion: apps/v1, kind: Deployment, name: side}
+  overrideRules:
+    - targetCluster: {clusterNames: [cluster-b]}
+      overriders:
+        imageOverrider:
+          - {component: Tag, operator: replace, value: latest}
+"""
+
+
+def test_a_manifest_without_a_namespace_is_planned_where_argo_cd_puts_it(repo: Path) -> None:
+    """Argo CD gives a namespaced object without a namespace its Application's destination
+    namespace (team-a's: platform-demo). The Deployment, its PropagationPolicy and the
+    OverridePolicy that sets :latest on cluster-b all land there, so cluster-b runs :latest.
+    plan said "no cluster" and check passed: both read the objects as if in no namespace."""
+    path = repo / "rendered" / "platform-demo" / "extra" / "side.yaml"
+    path.parent.mkdir()
+    path.write_text(NAMESPACELESS)
+    plan_code, plan_out, _ = run(["plan", "--output", "json"])
+    [side] = json.loads(plan_out)["templates"]
+    assert (side["namespace"], side["name"]) == ("platform-demo", "side")
+    assert side["policy"] == {
+        "kind": "PropagationPolicy",
+        "namespace": "platform-demo",
+        "name": "side",
+    }
+    assert side["placement"] == {"cluster-a": 2, "cluster-b": 2}  # Duplicated
+    assert side["overrides"]["cluster-b"] == ["OverridePolicy platform-demo/side-latest"]
+    assert [v["rule"] for v in side["violations"]["cluster-b"]] == ["image-tag"]
+    assert plan_code == 1
+    code, report = check()
+    assert code == 1, report
+    [member] = report["members"]
+    assert (member["namespace"], member["name"]) == ("platform-demo", "side")
+    assert [v["rule"] for v in member["violations"]["cluster-b"]] == ["image-tag"]
