@@ -70,7 +70,7 @@ class Write:
     notes: tuple[str, ...] = ()
 
 
-def _group_kind(obj: Mapping[str, Any]) -> tuple[str, str]:
+def group_kind(obj: Mapping[str, Any]) -> tuple[str, str]:
     return str(obj.get("apiVersion", "")).rpartition("/")[0], str(obj.get("kind", ""))
 
 
@@ -90,7 +90,7 @@ def with_namespace(obj: Mapping[str, Any], application: Mapping[str, Any] | None
     Application's destination namespace."""
     result = dict(obj)
     metadata = dict(result.get("metadata") or {})
-    if metadata.get("namespace") or _group_kind(obj) in CLUSTER_SCOPED or application is None:
+    if metadata.get("namespace") or group_kind(obj) in CLUSTER_SCOPED or application is None:
         return result
     namespace = ((application.get("spec") or {}).get("destination") or {}).get("namespace")
     if namespace:
@@ -122,7 +122,7 @@ def ignored_pointers(application: Mapping[str, Any] | None, obj: Mapping[str, An
     options = (spec.get("syncPolicy") or {}).get("syncOptions") or []
     if SYNC_OPTION not in options:
         return []
-    group, kind = _group_kind(obj)
+    group, kind = group_kind(obj)
     metadata = obj.get("metadata") or {}
     pointers: list[str] = []
     for entry in spec.get("ignoreDifferences") or []:

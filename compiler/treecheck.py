@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from compiler.argocd.sync import ArgoCDTree
@@ -28,9 +28,11 @@ from compiler.render.argocd import ROOT_APPLICATION
 from compiler.render.pipeline import object_path
 from compiler.resolve import Resolver
 from compiler.synccheck import (
+    CLUSTER_SCOPED,
     Write,
     as_synced,
     file_writes,
+    group_kind,
     reaches,
     syncing,
     template_keys,
@@ -67,6 +69,8 @@ class TreeCheck:
     stale_fields: tuple[StaleField, ...] = ()
     skipped: tuple[str, ...] = field(default=())
     """Files Argo CD renders that fedgate cannot read (``.jsonnet``)."""
+    refused: tuple[Finding, ...] = ()
+    """Hand-written objects the Application syncing them may not sync (its AppProject)."""
 
     @property
     def denied(self) -> bool:
@@ -74,6 +78,7 @@ class TreeCheck:
             any(not w.decision.allowed for w in self.writes)
             or any(t.denied for t in self.templates)
             or bool(self.findings)
+            or bool(self.refused)
         )
 
 
@@ -228,20 +233,27 @@ def check_tree(
         if path in disk
         for manifests, problems in [_parse(path, disk[path])]
     }
-    findings = [f for _, problems in hand_written.values() for f in problems]
+    findings = [
+        replace(f, file=str(tree / f.file))
+        for _, problems in hand_written.values()
+        for f in problems
+    ]
     unsynced = tuple(
         str(tree / p)
         for p in sorted(hand_written)
         if argocd is not None and not syncing(argocd, f"{prefix}/{p}")
     )
     writes: list[Write] = []
+    refused: list[Finding] = []
     new_templates: list[Manifest] = []
     changed_policies: list[Manifest] = []
     for path in candidates:
         new, problems = _parse(path, disk.get(path))
         old, _ = _parse(path, old_contents.get(path))
         new, old = as_synced(new, argocd, prefix), as_synced(old, argocd, prefix)
-        findings += [f for f in problems if path not in hand_written]
+        findings += [
+            replace(f, file=str(tree / f.file)) for f in problems if path not in hand_written
+        ]
         new_templates += [m for m in new if is_template(m.object)]
         changed_policies += [m for m in (*new, *old) if Policies.is_policy(m.object)]
         apps = syncing(argocd, f"{prefix}/{path}") if argocd is not None else [None]
@@ -253,6 +265,8 @@ def check_tree(
         writes += file_writes(
             str(tree / path), new, old, apps[0], bundle, unchanged=everything or chosen is not None
         )
+        if path in hand_written and argocd is not None:
+            refused += _sync_refusals(argocd, f"{prefix}/{path}", str(tree / path), new)
     changes = _Changes(tuple(new_templates), tuple(changed_policies))
     templates = _judge(compiled, bundle, disk, hand_written, changes, tree)
     return TreeCheck(
@@ -262,7 +276,31 @@ def check_tree(
         tuple(sorted(set(findings))),
         tuple(_stale_fields(tree, compiled, diff, disk)),
         skipped,
+        tuple(refused),
     )
+
+
+def _sync_refusals(
+    argocd: ArgoCDTree, repo_path: str, file: str, manifests: Sequence[Manifest]
+) -> list[Finding]:
+    """The objects of a hand-written file that the Application syncing it may not sync (its
+    AppProject's kinds and namespaces, compile checks fedgate's own): Argo CD then fails the
+    whole sync operation ("one or more synchronization tasks are not valid"), so none of the
+    tenant's changes reach the cluster."""
+    found = []
+    for manifest in manifests:
+        namespaced = group_kind(manifest.object) not in CLUSTER_SCOPED
+        for why in argocd.object_refusals(repo_path, manifest.object, namespaced=namespaced):
+            found.append(
+                Finding(
+                    file,
+                    manifest.line,
+                    "",
+                    f"{why}: Argo CD fails the whole sync of the Application, every other "
+                    "change of it included",
+                )
+            )
+    return found
 
 
 @dataclass(frozen=True)

@@ -100,6 +100,11 @@ def run(args: argparse.Namespace, out: Output) -> int:
         f"reviewed as Argo CD's writes: {verdict}"
         + (f"; {plural(members, 'template')} with a member copy DENIED" if members else "")
         + (f"; {plural(len(result.findings), 'manifest')} invalid" if result.findings else "")
+        + (
+            f"; {plural(len(result.refused), 'object')} Argo CD may not sync"
+            if result.refused
+            else ""
+        )
         + (f"; DELETES every workload of {_whose(deleted)}" if deleted else "")
     )
     return 0 if ok else 1
@@ -155,7 +160,7 @@ def _as_written(path: Path, sha256: str | None) -> bool:
 
 
 def _report_reviews(out: Output, result: TreeCheck) -> None:
-    for finding in result.findings:
+    for finding in (*result.findings, *result.refused):
         out.line(f"error: {finding.render()}")
     for file in result.unsynced:
         out.line(
@@ -216,6 +221,7 @@ def _as_json(ok: bool, diff: TreeDiff, result: TreeCheck, deleted: list[Wipe]) -
         ],
         "unsynced": list(result.unsynced),
         "errors": [f.as_json() for f in result.findings],
+        "refused": [f.as_json() for f in result.refused],
         "deletes": [
             {"tenant": w.tenant, "apps": list(w.apps), "manifests": w.files} for w in deleted
         ],

@@ -418,3 +418,50 @@ def test_a_manifest_without_a_namespace_is_planned_where_argo_cd_puts_it(repo: P
     [member] = report["members"]
     assert (member["namespace"], member["name"]) == ("platform-demo", "side")
     assert [v["rule"] for v in member["violations"]["cluster-b"]] == ["image-tag"]
+
+
+def test_an_object_the_applications_project_refuses_fails_the_check(repo: Path) -> None:
+    """team-a's AppProject permits fedgate's kinds only (a Service is not one, nor anything
+    cluster-wide): Argo CD refuses such an object and, with it, the whole sync operation of
+    the Application ("one or more synchronization tasks are not valid"). check passed it."""
+    extra = repo / "rendered" / "platform-demo" / "extra"
+    extra.mkdir()
+    (extra / "service.yaml").write_text(
+        "apiVersion: v1\nkind: Service\nmetadata: {name: web}\n"
+        "spec: {selector: {app: web}, ports: [{port: 80}]}\n"
+    )
+    (extra / "mirror.yaml").write_text(REGIONAL_CLUSTER_MIRROR)
+    code, report = check()
+    assert code == 1 and not report["ok"]
+    assert sorted((r["file"], r["line"], r["message"]) for r in report["refused"]) == [
+        (
+            "rendered/platform-demo/extra/mirror.yaml",
+            1,
+            "Argo CD Application fedgate-team-a: resource policy.karmada.io:ClusterOverridePolicy "
+            "is not permitted in project team-a: Argo CD fails the whole sync of the "
+            "Application, every other change of it included",
+        ),
+        (
+            "rendered/platform-demo/extra/service.yaml",
+            1,
+            "Argo CD Application fedgate-team-a: resource :Service is not permitted in project "
+            "team-a: Argo CD fails the whole sync of the Application, every other change of it "
+            "included",
+        ),
+    ]
+    code, out, _ = run(["check"])
+    assert code == 1
+    assert "; 2 objects Argo CD may not sync" in out
+
+
+def test_an_invalid_hand_written_file_is_named_from_the_working_directory(repo: Path) -> None:
+    """Like every other line of check (and spec errors): rendered/..., not the path inside the
+    tree, which names no file from where the user stands."""
+    bad = repo / "rendered" / "payments" / "bad.yaml"
+    bad.write_text("kind: ConfigMap\nmetadata: {name: x}\n")
+    code, out, _ = run(["check"])
+    assert code == 1
+    assert (
+        "error: rendered/payments/bad.yaml:1: apiVersion: apiVersion must be a non-empty string"
+        in out
+    )
