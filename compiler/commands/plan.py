@@ -159,7 +159,15 @@ def run(args: argparse.Namespace, out: Output) -> int:
         removals=whole_tree,
         applied=applied,
     )
-    before = before_side(changes, synced, policies, bundle)
+    # The before side needs every policy that changed, also when APPS narrow what is shown.
+    every_change = (
+        changes
+        if whole_tree
+        else tree_changes(
+            repository, where.out, compiled.files, _hand_written(synced), applied=applied
+        )
+    )
+    before = before_side(every_change, synced, policies, bundle)
     head = HeadSpecs(repository, bundle, whole) if repository is not None else None
     app_list = app_changes(apps, compiled, changes, before, head, removals=whole_tree)
     template_list = template_changes(templates, changes, before)
