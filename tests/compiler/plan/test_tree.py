@@ -219,3 +219,21 @@ def test_a_missing_tree_is_a_usage_error(tmp_path: Path) -> None:
         stderr=err,
     )
     assert code == 2 and "no such file or directory" in err.getvalue()
+
+
+def test_the_text_shows_what_each_member_runs(tmp_path: Path) -> None:
+    """The README: every template "in the same blocks as above", which show each member's
+    `N x image`. A hand-written Deployment's block showed the placement and the overrides'
+    names only, never the image a regional override made: the JSON alone had it."""
+    tree = write(tmp_path, **{"app.yaml": TEAM_A_APP, "op.yaml": DEPRECATED_FORM})
+    out = io.StringIO()
+    assert main(["plan", "--tree", str(tree), "--policies", str(POLICIES)], stdout=out) == 1
+    lines = out.getvalue().splitlines()
+    start = lines.index("    placement    cluster-a 4, cluster-b 2")
+    assert lines[start + 2 : start + 6] == [
+        "    cluster-a    4 x platform/demo-http:1.0",
+        "    cluster-b    2 x mirror.example.cn/platform/demo-http:1.0",
+        "                 overrides OverridePolicy platform-demo/mirror",
+        "    deny   [registry-allowed] in cluster-a: image platform/demo-http:1.0 does not come "
+        "from the",
+    ]
