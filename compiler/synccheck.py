@@ -21,8 +21,8 @@ Pure: file contents in, reviews out (``commands/check.py`` reads the working tre
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 import jsonpointer
@@ -70,7 +70,7 @@ class Write:
     notes: tuple[str, ...] = ()
 
 
-def _group_kind(obj: Mapping[str, Any]) -> tuple[str, str]:
+def group_kind(obj: Mapping[str, Any]) -> tuple[str, str]:
     return str(obj.get("apiVersion", "")).rpartition("/")[0], str(obj.get("kind", ""))
 
 
@@ -90,12 +90,26 @@ def with_namespace(obj: Mapping[str, Any], application: Mapping[str, Any] | None
     Application's destination namespace."""
     result = dict(obj)
     metadata = dict(result.get("metadata") or {})
-    if metadata.get("namespace") or _group_kind(obj) in CLUSTER_SCOPED or application is None:
+    if metadata.get("namespace") or group_kind(obj) in CLUSTER_SCOPED or application is None:
         return result
     namespace = ((application.get("spec") or {}).get("destination") or {}).get("namespace")
     if namespace:
         metadata["namespace"] = namespace
         result["metadata"] = metadata
+    return result
+
+
+def as_synced(
+    manifests: Iterable[Manifest], argocd: ArgoCDTree | None, prefix: str
+) -> list[Manifest]:
+    """Each manifest (its file relative to the tree, which is ``prefix`` in the repository) as
+    Argo CD applies it: from a file an Application syncs, a namespaced object without a
+    namespace is in that Application's destination namespace. Others are left as written."""
+    result = []
+    for manifest in manifests:
+        apps = syncing(argocd, f"{prefix}/{manifest.file}")
+        applied = with_namespace(manifest.object, apps[0]) if apps else manifest.object
+        result.append(manifest if applied == manifest.object else replace(manifest, object=applied))
     return result
 
 
@@ -108,7 +122,7 @@ def ignored_pointers(application: Mapping[str, Any] | None, obj: Mapping[str, An
     options = (spec.get("syncPolicy") or {}).get("syncOptions") or []
     if SYNC_OPTION not in options:
         return []
-    group, kind = _group_kind(obj)
+    group, kind = group_kind(obj)
     metadata = obj.get("metadata") or {}
     pointers: list[str] = []
     for entry in spec.get("ignoreDifferences") or []:

@@ -8,8 +8,8 @@ someone else and is read as it is in the working tree.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -37,10 +37,21 @@ def hand_written_files(out: Path, fedgate_files: Mapping[str, bytes]) -> list[st
     return [p for p in tree_files(out) if p not in fedgate_files and p not in previous]
 
 
+Applied = Callable[[Iterable[Manifest]], list[Manifest]]
+"""Manifests as Argo CD applies them (``synccheck.as_synced``)."""
+
+
 def synced_tree(
-    out: Path, fedgate_files: Mapping[str, bytes], objects: Mapping[str, Mapping[str, Any]]
+    out: Path,
+    fedgate_files: Mapping[str, bytes],
+    objects: Mapping[str, Mapping[str, Any]],
+    applied: Applied = list,
 ) -> SyncedTree:
     """The rendered tree as Argo CD will sync it once the compile is written: ``objects`` are
-    fedgate's Karmada objects by path (the Argo CD pieces are not synced to Karmada)."""
+    fedgate's Karmada objects by path (the Argo CD pieces are not synced to Karmada); the
+    hand-written manifests as ``applied`` says Argo CD applies them."""
     fedgate = tuple(Manifest(path, 1, obj) for path, obj in sorted(objects.items()))
-    return SyncedTree(fedgate, read_tree(out, hand_written_files(out, fedgate_files)))
+    hand_written = read_tree(out, hand_written_files(out, fedgate_files))
+    return SyncedTree(
+        fedgate, replace(hand_written, manifests=tuple(applied(hand_written.manifests)))
+    )

@@ -6,15 +6,16 @@ This module reads (the working tree, git HEAD) and calls the pure parts: ``syncc
 writes and their reviews), ``plan.tree`` (each template's member copies judged). By default it
 looks at what differs from HEAD: fedgate's files as the working tree has them (a file compile
 has yet to write: as it will write it), hand-written files beside them, files removed since
-HEAD; ``files`` narrows that to some spec or rendered files, ``everything`` widens it to every
-synced file. Every hand-written file is checked for an Application that syncs it.
+HEAD; ``files`` narrows that to some spec or rendered files (and the files removed since HEAD,
+which pre-commit never passes), ``everything`` widens it to every synced file. Every
+hand-written file is checked for an Application that syncs it.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from compiler.argocd.sync import ArgoCDTree
@@ -26,7 +27,16 @@ from compiler.render.argocd import FOLDER as ARGOCD_FOLDER
 from compiler.render.argocd import ROOT_APPLICATION
 from compiler.render.pipeline import object_path
 from compiler.resolve import Resolver
-from compiler.synccheck import Write, file_writes, reaches, syncing, template_keys
+from compiler.synccheck import (
+    CLUSTER_SCOPED,
+    Write,
+    as_synced,
+    file_writes,
+    group_kind,
+    reaches,
+    syncing,
+    template_keys,
+)
 from compiler.synced import hand_written_files
 from compiler.tree import TreeDiff
 from webhook.bundle.model import Bundle
@@ -61,6 +71,8 @@ class TreeCheck:
     stale_fields: tuple[StaleField, ...] = ()
     skipped: tuple[str, ...] = field(default=())
     """Files Argo CD renders that fedgate cannot read (``.jsonnet``)."""
+    refused: tuple[Finding, ...] = ()
+    """Hand-written objects the Application syncing them may not sync (its AppProject)."""
 
     @property
     def denied(self) -> bool:
@@ -68,6 +80,7 @@ class TreeCheck:
             any(not w.decision.allowed for w in self.writes)
             or any(t.denied for t in self.templates)
             or bool(self.findings)
+            or bool(self.refused)
         )
 
 
@@ -204,8 +217,8 @@ def check_tree(
     chosen = _chosen(compiled, files, tree, [*disk, *previous])
     if everything:
         candidates = sorted({*disk, *previous})
-    elif chosen is not None:
-        candidates = sorted(p for p in {*disk, *previous} if p in chosen)
+    elif chosen is not None:  # and every removed file: pre-commit never passes one
+        candidates = sorted({p for p in disk if p in chosen} | previous)
     else:
         candidates = sorted(
             {p for p, data in disk.items() if committed.get(p) != blob_id(data)} | previous
@@ -216,28 +229,46 @@ def check_tree(
     old_contents = {
         p: heads[committed[p]] for p in candidates if p in committed and committed[p] in heads
     }
-    hand_written = {path: _parse(path, disk[path]) for path in hand_paths if path in disk}
-    findings = [f for _, problems in hand_written.values() for f in problems]
+    hand_written = {
+        path: (as_synced(manifests, argocd, prefix), problems)
+        for path in hand_paths
+        if path in disk
+        for manifests, problems in [_parse(path, disk[path])]
+    }
+    findings = [
+        replace(f, file=str(tree / f.file))
+        for _, problems in hand_written.values()
+        for f in problems
+    ]
     unsynced = tuple(
         str(tree / p)
         for p in sorted(hand_written)
         if argocd is not None and not syncing(argocd, f"{prefix}/{p}")
     )
     writes: list[Write] = []
+    refused: list[Finding] = []
     new_templates: list[Manifest] = []
     changed_policies: list[Manifest] = []
     for path in candidates:
         new, problems = _parse(path, disk.get(path))
         old, _ = _parse(path, old_contents.get(path))
-        findings += [f for f in problems if path not in hand_written]
+        new, old = as_synced(new, argocd, prefix), as_synced(old, argocd, prefix)
+        findings += [
+            replace(f, file=str(tree / f.file)) for f in problems if path not in hand_written
+        ]
+        new_templates += [m for m in new if is_template(m.object)]
+        changed_policies += [m for m in (*new, *old) if Policies.is_policy(m.object)]
         apps = syncing(argocd, f"{prefix}/{path}") if argocd is not None else [None]
         if not apps:
-            continue  # never reaches the cluster (warned about above, for hand-written files)
+            # No write (warned about above, for hand-written files), but its templates and
+            # policies are judged on the members as `fedgate plan` plans them: the platform may
+            # sync the file with an Application of its own, and one tree gets one verdict.
+            continue
         writes += file_writes(
             str(tree / path), new, old, apps[0], bundle, unchanged=everything or chosen is not None
         )
-        new_templates += [m for m in new if is_template(m.object)]
-        changed_policies += [m for m in (*new, *old) if Policies.is_policy(m.object)]
+        if path in hand_written and argocd is not None:
+            refused += _sync_refusals(argocd, f"{prefix}/{path}", str(tree / path), new)
     changes = _Changes(tuple(new_templates), tuple(changed_policies))
     templates = _judge(compiled, bundle, disk, hand_written, changes, tree)
     return TreeCheck(
@@ -247,7 +278,31 @@ def check_tree(
         tuple(sorted(set(findings))),
         tuple(_stale_fields(tree, compiled, diff, disk)),
         skipped,
+        tuple(refused),
     )
+
+
+def _sync_refusals(
+    argocd: ArgoCDTree, repo_path: str, file: str, manifests: Sequence[Manifest]
+) -> list[Finding]:
+    """The objects of a hand-written file that the Application syncing it may not sync (its
+    AppProject's kinds and namespaces, compile checks fedgate's own): Argo CD then fails the
+    whole sync operation ("one or more synchronization tasks are not valid"), so none of the
+    tenant's changes reach the cluster."""
+    found = []
+    for manifest in manifests:
+        namespaced = group_kind(manifest.object) not in CLUSTER_SCOPED
+        for why in argocd.object_refusals(repo_path, manifest.object, namespaced=namespaced):
+            found.append(
+                Finding(
+                    file,
+                    manifest.line,
+                    "",
+                    f"{why}: Argo CD fails the whole sync of the Application, every other "
+                    "change of it included",
+                )
+            )
+    return found
 
 
 @dataclass(frozen=True)

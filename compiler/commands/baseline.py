@@ -36,7 +36,7 @@ from compiler.plan.tree import TemplateResult, is_template, plan_template
 from compiler.render.argocd import FOLDER as ARGOCD_FOLDER
 from compiler.render.pipeline import RenderedApp
 from compiler.spec.load import parse_specs
-from compiler.synced import SyncedTree
+from compiler.synced import Applied, SyncedTree
 from compiler.tree import MANIFEST, TreeError, parse_manifest, read_manifest
 from webhook.bundle.model import Bundle
 from webhook.errors import SpecError
@@ -65,6 +65,8 @@ class TreeChanges:
     them)."""
     fedgate: frozenset[str] = frozenset()
     """fedgate's files, on either side (HEAD's by its committed ``.fedgate-manifest``)."""
+    applied: Applied = list
+    """What Argo CD makes of a file's manifests (its Application's namespace)."""
 
     def app_files(self) -> dict[Key, dict[str, FileAction]]:
         """The changed files of each app (fedgate's ``namespace/name/kind.yaml``)."""
@@ -104,7 +106,7 @@ class TreeChanges:
                 manifests, _ = parse_manifests(data.decode("utf-8"), path)
             except UnicodeDecodeError:
                 continue
-            found += manifests
+            found += self.applied(manifests)
         return found
 
 
@@ -127,6 +129,7 @@ def tree_changes(
     hand_written: Sequence[str] = (),
     *,
     removals: bool = True,
+    applied: Applied = list,
 ) -> TreeChanges:
     """What differs between HEAD's ``tree`` and the working side: ``fedgate``'s files as the
     compile renders them, the ``hand_written`` files as they are on disk. ``removals``: also
@@ -162,6 +165,7 @@ def tree_changes(
         head={p: old[committed[p]] for p, a in files.items() if a != "add" and committed[p] in old},
         now={p: now[p] for p, a in files.items() if a != "remove"},
         fedgate=frozenset({*fedgate, *(p for p in removed if p in wrote)}),
+        applied=applied,
     )
 
 

@@ -31,7 +31,8 @@ DELETE for a removed one, from the git writer's identity in the bundle, through 
 engine as the webhook, with the same messages. Exit 0 when everything would be admitted.
 
 FILES (what pre-commit passes) narrow the review to the manifests of those spec or rendered
-files; --all reviews every manifest. Unchanged spec files are not compiled again (cache in
+files, and of the files removed since HEAD (pre-commit never passes those); --all reviews
+every manifest. Unchanged spec files are not compiled again (cache in
 .git/fedgate/). A change that deletes every workload of a tenant (or of the tree) fails unless
 --allow-empty says it is meant: Argo CD would prune them all.
 
@@ -102,6 +103,11 @@ def run(args: argparse.Namespace, out: Output) -> int:
         f"reviewed as Argo CD's writes: {verdict}"
         + (f"; {plural(members, 'template')} with a member copy DENIED" if members else "")
         + (f"; {plural(len(result.findings), 'manifest')} invalid" if result.findings else "")
+        + (
+            f"; {plural(len(result.refused), 'object')} Argo CD may not sync"
+            if result.refused
+            else ""
+        )
         + (f"; DELETES every workload of {_whose(deleted)}" if deleted else "")
     )
     return 0 if ok else 1
@@ -157,7 +163,7 @@ def _as_written(path: Path, sha256: str | None) -> bool:
 
 
 def _report_reviews(out: Output, result: TreeCheck) -> None:
-    for finding in result.findings:
+    for finding in (*result.findings, *result.refused):
         out.line(f"error: {finding.render()}")
     for file in result.unsynced:
         out.line(
@@ -218,6 +224,7 @@ def _as_json(ok: bool, diff: TreeDiff, result: TreeCheck, deleted: list[Wipe]) -
         ],
         "unsynced": list(result.unsynced),
         "errors": [f.as_json() for f in result.findings],
+        "refused": [f.as_json() for f in result.refused],
         "deletes": [
             {"tenant": w.tenant, "apps": list(w.apps), "manifests": w.files} for w in deleted
         ],

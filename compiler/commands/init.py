@@ -43,7 +43,8 @@ repos:
         name: fedgate check
         entry: fedgate check
         language: system
-        types: [yaml]
+        types_or: [yaml, json]   # Argo CD syncs .json manifests too
+        always_run: true         # a commit that only deletes files is checked too
         require_serial: true
 """
 

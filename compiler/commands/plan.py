@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import gc
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +30,7 @@ from compiler.commands.common import (
 from compiler.core import Compiled
 from compiler.gitrepo import Repository
 from compiler.incremental import default_cache
-from compiler.manifests import read_tree
+from compiler.manifests import Manifest, read_tree
 from compiler.output import Output, color_wanted
 from compiler.plan.changes import (
     AppChange,
@@ -44,7 +44,9 @@ from compiler.plan.core import AppPlan, Plan, plan
 from compiler.plan.text import finish, report, tree_report
 from compiler.plan.tree import TemplateResult, plan_templates, policies_of
 from compiler.plan.tree import plan_tree as plan_manifest_tree
+from compiler.synccheck import as_synced
 from compiler.synced import SyncedTree, synced_tree
+from compiler.treecheck import applications
 from webhook.errors import Finding, UsageError
 from webhook.quantity import format_cpu, format_memory
 
@@ -132,7 +134,13 @@ def run(args: argparse.Namespace, out: Output) -> int:
         out, every, args, cache=default_cache(where.root), rendered=True
     )
     objects = {path: obj for r in compiled.rendered for path, obj in r.files().items()}
-    synced = synced_tree(where.out, compiled.files, objects)
+    prefix = bundle.argocd.path if bundle.argocd is not None else str(where.out)
+    argocd = applications(compiled)
+
+    def applied(manifests: Iterable[Manifest]) -> list[Manifest]:
+        return as_synced(manifests, argocd, prefix)
+
+    synced = synced_tree(where.out, compiled.files, objects, applied)
     policies = policies_of(m.object for m in synced.manifests)
     result = plan(compiled.rendered, bundle, policies)
     chosen = _selected_apps(compiled, selected)
@@ -149,8 +157,17 @@ def run(args: argparse.Namespace, out: Output) -> int:
         {p: d for p, d in compiled.files.items() if whole_tree or p in paths},
         _hand_written(synced) if whole_tree else (),
         removals=whole_tree,
+        applied=applied,
     )
-    before = before_side(changes, synced, policies, bundle)
+    # The before side needs every policy that changed, also when APPS narrow what is shown.
+    every_change = (
+        changes
+        if whole_tree
+        else tree_changes(
+            repository, where.out, compiled.files, _hand_written(synced), applied=applied
+        )
+    )
+    before = before_side(every_change, synced, policies, bundle)
     head = HeadSpecs(repository, bundle, whole) if repository is not None else None
     app_list = app_changes(apps, compiled, changes, before, head, removals=whole_tree)
     template_list = template_changes(templates, changes, before)

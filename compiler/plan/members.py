@@ -4,7 +4,8 @@ Each copy a member cluster receives is reviewed as the CREATE git's sync leads t
 variable ``cluster`` set to that member. A violation is then traced to its source: the copy
 before any override is reviewed, then the copy after each override rule that applied; the
 first state in which the violation (same rule, same pointer) appears names the override that
-produced the value (or the template itself, when it was there from the start).
+produced the value (or the template itself, when it was there from the start), and the fields
+that override wrote name where.
 """
 
 from __future__ import annotations
@@ -13,9 +14,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from compiler.synccheck import keep_live
 from webhook.bundle.model import Bundle
 from webhook.engine.admissible import NAMESPACED
 from webhook.engine.decision import Violation
+from webhook.engine.ownership import changed_pointers
 from webhook.engine.review import review
 from webhook.engine.synthesize import sync_request
 from webhook.karmada.overridemanager import Step
@@ -32,6 +35,9 @@ class MemberViolation:
     override: str | None = None
     """``OverridePolicy ns/name`` or ``ClusterOverridePolicy name``; None: the template."""
     override_rule: int | None = None
+    fields: tuple[str, ...] = ()
+    """The JSON pointers of the copy that override rule wrote (the fields a rule without a
+    pointer of its own, a CEL rule, objects to)."""
 
     @property
     def denies(self) -> bool:
@@ -42,12 +48,14 @@ class MemberViolation:
             **self.violation.as_json(),
             "override": self.override,
             "overrideRule": self.override_rule,
+            "fields": list(self.fields),
         }
 
     def describe(self, cluster: str) -> str:
         """``[rule] in cluster: message (set by ...)`` for text reports."""
         v = self.violation
-        where = f" at {v.pointer}" if v.pointer else ""
+        pointers = (v.pointer,) if v.pointer else self.fields
+        where = f" at {', '.join(pointers)}" if pointers else ""
         if self.override is not None:
             source = f" (set by {self.override} rule {self.override_rule}{where})"
         elif v.rule != OVERRIDE_FAILED:
@@ -85,19 +93,46 @@ def attribute(
     cluster: str,
     bundle: Bundle,
 ) -> tuple[MemberViolation, ...]:
-    """Each violation with the first override rule after which it appears."""
+    """Each violation with the first override rule after which it appears, and the fields
+    of that rule's write it comes from."""
     if not violations:
         return ()
     wanted = {_key(v) for v in violations}
-    source: dict[tuple[str, str], tuple[str | None, int | None]] = {}
+    source: dict[tuple[str, str], tuple[str | None, int | None, tuple[str, ...]]] = {}
     for key in {_key(v) for v in judge(base, cluster, bundle)} & wanted:
-        source[key] = (None, None)
+        source[key] = (None, None, ())
+    previous: Mapping[str, Any] = base
     for step in steps:
         if len(source) == len(wanted):
             break
-        for key in {_key(v) for v in judge(step.object, cluster, bundle)} & wanted:
-            source.setdefault(key, (step.policy, step.rule))
-    return tuple(sorted(MemberViolation(v, *source.get(_key(v), (None, None))) for v in violations))
+        for key in {_key(v) for v in judge(step.object, cluster, bundle)} & wanted - set(source):
+            fields = _culprits(key, previous, step.object, cluster, bundle)
+            source[key] = (step.policy, step.rule, fields)
+        previous = step.object
+    return tuple(
+        sorted(MemberViolation(v, *source.get(_key(v), (None, None, ()))) for v in violations)
+    )
+
+
+def _culprits(
+    key: tuple[str, str],
+    before: Mapping[str, Any],
+    after: Mapping[str, Any],
+    cluster: str,
+    bundle: Bundle,
+) -> tuple[str, ...]:
+    """The fields an override rule wrote (``before`` -> ``after``) that the violation ``key``
+    comes from: each one that, put back alone, makes it go; all of them when none does alone."""
+    wrote = tuple(changed_pointers(before, after))
+    if len(wrote) <= 1:
+        return wrote
+    found = tuple(
+        pointer
+        for pointer in wrote
+        if key
+        not in {_key(v) for v in judge(keep_live(after, before, [pointer])[0], cluster, bundle)}
+    )
+    return found or wrote
 
 
 def override_failed(cluster: str, error: str) -> MemberViolation:

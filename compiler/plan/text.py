@@ -296,6 +296,16 @@ def app_block(change: AppChange, diffs: Mapping[str, str] | None = None) -> list
     return lines
 
 
+def _workload(obj: Mapping[str, Any]) -> str | None:
+    """``N x image`` of a member's copy of a kind that runs a pod template (``image`` alone
+    when it has no replicas: a DaemonSet); None for other kinds."""
+    containers = _dig(obj, "spec", "template", "spec", "containers")
+    if not isinstance(containers, list) or not containers:
+        return None
+    copy = _copy(obj)
+    return copy["image"] if copy["replicas"] == "None" else f"{copy['replicas']} x {copy['image']}"
+
+
 def template_block(change: TemplateChange, *, symbol: bool = True) -> list[Line]:
     """One hand-written template (or, without ``symbol``, one of ``plan --tree``)."""
     result = change.after or change.before
@@ -315,8 +325,17 @@ def template_block(change: TemplateChange, *, symbol: bool = True) -> list[Line]
         lines.append(_field("or, by UID", _counts(plan.alternative, None)))
     lines += [_field("note", note) for note in plan.notes]
     for cluster, member in sorted(plan.copies.items()):
-        if member.object is not None and member.overrides:
-            lines.append(_field(cluster, f"overrides {', '.join(member.overrides)}"))
+        if member.object is None:
+            continue
+        old = previous.plan.copies.get(cluster) if previous is not None else None
+        old_object = old.object if old is not None else None
+        workload = _workload(member.object)
+        if workload is not None:
+            then = _workload(old_object) if old_object is not None else None
+            lines += _was(cluster, workload, workload, then)
+        if member.overrides:
+            applied = f"overrides {', '.join(member.overrides)}"
+            lines.append(_more(applied) if workload is not None else _field(cluster, applied))
     if change.after is not None:
         lines += _violations(change.after.violations)
     return lines

@@ -40,7 +40,8 @@ def test_a_member_copy_the_rules_deny_is_a_compile_error(compiling: Bundle) -> N
     assert error.message == (
         "in cluster-b: image mirror.example.cn/platform/demo-http:latest is not "
         "pinned: give it a tag other than latest, or a digest (set by OverridePolicy "
-        "platform-demo/demo-http rule 0) (in platform-demo/demo-http/deployment.yaml)"
+        "platform-demo/demo-http rule 0 at /spec/template/spec/containers/0/image) "
+        "(in platform-demo/demo-http/deployment.yaml)"
     )
 
 

@@ -274,3 +274,194 @@ def test_files_narrow_the_review(repo: Path) -> None:
         "overridepolicy.yaml",
         "propagationpolicy.yaml",
     ]
+
+
+def test_files_do_not_hide_a_removed_file(repo: Path) -> None:
+    """pre-commit passes the files a commit adds or changes, never the ones it deletes: the
+    DELETE Argo CD's prune makes of a removed hand-written file is reviewed whatever FILES
+    name (it is a change, and nothing else could name it)."""
+    extra = repo / "rendered" / "payments" / "extra" / "banner.yaml"
+    extra.parent.mkdir(parents=True)
+    extra.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: banner}\ndata: {a: b}\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "a banner")
+    extra.unlink()
+    spec = repo / "apps" / "status-page.yaml"
+    spec.write_text(spec.read_text().replace("replicas: 2", "replicas: 3"))
+    assert run(["compile"])[0] == 0
+    code, report = check("apps/status-page.yaml")
+    assert code == 0, report
+    operations = {(r["file"].split("rendered/")[1], r["operation"]) for r in report["reviews"]}
+    assert operations == {
+        ("platform-demo/status-page/deployment.yaml", "UPDATE"),
+        ("platform-demo/status-page/propagationpolicy.yaml", "UPDATE"),  # named: unchanged too
+        ("payments/extra/banner.yaml", "DELETE"),
+    }
+
+
+REGIONAL_CLUSTER_MIRROR = """\
+apiVersion: policy.karmada.io/v1alpha1
+kind: ClusterOverridePolicy
+metadata:
+  name: eu-central-mirror
+spec:
+  resourceSelectors:
+    - apiVersion: apps/v1
+      kind: Deployment
+  overrideRules:
+    - targetCluster:
+        fieldSelector:
+          matchExpressions:
+            - {key: region, operator: In, values: [eu-central]}
+      overriders:
+        imageOverrider:
+          - {component: Registry, operator: replace, value: mirror.example.cn}
+"""
+
+
+def test_check_and_plan_give_one_verdict_on_a_policy_no_application_syncs(repo: Path) -> None:
+    """A regional ClusterOverridePolicy where the platform keeps its own files (no tenant
+    Application syncs rendered/platform/): plan applies it to every app's member copies and
+    fails on team-b's cluster-b copies (mirror.example.cn/payments/ is not team-b's registry).
+    check warned that no Application syncs it and passed: two verdicts on one tree."""
+    path = repo / "rendered" / "platform" / "regional.yaml"
+    path.parent.mkdir()
+    path.write_text(REGIONAL_CLUSTER_MIRROR)
+    plan_code, plan_out, _ = run(["plan", "--output", "json"])
+    assert plan_code == 1
+    planned = {
+        (a["name"], cluster, v["rule"], v["override"])
+        for a in json.loads(plan_out)["apps"]
+        for cluster, vs in a["violations"].items()
+        for v in vs
+        if v["action"] == "deny"
+    }
+    code, report = check()
+    assert report["unsynced"] == ["rendered/platform/regional.yaml"]
+    assert code == plan_code, report
+    checked = {
+        (m["name"], cluster, v["rule"], v["override"])
+        for m in report["members"]
+        for cluster, vs in m["violations"].items()
+        for v in vs
+        if v["action"] == "deny"
+    }
+    assert checked == planned
+    assert (
+        "search-api",
+        "cluster-b",
+        "registry-allowed",
+        "ClusterOverridePolicy eu-central-mirror",
+    ) in checked
+
+
+NAMESPACELESS = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: side}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: side}}
+  template:
+    metadata: {labels: {app: side}}
+    spec:
+      containers:
+        - name: side
+          image: registry.example.com/platform/side:1
+          resources: {requests: {cpu: 100m, memory: 64Mi}}
+---
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: side}
+spec:
+  resourceSelectors:
+    - {apiVersion: apps/v1, kind: Deployment, name: side}
+  placement:
+    clusterAffinity: {clusterNames: [cluster-a, cluster-b]}
+---
+apiVersion: policy.karmada.io/v1alpha1
+kind: OverridePolicy
+metadata: {name: side-latest}
+spec:
+  resourceSelectors:
+    - {apiVersion: apps/v1, kind: Deployment, name: side}
+  overrideRules:
+    - targetCluster: {clusterNames: [cluster-b]}
+      overriders:
+        imageOverrider:
+          - {component: Tag, operator: replace, value: latest}
+"""
+
+
+def test_a_manifest_without_a_namespace_is_planned_where_argo_cd_puts_it(repo: Path) -> None:
+    """Argo CD gives a namespaced object without a namespace its Application's destination
+    namespace (team-a's: platform-demo). The Deployment, its PropagationPolicy and the
+    OverridePolicy that sets :latest on cluster-b all land there, so cluster-b runs :latest.
+    plan said "no cluster" and check passed: both read the objects as if in no namespace."""
+    path = repo / "rendered" / "platform-demo" / "extra" / "side.yaml"
+    path.parent.mkdir()
+    path.write_text(NAMESPACELESS)
+    plan_code, plan_out, _ = run(["plan", "--output", "json"])
+    [side] = json.loads(plan_out)["templates"]
+    assert (side["namespace"], side["name"]) == ("platform-demo", "side")
+    assert side["policy"] == {
+        "kind": "PropagationPolicy",
+        "namespace": "platform-demo",
+        "name": "side",
+    }
+    assert side["placement"] == {"cluster-a": 2, "cluster-b": 2}  # Duplicated
+    assert side["overrides"]["cluster-b"] == ["OverridePolicy platform-demo/side-latest"]
+    assert [v["rule"] for v in side["violations"]["cluster-b"]] == ["image-tag"]
+    assert plan_code == 1
+    code, report = check()
+    assert code == 1, report
+    [member] = report["members"]
+    assert (member["namespace"], member["name"]) == ("platform-demo", "side")
+    assert [v["rule"] for v in member["violations"]["cluster-b"]] == ["image-tag"]
+
+
+def test_an_object_the_applications_project_refuses_fails_the_check(repo: Path) -> None:
+    """team-a's AppProject permits fedgate's kinds only (a Service is not one, nor anything
+    cluster-wide): Argo CD refuses such an object and, with it, the whole sync operation of
+    the Application ("one or more synchronization tasks are not valid"). check passed it."""
+    extra = repo / "rendered" / "platform-demo" / "extra"
+    extra.mkdir()
+    (extra / "service.yaml").write_text(
+        "apiVersion: v1\nkind: Service\nmetadata: {name: web}\n"
+        "spec: {selector: {app: web}, ports: [{port: 80}]}\n"
+    )
+    (extra / "mirror.yaml").write_text(REGIONAL_CLUSTER_MIRROR)
+    code, report = check()
+    assert code == 1 and not report["ok"]
+    assert sorted((r["file"], r["line"], r["message"]) for r in report["refused"]) == [
+        (
+            "rendered/platform-demo/extra/mirror.yaml",
+            1,
+            "Argo CD Application fedgate-team-a: resource policy.karmada.io:ClusterOverridePolicy "
+            "is not permitted in project team-a: Argo CD fails the whole sync of the "
+            "Application, every other change of it included",
+        ),
+        (
+            "rendered/platform-demo/extra/service.yaml",
+            1,
+            "Argo CD Application fedgate-team-a: resource :Service is not permitted in project "
+            "team-a: Argo CD fails the whole sync of the Application, every other change of it "
+            "included",
+        ),
+    ]
+    code, out, _ = run(["check"])
+    assert code == 1
+    assert "; 2 objects Argo CD may not sync" in out
+
+
+def test_an_invalid_hand_written_file_is_named_from_the_working_directory(repo: Path) -> None:
+    """Like every other line of check (and spec errors): rendered/..., not the path inside the
+    tree, which names no file from where the user stands."""
+    bad = repo / "rendered" / "payments" / "bad.yaml"
+    bad.write_text("kind: ConfigMap\nmetadata: {name: x}\n")
+    code, out, _ = run(["check"])
+    assert code == 1
+    assert (
+        "error: rendered/payments/bad.yaml:1: apiVersion: apiVersion must be a non-empty string"
+        in out
+    )

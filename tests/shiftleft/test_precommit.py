@@ -188,6 +188,37 @@ def test_a_hand_written_policy_is_refused(platform: Path) -> None:
     shutil.rmtree(sneaky.parent)
 
 
+def test_a_hand_written_json_policy_is_refused(platform: Path) -> None:
+    """Argo CD syncs ``.json`` manifests too (and ``.yml``): the hook must run for a commit
+    that adds only one. With ``types: [yaml]`` pre-commit skipped it ("no files to check") and
+    the policy the webhook denies was committed."""
+    sneaky = platform / "rendered" / "platform-demo" / "extra" / "sneaky.json"
+    sneaky.parent.mkdir(parents=True)
+    sneaky.write_text(
+        '{"apiVersion": "policy.karmada.io/v1alpha1", "kind": "PropagationPolicy",\n'
+        ' "metadata": {"name": "sneaky", "namespace": "platform-demo"},\n'
+        ' "spec": {"resourceSelectors": [{"apiVersion": "v1", "kind": "Secret"}],\n'
+        '          "placement": {"clusterAffinity": {"clusterNames": ["cluster-c"]}}}}\n'
+    )
+    result = commit(platform, "every Secret to cluster-c, in JSON")
+    output = result.stdout + result.stderr
+    assert result.returncode != 0, output
+    assert "Secret (by label) would go to cluster-c" in output
+    git(platform, "reset", "-q", "HEAD")
+    shutil.rmtree(sneaky.parent)
+
+
+def test_a_commit_that_only_removes_a_rendered_file_is_refused(platform: Path) -> None:
+    """pre-commit never passes a deleted file to a hook, so a commit that only removes files
+    ran no hook at all and committed a stale tree (Argo CD would prune the policy)."""
+    git(platform, "rm", "-q", "rendered/platform-demo/status-page/propagationpolicy.yaml")
+    result = git(platform, "commit", "-m", "no policy", check=False)
+    output = result.stdout + result.stderr
+    assert result.returncode != 0, output
+    assert "missing  rendered/platform-demo/status-page/propagationpolicy.yaml" in output
+    git(platform, "reset", "-q", "--hard", "HEAD")
+
+
 def test_a_hand_edit_of_a_rendered_file_is_refused(platform: Path) -> None:
     """Issue 14: replicas written by hand into the Deployment a FederatedHPA scales."""
     path = platform / "rendered" / "platform-demo" / "web-frontend" / "deployment.yaml"

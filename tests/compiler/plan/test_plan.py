@@ -198,6 +198,28 @@ def test_a_subset_plans_and_diffs_only_itself_but_bills_whole_tenants(platform_r
     assert list(changed["diff"]) == ["payments/checkout/deployment.yaml"]
 
 
+def test_a_subset_shows_what_a_changed_hand_written_policy_does_to_it(
+    platform_repo: Path,
+) -> None:
+    """A regional ClusterOverridePolicy (not committed yet) moves team-a's images to the mirror
+    in the EU clusters. The whole plan shows status-page changed; `plan apps/status-page.yaml`
+    showed the new images but said "No changes" (its before side did not know the policy had
+    changed)."""
+    (platform_repo / "rendered" / "platform").mkdir()
+    (platform_repo / "rendered" / "platform" / "regional.yaml").write_text(
+        MIRROR.replace("REGISTRY", "mirror.example.cn")
+    )
+    _, whole = cli(["plan"])
+    [status] = [c for c in whole["changes"]["apps"] if c["name"] == "status-page"]
+    assert status["action"] == "change"
+    code, subset = cli(["plan", "apps/status-page.yaml"])
+    assert code == 0
+    assert subset["changes"]["apps"] == [status]
+    assert subset["summary"]["apps"] == {"add": 0, "change": 1, "remove": 0}
+    assert subset["diff"] == {} and subset["changes"]["policies"] == []  # only the subset shows
+    assert subset["tenants"] == whole["tenants"]
+
+
 EU_MIRROR = (
     MIRROR.replace("REGISTRY", "mirror.example.cn")
     + "---\n"

@@ -107,6 +107,40 @@ def test_the_contract_on_a_divided_deployment_with_a_deprecated_override(tmp_pat
     assert code == 1
 
 
+def test_a_per_cluster_denial_names_the_cluster_the_override_and_the_field(
+    tmp_path: Path,
+) -> None:
+    """Issue 14, "One verdict everywhere": a denial on a member copy names the cluster, the
+    override that produced the value and the spec field. A CEL rule has no pointer of its own:
+    the field is the one the override rule wrote (the JSON had no field; the text said only
+    "set by OverridePolicy platform-demo/mirror rule 0")."""
+    latest = DEPRECATED_FORM.replace(
+        "[{component: Registry, operator: replace, value: mirror.example.cn}]",
+        "[{component: Registry, operator: replace, value: registry.example.com},"
+        " {component: Tag, operator: replace, value: latest}]",
+    )
+    app = TEAM_A_APP.replace("image: platform/", "image: registry.example.com/platform/")
+    tree = write(tmp_path, **{"app.yaml": app, "op.yaml": latest})
+    code, report, _ = plan_tree(tree)
+    [template] = report["templates"]
+    [denial] = template["violations"]["cluster-b"]
+    assert (denial["rule"], denial["override"], denial["overrideRule"], denial["fields"]) == (
+        "image-tag",
+        "OverridePolicy platform-demo/mirror",
+        0,
+        ["/spec/template/spec/containers/0/image"],
+    )
+    assert code == 1
+    out = io.StringIO()
+    assert main(["plan", "--tree", str(tree), "--policies", str(POLICIES)], stdout=out) == 1
+    text = " ".join(out.getvalue().split())
+    assert (
+        "deny [image-tag] in cluster-b: image registry.example.com/platform/demo-http:latest is "
+        "not pinned: give it a tag other than latest, or a digest (set by OverridePolicy "
+        "platform-demo/mirror rule 0 at /spec/template/spec/containers/0/image)"
+    ) in text
+
+
 def test_a_failing_override_keeps_the_cluster_placed_but_without_a_copy(tmp_path: Path) -> None:
     broken = DEPRECATED_FORM.replace(
         "    imageOverrider: [{component: Registry, operator: replace, value: mirror.example.cn}]",
@@ -185,3 +219,21 @@ def test_a_missing_tree_is_a_usage_error(tmp_path: Path) -> None:
         stderr=err,
     )
     assert code == 2 and "no such file or directory" in err.getvalue()
+
+
+def test_the_text_shows_what_each_member_runs(tmp_path: Path) -> None:
+    """The README: every template "in the same blocks as above", which show each member's
+    `N x image`. A hand-written Deployment's block showed the placement and the overrides'
+    names only, never the image a regional override made: the JSON alone had it."""
+    tree = write(tmp_path, **{"app.yaml": TEAM_A_APP, "op.yaml": DEPRECATED_FORM})
+    out = io.StringIO()
+    assert main(["plan", "--tree", str(tree), "--policies", str(POLICIES)], stdout=out) == 1
+    lines = out.getvalue().splitlines()
+    start = lines.index("    placement    cluster-a 4, cluster-b 2")
+    assert lines[start + 2 : start + 6] == [
+        "    cluster-a    4 x platform/demo-http:1.0",
+        "    cluster-b    2 x mirror.example.cn/platform/demo-http:1.0",
+        "                 overrides OverridePolicy platform-demo/mirror",
+        "    deny   [registry-allowed] in cluster-a: image platform/demo-http:1.0 does not come "
+        "from the",
+    ]
