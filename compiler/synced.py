@@ -23,6 +23,9 @@ class SyncedTree:
 
     fedgate: tuple[Manifest, ...]
     hand_written: ManifestSet
+    """The hand-written manifests Argo CD applies to Karmada (``applied`` may leave some out)."""
+    files: tuple[str, ...] = ()
+    """Every hand-written file of the tree, read or not, applied to Karmada or not."""
 
     @property
     def manifests(self) -> tuple[Manifest, ...]:
@@ -51,7 +54,10 @@ def synced_tree(
     fedgate's Karmada objects by path (the Argo CD pieces are not synced to Karmada); the
     hand-written manifests as ``applied`` says Argo CD applies them."""
     fedgate = tuple(Manifest(path, 1, obj) for path, obj in sorted(objects.items()))
-    hand_written = read_tree(out, hand_written_files(out, fedgate_files))
+    files = hand_written_files(out, fedgate_files)
+    hand_written = read_tree(out, files)
     return SyncedTree(
-        fedgate, replace(hand_written, manifests=tuple(applied(hand_written.manifests)))
+        fedgate,
+        replace(hand_written, manifests=tuple(applied(hand_written.manifests))),
+        tuple(files),
     )

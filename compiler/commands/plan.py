@@ -44,6 +44,7 @@ from compiler.plan.core import AppPlan, Plan, plan
 from compiler.plan.text import finish, report, tree_report
 from compiler.plan.tree import TemplateResult, plan_templates, policies_of
 from compiler.plan.tree import plan_tree as plan_manifest_tree
+from compiler.render.argocd import FOLDER as ARGOCD_FOLDER
 from compiler.synccheck import as_synced
 from compiler.synced import SyncedTree, synced_tree
 from compiler.treecheck import applications
@@ -138,7 +139,10 @@ def run(args: argparse.Namespace, out: Output) -> int:
     argocd = applications(compiled)
 
     def applied(manifests: Iterable[Manifest]) -> list[Manifest]:
-        return as_synced(manifests, argocd, prefix)
+        """As Argo CD applies them to Karmada: not the Argo CD folder (the root Application
+        syncs it to Argo CD's own cluster), namespaced as their Application puts them."""
+        karmada = (m for m in manifests if not m.file.startswith(f"{ARGOCD_FOLDER}/"))
+        return as_synced(karmada, argocd, prefix)
 
     synced = synced_tree(where.out, compiled.files, objects, applied)
     policies = policies_of(m.object for m in synced.manifests)
@@ -216,9 +220,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
 
 def _hand_written(synced: SyncedTree) -> list[str]:
     """The hand-written files of the synced tree, read or not (the tree is listed once)."""
-    manifests = synced.hand_written
-    files = {m.file for m in manifests.manifests} | {f.file for f in manifests.findings}
-    return sorted(files | set(manifests.skipped))
+    return sorted(synced.files)
 
 
 def _other_files(

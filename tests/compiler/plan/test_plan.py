@@ -220,6 +220,25 @@ def test_a_subset_shows_what_a_changed_hand_written_policy_does_to_it(
     assert subset["tenants"] == whole["tenants"]
 
 
+def test_a_hand_written_file_of_the_argo_cd_folder_is_not_a_karmada_template(
+    platform_repo: Path,
+) -> None:
+    """rendered/argocd/ is synced by the root Application to Argo CD's own cluster, not to
+    Karmada (check leaves it out): a platform Application there was planned as a resource
+    template that "stays in the control plane"."""
+    (platform_repo / "rendered" / "argocd" / "platform.yaml").write_text(
+        "apiVersion: argoproj.io/v1alpha1\nkind: Application\n"
+        "metadata: {name: platform, namespace: argocd}\n"
+        "spec:\n  project: default\n"
+        "  source: {repoURL: https://git.example.com/platform/federation.git, path: platform}\n"
+        "  destination: {name: karmada-apiserver}\n"
+    )
+    code, report = cli(["plan"])
+    assert code == 0
+    assert report["templates"] == [] and report["changes"]["templates"] == []
+    assert report["changes"]["files"] == {"argocd/platform.yaml": "add"}
+
+
 EU_MIRROR = (
     MIRROR.replace("REGISTRY", "mirror.example.cn")
     + "---\n"
