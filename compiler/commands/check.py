@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 from typing import Any
 
@@ -32,9 +33,10 @@ engine as the webhook, with the same messages. Exit 0 when everything would be a
 
 FILES (what pre-commit passes) narrow the review to the manifests of those spec or rendered
 files, and of the files removed since HEAD (pre-commit never passes those); --all reviews
-every manifest. Unchanged spec files are not compiled again (cache in
-.git/fedgate/). A change that deletes every workload of a tenant (or of the tree) fails unless
---allow-empty says it is meant: Argo CD would prune them all.
+every manifest, and so does a policies/ that differs from HEAD (new rules judge every
+manifest's next sync). Unchanged spec files are not compiled again (cache in .git/fedgate/).
+A change that deletes every workload of a tenant (or of the tree) fails unless --allow-empty
+says it is meant: Argo CD would prune them all.
 
 examples:
   fedgate check                       specs in apps/, tree in rendered/, review what changed
@@ -74,6 +76,9 @@ def run(args: argparse.Namespace, out: Output) -> int:
     _refuse_unknown_files(args.files, repository)
     where = locate([args.apps] if args.apps else [], args.out)
     apps_dir, tree, root = where.apps[0], where.out, where.root
+    if repository is not None:
+        repository.prefetch(tree, args.policies)  # one git process for both
+    rules_changed = _policies_changed(args.policies, repository)
     cache = default_cache(root)
     compiled, bundle = compile_specs(out, find_spec_files([apps_dir]), args, cache=cache)
     memo_file = cache.with_name(statmemo.TREE_FILE) if cache is not None else None
@@ -81,14 +86,31 @@ def run(args: argparse.Namespace, out: Output) -> int:
     diff = diff_tree(tree, compiled.files, memo)
     statmemo.save(memo_file, str(tree.resolve()), memo)
     result = check_tree(
-        compiled, bundle, tree, repository, diff, files=args.files, everything=args.all
+        compiled,
+        bundle,
+        tree,
+        repository,
+        diff,
+        files=args.files,
+        everything=args.all or rules_changed,
     )
     deleted = [] if args.allow_empty else _wipes(compiled, bundle, tree, repository)
     ok = diff.clean and not result.denied and not deleted
     if out.format == "json":
-        out.json({**_as_json(ok, diff, result, deleted), "policies": str(args.policies)})
+        out.json(
+            {
+                **_as_json(ok, diff, result, deleted),
+                "policies": str(args.policies),
+                "policiesChanged": rules_changed,
+            }
+        )
         return 0 if ok else 1
     _report_stale(out, diff, result, tree, apps_dir)
+    if rules_changed:
+        out.line(
+            f"{args.policies}/ differs from git HEAD: every synced manifest is reviewed "
+            "under the new rules, changed or not"
+        )
     _report_reviews(out, result)
     for wipe in deleted:
         out.line(f"{tree}/: {wipe.message()}")
@@ -96,7 +118,9 @@ def run(args: argparse.Namespace, out: Output) -> int:
     denied = sum(1 for w in result.writes if not w.decision.allowed)
     members = sum(1 for t in result.templates if t.denied)
     verdict = "would all be admitted" if not denied else f"{denied} would be DENIED"
-    reviewed = plural(len(result.writes), "manifest" if args.all else "changed manifest")
+    reviewed = plural(
+        len(result.writes), "manifest" if args.all or rules_changed else "changed manifest"
+    )
     out.line(
         f"fedgate check: {plural(len(compiled.apps), 'app')}; {tree}/ "
         f"{'up to date' if diff.clean else 'STALE'}; {reviewed} "
@@ -111,6 +135,35 @@ def run(args: argparse.Namespace, out: Output) -> int:
         + (f"; DELETES every workload of {_whose(deleted)}" if deleted else "")
     )
     return 0 if ok else 1
+
+
+def _policies_changed(policies: Path, repository: Repository | None) -> bool:
+    """Whether the bundle in the working tree differs from git HEAD's (a file added, removed
+    or edited): its rules then judge every manifest anew, a lowered quota or a new rule
+    included. False outside git, or for a bundle outside the repository (no HEAD to compare)."""
+    if repository is None or not policies.is_dir():
+        return False
+    try:
+        policies.resolve().relative_to(repository.root.resolve())
+    except ValueError:
+        return False
+    committed = repository.committed(policies)
+    on_disk: dict[str, str] = {}
+    for directory, folders, names in os.walk(policies):
+        folders[:] = [f for f in folders if not f.startswith(".")]
+        for name in names:
+            path = Path(directory) / name
+            if name.startswith(".") or not path.is_file():
+                continue
+            try:
+                on_disk[path.relative_to(policies).as_posix()] = blob_id(path.read_bytes())
+            except OSError:
+                return True  # unreadable: the bundle load says why; judge everything
+    return on_disk != {p: b for p, b in committed.items() if not _hidden(p)}
+
+
+def _hidden(path: str) -> bool:
+    return any(part.startswith(".") for part in path.split("/"))
 
 
 def _refuse_unknown_files(files: list[Path], repository: Repository | None) -> None:

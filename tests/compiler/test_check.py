@@ -489,3 +489,50 @@ def test_an_edit_that_keeps_size_and_time_is_found_after_check_learnt_the_tree(
     code, report = check()
     assert code == 1
     assert report["stale"]["stale"] == ["platform-demo/status-page/deployment.yaml"]
+
+
+QUAY = "      - quay.example.org/platform/\n"
+MIRRORED_DEPLOYMENT = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: mirrored, namespace: platform-demo}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: mirrored}}
+  template:
+    metadata: {labels: {app: mirrored}}
+    spec:
+      containers:
+        - name: web
+          image: quay.example.org/platform/web:1.0
+          resources: {requests: {cpu: 100m, memory: 64Mi}}
+"""
+
+
+@pytest.mark.parametrize("files", [(), ("policies/tenants.yaml",)], ids=["all", "hook"])
+def test_a_rule_change_alone_reviews_every_manifest_again(
+    repo: Path, files: tuple[str, ...]
+) -> None:
+    """A commit that changes only policies/ (a registry taken from team-a) changes no
+    manifest, but the webhook will judge the next sync of every one under the new rules: a
+    committed Deployment pulling from that registry is denied now, by check and by the hook
+    (which passes the policy file)."""
+    tenants = repo / "policies" / "tenants.yaml"
+    registry = "      - mirror.example.cn/platform/\n"
+    tenants.write_text(tenants.read_text().replace(registry, f"{registry}{QUAY}", 1))
+    path = repo / "rendered" / "platform-demo" / "extra" / "mirrored.yaml"
+    path.parent.mkdir(parents=True)
+    path.write_text(MIRRORED_DEPLOYMENT)
+    assert check()[0] == 0
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "team-a may pull from quay; a hand-written Deployment does")
+    code, report = check(*files)
+    assert (code, report["policiesChanged"], report["reviews"]) == (0, False, [])
+    tenants.write_text(tenants.read_text().replace(QUAY, "", 1))
+    code, report = check(*files)
+    assert code == 1 and report["policiesChanged"] is True
+    denied = [r for r in report["reviews"] if not r["allowed"]]
+    assert [r["file"] for r in denied] == ["rendered/platform-demo/extra/mirrored.yaml"]
+    assert len(report["reviews"]) > 19  # every synced manifest, fedgate's and this one
+    code, out, _ = run(["check", *files])
+    assert code == 1 and "policies/ differs from git HEAD" in out
