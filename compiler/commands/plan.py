@@ -273,11 +273,13 @@ def _run_tree(args: argparse.Namespace, out: Output) -> int:
                 {
                     "templates": [template_json(t) for t in result.templates],
                     "errors": [_finding_json(f) for f in result.findings],
+                    "warnings": [_finding_json(f) for f in result.warnings],
                 }
             )
         else:
             color = color_wanted(out.stdout, args.color)
-            for line in finish(tree_report(result.templates, result.findings), color):
+            report = tree_report(result.templates, result.findings, result.warnings)
+            for line in finish(report, color):
                 out.line(line)
     finally:
         gc.unfreeze()

@@ -489,9 +489,14 @@ def report(
     return lines
 
 
-def tree_report(templates: Sequence[TemplateResult], findings: Sequence[Finding]) -> list[Line]:
+def tree_report(
+    templates: Sequence[TemplateResult],
+    findings: Sequence[Finding],
+    warnings: Sequence[Finding] = (),
+) -> list[Line]:
     """``plan --tree``: every template as it is (no git HEAD to compare with), one verdict."""
     lines = [Line(f"error: {f.render()}", "deny", 4) for f in findings]
+    lines += [Line(f"warning: {f.render()}", "warn", 4) for f in warnings]
     for template in templates:
         change = TemplateChange(template.manifest.identity, "none", template)
         lines += [*template_block(change, symbol=False), Line("")]

@@ -44,6 +44,8 @@ class TreePlan:
 
     templates: tuple[TemplateResult, ...]
     findings: tuple[Finding, ...] = ()
+    warnings: tuple[Finding, ...] = ()
+    """The Karmada policies Karmada's API would refuse (they do not change the verdict)."""
 
     @property
     def denied(self) -> bool:
@@ -55,23 +57,23 @@ def is_template(obj: Mapping[str, Any]) -> bool:
     return group_of(str(obj.get("apiVersion", ""))) not in SKIPPED_GROUPS
 
 
-def policies_of(objects: Iterable[Mapping[str, Any]], *, stored: bool = False) -> Policies:
-    """The Karmada policies among ``objects``; ``stored``: only those Karmada's API would
-    store (a refused one never exists: ``webhook/karmada/validation.py``). ``plan --tree``
-    leaves the refused ones out and reports them; repository-mode plan and check do not report
-    them yet, so they keep them rather than drop them unsaid."""
-    return Policies.of(o for o in objects if Policies.is_policy(o) and not (stored and refusals(o)))
+def policies_of(objects: Iterable[Mapping[str, Any]]) -> Policies:
+    return Policies.of(o for o in objects if Policies.is_policy(o))
 
 
 def refused(manifests: Iterable[Manifest]) -> list[Finding]:
-    """Each reason Karmada's API refuses a policy of ``manifests``, located."""
+    """Each reason Karmada's API would refuse a policy of ``manifests``, located
+    (``webhook/karmada/validation.py``)."""
     findings = []
     for manifest in manifests:
         if not Policies.is_policy(manifest.object):
             continue
         kind, name = manifest.identity[1], "/".join(p for p in manifest.identity[2:] if p)
         for path, why in refusals(manifest.object):
-            message = f"Karmada refuses {kind} {name} ({why}): it is left out of the plan"
+            message = (
+                f"Karmada refuses {kind} {name} ({why}): Argo CD cannot create it; the plan "
+                "shows what it would do were it stored, as Karmada's own functions answer"
+            )
             findings.append(Finding(manifest.file, manifest.line, path, message))
     return findings
 
@@ -116,10 +118,7 @@ def plan_templates(
 
 def plan_tree(manifests: ManifestSet, bundle: Bundle) -> TreePlan:
     """Every template of the tree with every policy of the tree."""
-    policies = policies_of((m.object for m in manifests.manifests), stored=True)
-    findings = [
-        *manifests.findings,
-        *duplicates(manifests.manifests),
-        *refused(manifests.manifests),
-    ]
-    return TreePlan(plan_templates(manifests.manifests, policies, bundle), tuple(findings))
+    policies = policies_of(m.object for m in manifests.manifests)
+    findings = [*manifests.findings, *duplicates(manifests.manifests)]
+    templates = plan_templates(manifests.manifests, policies, bundle)
+    return TreePlan(templates, tuple(findings), tuple(refused(manifests.manifests)))

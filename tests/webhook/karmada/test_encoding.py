@@ -56,6 +56,9 @@ from webhook.karmada.goyaml import yaml_to_json
             id="go-floats-through-json-text",
         ),
         pytest.param([[1, 2], [3]], "- - 1\n  - 2\n- - 3\n", id="nested-lists"),
+        # go-yaml v2's encoder writes "<<" plain (resolve's hint table has no '<', so it is no
+        # !!merge there), as a key too: that text does not read back (a merge of null)
+        pytest.param({"<<": None, "a": "<<"}, "<<: null\na: <<\n", id="merge-key-plain"),
     ],
 )
 def test_yaml_as_go_yaml_writes_it(value: Any, text: str) -> None:
@@ -122,7 +125,12 @@ _JSON = st.recursive(
         st.floats(allow_nan=False, allow_infinity=False),
         _TEXT,
     ),
-    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(_TEXT, inner, max_size=4)),
+    # "<<" as a key: go-yaml v2 writes it plain and reads it back as a merge (Go's own round
+    # trip fails too: test_a_merge_key_does_not_read_back), so it is left out here
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4),
+        st.dictionaries(_TEXT.filter(lambda k: k != "<<"), inner, max_size=4),
+    ),
     max_leaves=20,
 )
 
@@ -145,3 +153,11 @@ def _same(a: Any, b: Any) -> bool:
     if isinstance(a, float | int) and isinstance(b, float | int) and not isinstance(a, bool):
         return (not isinstance(b, bool) and math.isclose(a, b, rel_tol=0, abs_tol=0)) or a == b
     return type(a) is type(b) and a == b
+
+
+def test_a_merge_key_does_not_read_back() -> None:
+    """go-yaml v2 writes the key "<<" plain, and reading ``<<: null`` is a merge of no map:
+    Go's decoder fails ("map merge requires map or sequence of maps as the value"); so does
+    fedgate's."""
+    with pytest.raises(EncodingError, match="map merge requires map"):
+        yaml_to_json(to_yaml({"<<": None}))
