@@ -215,7 +215,15 @@ def run(args: argparse.Namespace, out: Output) -> int:
     lines = report(
         app_list,
         template_list,
-        [(bill, tenant_before(bill, app_list)) for bill in result.tenants],
+        [
+            (
+                bill,
+                tenant_before(
+                    bill, app_list, template_list, bundle.tenants[bill.tenant].namespaces
+                ),
+            )
+            for bill in result.tenants
+        ],
         summary,
         policies=policy_list,
         others=others,

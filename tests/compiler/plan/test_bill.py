@@ -10,8 +10,10 @@ from typing import Any
 import pytest
 import yaml
 
+from compiler.manifests import Manifest
+from compiler.plan.changes import TemplateChange, tenant_before
 from compiler.plan.core import TenantBill, plan, workload_bill
-from compiler.plan.tree import policies_of
+from compiler.plan.tree import TemplateResult, policies_of
 from webhook.bundle.model import Bundle
 from webhook.engine.quota import requested
 from webhook.karmada.propagation import propagate
@@ -171,3 +173,34 @@ def test_a_hand_written_workload_is_on_its_tenants_bill(
     for template in templates:  # never less than check's tenancy.quota counts (a lower bound)
         for resource, amount in requested(template.template).items():
             assert workload_bill(template)[resource] >= amount
+
+
+def _result(bundle: Bundle, manifests: list[str]) -> TemplateResult:
+    objects = [o for m in manifests for o in yaml.safe_load_all(m)]
+    policies = policies_of(objects)
+    [template] = [o for o in objects if not policies.is_policy(o)]
+    manifest = Manifest("extra.yaml", 1, template)
+    return TemplateResult(manifest, propagate(template, policies, bundle.clusters))
+
+
+def test_the_tenant_at_head_swaps_each_changed_workloads_bill(bundle: Bundle) -> None:
+    """HEAD had 2 pods of 1 CPU divided; the tree has 3 duplicated on two clusters (6 CPU)."""
+    cpu = {"requests": {"cpu": "1"}}
+    before = _result(bundle, [workload("Deployment", "d", "platform-demo", 2, **cpu)])
+    after = _result(
+        bundle,
+        [
+            workload("Deployment", "d", "platform-demo", 3, **cpu),
+            policy("Deployment", "d", "platform-demo", "Duplicated"),
+        ],
+    )
+    identity = after.manifest.identity
+    bill = TenantBill("team-a", {"cpu": Fraction(10)}, {"cpu": Fraction(20)})
+    changed = TemplateChange(identity, "change", after, before)
+    added = TemplateChange(identity, "add", after, None)
+    gone = TemplateChange(identity, "remove", None, before)
+    owned = ["platform-demo"]
+    assert tenant_before(bill, [], [changed], owned) == {"cpu": 10 - 6 + 2, "memory": 0}
+    assert tenant_before(bill, [], [added], owned) == {"cpu": 10 - 6, "memory": 0}
+    assert tenant_before(bill, [], [gone], owned) == {"cpu": 10 + 2, "memory": 0}
+    assert tenant_before(bill, [], [changed], ["payments"]) == bill.used  # another tenant's

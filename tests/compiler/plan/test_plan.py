@@ -349,6 +349,9 @@ def test_a_hand_written_workload_is_on_its_tenants_bill(platform_repo: Path) -> 
     out = io.StringIO()
     main(["plan", "apps/checkout.yaml"], stdout=out, stderr=io.StringIO())
     assert "tenant team-a: cpu 57.9 of 20 OVER QUOTA" in out.getvalue()
+    out = io.StringIO()
+    main(["plan"], stdout=out, stderr=io.StringIO())  # HEAD did not have the Deployment
+    assert "tenant team-a: cpu 7.9 -> 57.9 of 20 OVER QUOTA" in out.getvalue()
     checked = io.StringIO()
     assert main(["check"], stdout=checked, stderr=io.StringIO()) == 1
     assert "tenancy.quota" in checked.getvalue()
