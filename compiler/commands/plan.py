@@ -48,6 +48,7 @@ from compiler.render.argocd import FOLDER as ARGOCD_FOLDER
 from compiler.synccheck import as_synced
 from compiler.synced import SyncedTree, synced_tree
 from compiler.treecheck import applications
+from webhook.engine.workloads import pod_spec
 from webhook.errors import Finding, UsageError
 from webhook.quantity import format_cpu, format_memory
 
@@ -146,12 +147,22 @@ def run(args: argparse.Namespace, out: Output) -> int:
 
     synced = synced_tree(where.out, compiled.files, objects, applied)
     policies = policies_of(m.object for m in synced.manifests)
-    result = plan(compiled.rendered, bundle, policies)
-    chosen = _selected_apps(compiled, selected)
-    apps = tuple(a for a in result.apps if (a.namespace, a.name) in chosen)
     templates = (
         plan_templates(synced.hand_written.manifests, policies, bundle) if selected is None else ()
     )
+    # The bills are whole: APPS or not, every hand-written workload is on its tenant's bill.
+    workloads = (
+        templates
+        if selected is None
+        else plan_templates(
+            [m for m in synced.hand_written.manifests if pod_spec(m.object) is not None],
+            policies,
+            bundle,
+        )
+    )
+    result = plan(compiled.rendered, bundle, policies, [t.plan for t in workloads])
+    chosen = _selected_apps(compiled, selected)
+    apps = tuple(a for a in result.apps if (a.namespace, a.name) in chosen)
     paths = {p for a in compiled.apps if (a.namespace, a.name) in chosen for p in a.paths}
     whole_tree = selected is None  # APPS: only those apps' files; nothing shows as removed
     repository = Repository.find(Path.cwd())
@@ -204,7 +215,15 @@ def run(args: argparse.Namespace, out: Output) -> int:
     lines = report(
         app_list,
         template_list,
-        [(bill, tenant_before(bill, app_list)) for bill in result.tenants],
+        [
+            (
+                bill,
+                tenant_before(
+                    bill, app_list, template_list, bundle.tenants[bill.tenant].namespaces
+                ),
+            )
+            for bill in result.tenants
+        ],
         summary,
         policies=policy_list,
         others=others,
@@ -414,6 +433,7 @@ def as_json(
                 "left": {
                     r: _amount(r, t.left(r)) if t.left(r) is not None else None for r in t.quota
                 },
+                "handWritten": {r: _amount(r, v) for r, v in t.hand_written.items()},
             }
             for t in result.tenants
         ],

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Literal
 
-from compiler.plan.core import RESOURCES, AppPlan, TenantBill
+from compiler.plan.core import RESOURCES, AppPlan, TenantBill, workload_bill
 from compiler.plan.members import MemberViolation
 from compiler.plan.tree import TemplateResult
 from webhook.karmada.detector import COP, OP, PP, meta_str, policy_ref, selectors
@@ -254,10 +254,22 @@ def _bill(plan: AppPlan | None, resource: str) -> Fraction:
     return sum((b.get(resource, Fraction(0)) for b in plan.bill.values()), Fraction(0))
 
 
-def tenant_before(bill: TenantBill, apps: Sequence[AppChange]) -> Mapping[str, Fraction] | None:
+def _workload_bill(result: TemplateResult | None, resource: str) -> Fraction:
+    return (
+        workload_bill(result.plan).get(resource, Fraction(0)) if result is not None else Fraction(0)
+    )
+
+
+def tenant_before(
+    bill: TenantBill,
+    apps: Sequence[AppChange],
+    templates: Sequence[TemplateChange] = (),
+    namespaces: Iterable[str] = (),
+) -> Mapping[str, Fraction] | None:
     """What the tenant used at HEAD: today's use, each changed app's bill swapped for its
-    bill at HEAD; None when one of its changed apps (or a removed app of unknown tenant) has
-    a HEAD side that is not known."""
+    bill at HEAD, and each changed hand-written template of its ``namespaces`` likewise; None
+    when one of its changed apps (or a removed app of unknown tenant) has a HEAD side that is
+    not known."""
     used = dict(bill.used)
     for change in apps:
         if change.action == "none" or change.tenant not in (bill.tenant, None):
@@ -267,4 +279,11 @@ def tenant_before(bill: TenantBill, apps: Sequence[AppChange]) -> Mapping[str, F
         for resource in RESOURCES:
             now = used.get(resource, Fraction(0)) - _bill(change.after, resource)
             used[resource] = now + _bill(change.before, resource)
+    owned = set(namespaces)
+    for template in templates:
+        if template.action == "none" or template.identity[2] not in owned:
+            continue
+        for resource in RESOURCES:
+            now = used.get(resource, Fraction(0)) - _workload_bill(template.after, resource)
+            used[resource] = now + _workload_bill(template.before, resource)
     return used

@@ -20,10 +20,14 @@ from compiler.plan.members import MemberViolation, attribute, judge, override_fa
 from compiler.render.pipeline import RenderedApp
 from compiler.spec.model import AppSpec
 from webhook.bundle.model import Bundle, Cluster
-from webhook.karmada.detector import Policies, policy_ref
+from webhook.engine.quota import per_pod
+from webhook.engine.workloads import pod_spec
+from webhook.engine.workloads import replicas as pods_at_once
+from webhook.karmada.detector import Policies, meta_str, policy_ref
 from webhook.karmada.division import Division, divide
 from webhook.karmada.overridemanager import Step, apply_overrides
 from webhook.karmada.overriders import OverrideError
+from webhook.karmada.propagation import TemplatePlan
 from webhook.quantity import parse_quantity
 
 RESOURCES = ("cpu", "memory")
@@ -56,11 +60,14 @@ class AppPlan:
 
 @dataclass(frozen=True)
 class TenantBill:
-    """One tenant's whole bill against its quota."""
+    """One tenant's whole bill against its quota: its apps and the hand-written workloads of
+    the synced tree in its namespaces."""
 
     tenant: str
     used: Mapping[str, Fraction]
     quota: Mapping[str, Fraction | None]
+    hand_written: Mapping[str, Fraction] = field(default_factory=dict)
+    """The part of ``used`` the hand-written workloads request (empty: none)."""
 
     def left(self, resource: str) -> Fraction | None:
         limit = self.quota.get(resource)
@@ -224,18 +231,51 @@ def plan_app(rendered: RenderedApp, bundle: Bundle, policies: Policies | None = 
     )
 
 
-def plan(rendered: Sequence[RenderedApp], bundle: Bundle, policies: Policies | None = None) -> Plan:
-    """Every app's plan and every tenant's bill; ``policies``: those of the synced tree."""
+def workload_bill(template: TemplatePlan) -> dict[str, Fraction]:
+    """What a hand-written workload requests over every cluster: a pod as ``tenancy.quota``
+    bills it (``quota.per_pod``, as the scheduler counts it) times the pods of each cluster
+    of its placement (Duplicated: the total in each; Divided: each cluster's share), the
+    pods it runs at once (quota's count: 1 for a Pod or DaemonSet) in a cluster where the
+    interpreter counts none. Nothing propagates it: counted once, as check's rule counts it
+    (it bills Git's templates whatever claims them). Empty for a kind without pods."""
+    spec = pod_spec(template.template)
+    if spec is None:
+        return {}
+    pod, own = per_pod(spec), pods_at_once(template.template)
+    pods = sum((own if n is None else n for n in template.placement.values()), 0)
+    count = pods if template.placement else own
+    return {r: pod.get(r, Fraction(0)) * count for r in RESOURCES}
+
+
+def plan(
+    rendered: Sequence[RenderedApp],
+    bundle: Bundle,
+    policies: Policies | None = None,
+    templates: Sequence[TemplatePlan] = (),
+) -> Plan:
+    """Every app's plan and every tenant's bill; ``policies``: those of the synced tree;
+    ``templates``: its hand-written templates as Karmada propagates them (each workload in a
+    tenant's namespaces is on that tenant's bill)."""
     apps = tuple(plan_app(r, bundle, policies) for r in sorted(rendered, key=lambda r: r.app.key))
+    hand_written: dict[str, list[dict[str, Fraction]]] = {}
+    for template in templates:
+        tenant = bundle.tenant_of_namespace(meta_str(template.template, "namespace"))
+        bill = workload_bill(template) if tenant is not None else {}
+        if tenant is not None and bill:
+            hand_written.setdefault(tenant.name, []).append(bill)
     tenants = []
-    for name in sorted({a.tenant for a in apps}):
+    for name in sorted({a.tenant for a in apps} | set(hand_written)):
+        written = {
+            r: sum((b[r] for b in hand_written.get(name, [])), Fraction(0)) for r in RESOURCES
+        }
         used = {
             r: sum(
                 (b.get(r, Fraction(0)) for a in apps if a.tenant == name for b in a.bill.values()),
-                Fraction(0),
+                written[r],
             )
             for r in RESOURCES
         }
         quota = bundle.tenants[name].quota
-        tenants.append(TenantBill(name, used, {"cpu": quota.cpu, "memory": quota.memory}))
+        limits = {"cpu": quota.cpu, "memory": quota.memory}
+        tenants.append(TenantBill(name, used, limits, written if name in hand_written else {}))
     return Plan(apps, tuple(tenants))

@@ -479,7 +479,10 @@ def report(
     billed = [
         tenant_line(bill, before)
         for bill, before in tenants
-        if everything or bill.tenant in touched or any(_over(bill, r) for r in ("cpu", "memory"))
+        if everything
+        or bill.tenant in touched
+        or (before is not None and dict(before) != dict(bill.used))  # a template changed it
+        or any(_over(bill, r) for r in ("cpu", "memory"))
     ]
     if billed:
         lines += [*billed, Line("")]

@@ -309,3 +309,49 @@ def test_a_pull_request_golden(tmp_path: Path) -> None:
     result = fedgate("plan", cwd=repo)
     assert result.returncode == 1, result.stderr  # a member copy is denied
     _golden("plan-changes.txt", result.stdout)
+
+
+BATCH = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: batch, namespace: platform-demo}
+spec:
+  replicas: 50
+  selector: {matchLabels: {app: batch}}
+  template:
+    metadata: {labels: {app: batch}}
+    spec:
+      containers:
+        - name: batch
+          image: registry.example.com/platform/batch:1.0
+          resources: {requests: {cpu: "1", memory: 64Mi}}
+"""
+"""The red-team note's hand-written 50 x 1 CPU Deployment in team-a's namespace."""
+
+
+def test_a_hand_written_workload_is_on_its_tenants_bill(platform_repo: Path) -> None:
+    """Issue 14: plan left team-a at 7.9 of 20 CPU while check denies the Deployment on
+    tenancy.quota. The bill is the same warm or cold, whole or for a subset of another tenant."""
+    _, before = cli(["plan"])
+    team_a = next(t for t in before["tenants"] if t["tenant"] == "team-a")
+    assert team_a["handWritten"] == {} and team_a["used"]["cpu"] == "7900m"
+    (platform_repo / "rendered" / "platform-demo" / "extra").mkdir()
+    (platform_repo / "rendered" / "platform-demo" / "extra" / "batch.yaml").write_text(BATCH)
+    _, whole = cli(["plan"])
+    team_a = next(t for t in whole["tenants"] if t["tenant"] == "team-a")
+    assert team_a["handWritten"] == {"cpu": "50", "memory": "3200Mi"}
+    assert (team_a["used"]["cpu"], team_a["left"]["cpu"]) == ("57900m", "-37900m")
+    assert next(t for t in whole["tenants"] if t["tenant"] == "team-b")["handWritten"] == {}
+    _, subset = cli(["plan", "apps/checkout.yaml"])
+    assert subset["tenants"] == whole["tenants"]
+    shutil.rmtree(platform_repo / ".git" / "fedgate")
+    assert cli(["plan"])[1]["tenants"] == whole["tenants"]
+    out = io.StringIO()
+    main(["plan", "apps/checkout.yaml"], stdout=out, stderr=io.StringIO())
+    assert "tenant team-a: cpu 57.9 of 20 OVER QUOTA" in out.getvalue()
+    out = io.StringIO()
+    main(["plan"], stdout=out, stderr=io.StringIO())  # HEAD did not have the Deployment
+    assert "tenant team-a: cpu 7.9 -> 57.9 of 20 OVER QUOTA" in out.getvalue()
+    checked = io.StringIO()
+    assert main(["check"], stdout=checked, stderr=io.StringIO()) == 1
+    assert "tenancy.quota" in checked.getvalue()
