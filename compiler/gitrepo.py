@@ -54,21 +54,17 @@ class Repository:
         if prefix is None:
             return {}
         if prefix not in self._listings:
-            self.prefetch(folder)
+            self._list([prefix])
         return dict(self._listings[prefix])
 
     def prefetch(self, *folders: Path) -> None:
         """List the folders at HEAD with one ``git ls-tree`` (a process less per folder);
         ``committed`` answers from it."""
-        prefixes = list(
-            dict.fromkeys(
-                p
-                for p in (self._prefix(f) for f in folders)
-                if p is not None and p not in self._listings
-            )
-        )
-        if not prefixes:
-            return
+        prefixes = {self._prefix(f) for f in folders} - {None} - self._listings.keys()
+        if prefixes:
+            self._list(sorted(p for p in prefixes if p is not None))
+
+    def _list(self, prefixes: list[str]) -> None:
         listings: dict[str, dict[str, str]] = {p: {} for p in prefixes}
         out = _git(self.root, "ls-tree", "-r", "-z", "HEAD", "--", *prefixes)
         for record in (out or b"").split(b"\0"):

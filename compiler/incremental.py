@@ -308,7 +308,7 @@ def compile_files(
     engine = make_backend(name)
     engine.homogeneous.update(stored.homogeneous)
     bundle = bundle_from_source(source, engine, proofs_after=PROOFS_AFTER_REVIEWS)
-    cached, selections = stored.files, stored.selections
+    selections = stored.selections  # ArgoCDTree.of adds to it: _size says whether it did
     remembered = _size(selections)
     entries: dict[str, Any] = {}
     results: list[FileResult] = []
@@ -332,11 +332,7 @@ def compile_files(
         learnt = sorted(k for k in engine.homogeneous if k not in known)
         homogeneous = (*stored.homogeneous, *learnt)[-HOMOGENEOUS_KEPT:]
         now = _Stored(entries, selections, homogeneous, cross, stored.specs)
-        if (
-            now != _Stored(cached, stored.selections, stored.homogeneous, stored.cross)
-            or _size(selections) != remembered
-            or stored.specs.changed
-        ):
+        if now != stored or _size(selections) != remembered or stored.specs.changed:
             _save(cache, keys, now)
 
     if findings:

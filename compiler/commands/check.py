@@ -82,9 +82,10 @@ def run(args: argparse.Namespace, out: Output) -> int:
     cache = default_cache(root)
     compiled, bundle = compile_specs(out, find_spec_files([apps_dir]), args, cache=cache)
     memo_file = cache.with_name(statmemo.TREE_FILE) if cache is not None else None
-    memo = statmemo.load(memo_file, str(tree.resolve()))
+    memo_key = str(tree.resolve())
+    memo = statmemo.load(memo_file, memo_key)
     diff = diff_tree(tree, compiled.files, memo)
-    statmemo.save(memo_file, str(tree.resolve()), memo)
+    statmemo.save(memo_file, memo_key, memo)
     result = check_tree(
         compiled,
         bundle,
