@@ -9,7 +9,9 @@ STAMP  := $(VENV)/.installed-stamp
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	# PYTHONWARNINGS=ignore: setuptools tells every editable install that a folder named like a
+	# package may shadow it; that is what editable means here, and make demo should not print it.
+	PYTHONWARNINGS=ignore $(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
 venv: $(STAMP)
