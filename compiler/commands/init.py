@@ -20,7 +20,9 @@ the example bundle with every file commented (clusters, tenants, writers, Argo C
 their tests: edit them to describe your federation); apps/hello.yaml, one app spec; and
 .pre-commit-config.yaml, which runs `fedgate check` on every commit. When DIR is inside a git
 work tree and the pre-commit framework is on PATH, the hook is installed too. Nothing that
-exists is overwritten: init stops and names it.
+exists is overwritten: a repository that already has app specs keeps them (no hello.yaml is
+added) and one with its own .pre-commit-config.yaml keeps it (init prints the hook to add);
+a policies/ that exists already stops init, since half a bundle from two places is no bundle.
 
 examples:
   git init platform && cd platform && fedgate init
@@ -29,6 +31,7 @@ examples:
 USES_BUNDLE = False
 ARGOCD = "policies/argocd.yaml"
 INDEX = "index.json"
+HOOKS_FILE = ".pre-commit-config.yaml"
 
 HOOKS = """\
 # The pre-commit framework (https://pre-commit.com) runs fedgate before every commit:
@@ -95,7 +98,7 @@ def scaffold() -> dict[str, bytes]:
     # example tree as its index knows it: without it, `fedgate test` fails a fresh repository
     files[f"policies/{INDEX}"] = (BUNDLED / INDEX).read_bytes()
     files["apps/hello.yaml"] = APP.encode()
-    files[".pre-commit-config.yaml"] = HOOKS.encode()
+    files[HOOKS_FILE] = HOOKS.encode()
     return files
 
 
@@ -111,14 +114,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
             "--out to the commands to use another layout"
         )
     files = scaffold()
-    existing = sorted(p for p in files if (target / p).exists())
-    if existing:
-        listed = ", ".join(str(target / p) for p in existing[:5])
-        more = f" and {len(existing) - 5} more" if len(existing) > 5 else ""
-        raise FedgateError(
-            f"{listed}{more} already exist; init writes only into an empty place and "
-            "overwrites nothing"
-        )
+    kept = _keep_what_exists(target, files)
     origin = _git(target, "remote", "get-url", "origin")
     if origin:  # Argo CD syncs this repository: say so where it looks
         files[ARGOCD] = re.sub(
@@ -129,18 +125,60 @@ def run(args: argparse.Namespace, out: Output) -> int:
         (target / path).write_bytes(data)
     hook = "skipped (--no-hook)" if args.no_hook else _install_hook(target)
     if out.format == "json":
-        out.json({"ok": True, "directory": str(target), "written": list(files), "hook": hook})
+        out.json(
+            {
+                "ok": True,
+                "directory": str(target),
+                "written": list(files),
+                "kept": kept,
+                "hook": hook,
+            }
+        )
         return 0
     out.line(f"wrote {plural(len(files), 'file')} in {target}/:")
     out.line("  policies/                the example bundle: describe your clusters, tenants,")
     out.line("                           writers and Argo CD (argocd.yaml: repoURL) there;")
     out.line("                           index.json is the example tree the rules' tests use")
-    out.line("  apps/hello.yaml          one app spec")
-    out.line("  .pre-commit-config.yaml  runs `fedgate check` before every commit")
+    if "apps/hello.yaml" in files:
+        out.line("  apps/hello.yaml          one app spec")
+    if HOOKS_FILE in files:
+        out.line("  .pre-commit-config.yaml  runs `fedgate check` before every commit")
+    for path, why in kept.items():
+        out.line(f"kept {path}: {why}")
+    if HOOKS_FILE in kept:
+        out.line("add this to its repos: list to run fedgate before every commit:")
+        for line in HOOKS.split("repos:\n", 1)[1].splitlines():
+            out.line(line)
     out.line(f"pre-commit hook: {hook}")
     go = "" if target == Path() else f"cd {target} && "
     out.line(f'next: {go}fedgate compile && git add -A && git commit -m "fedgate platform"')
     return 0
+
+
+def _keep_what_exists(target: Path, files: dict[str, bytes]) -> dict[str, str]:
+    """Leave the repository's own files alone: drop from ``files`` what would overwrite one (or
+    add an example app beside the repository's own), and say why for each. A policies/ that
+    already exists is refused whole: init cannot make a bundle of half of one."""
+    policies = sorted(p for p in files if p.startswith("policies/") and (target / p).exists())
+    if policies:
+        listed = ", ".join(str(target / p) for p in policies[:5])
+        more = f" and {len(policies) - 5} more" if len(policies) > 5 else ""
+        raise FedgateError(
+            f"{listed}{more} already exist; init writes a whole policy bundle or none and "
+            "overwrites nothing (move policies/ away to start again, or edit it in place)"
+        )
+    kept: dict[str, str] = {}
+    apps = target / "apps"
+    own_specs = apps.is_dir() and any(
+        p.suffix in {".yaml", ".yml"} for p in apps.rglob("*") if p.is_file()
+    )
+    if own_specs:
+        del files["apps/hello.yaml"]
+        kept["apps/"] = "it has app specs already, so no example app was added"
+    if (target / HOOKS_FILE).exists():
+        del files[HOOKS_FILE]
+        kept[HOOKS_FILE] = "it exists, and init overwrites nothing"
+    return kept
 
 
 def _install_hook(target: Path) -> str:

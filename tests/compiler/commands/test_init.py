@@ -62,18 +62,55 @@ def test_init_compile_commit_runs_the_hook(tmp_path: Path) -> None:
     assert commit(repo, env, "more replicas").returncode == 0
 
 
-def test_init_overwrites_nothing(tmp_path: Path) -> None:
+def test_init_overwrites_nothing_and_adds_no_example_to_a_repository_with_apps(
+    tmp_path: Path,
+) -> None:
     (tmp_path / "apps").mkdir()
     (tmp_path / "apps" / "hello.yaml").write_text("mine\n")
+    (tmp_path / "apps" / "shop.yaml").write_text("also mine\n")
+    (tmp_path / ".pre-commit-config.yaml").write_text("repos: []\n")
+    result = fedgate("init", "--no-hook", cwd=tmp_path)
+    no_traceback(result)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "apps" / "hello.yaml").read_text() == "mine\n"
+    assert sorted(p.name for p in (tmp_path / "apps").iterdir()) == ["hello.yaml", "shop.yaml"]
+    assert (tmp_path / ".pre-commit-config.yaml").read_text() == "repos: []\n"
+    assert (tmp_path / "policies" / "clusters.yaml").is_file()
+    assert "kept apps/: it has app specs already" in result.stdout
+    assert "kept .pre-commit-config.yaml: it exists" in result.stdout
+    assert "      - id: fedgate-check" in result.stdout  # the hook to paste into their config
+
+
+def test_init_refuses_half_a_bundle_and_writes_nothing(tmp_path: Path) -> None:
+    (tmp_path / "policies").mkdir()
+    (tmp_path / "policies" / "clusters.yaml").write_text("mine\n")
     result = fedgate("init", "--no-hook", cwd=tmp_path)
     no_traceback(result)
     assert result.returncode == 1
-    assert result.stderr == (
-        "fedgate: apps/hello.yaml already exist; init writes only into an empty place and "
-        "overwrites nothing\n"
+    assert result.stderr.startswith("fedgate: ")
+    assert "policies/clusters.yaml already exist; init writes a whole policy bundle" in (
+        result.stderr
     )
-    assert (tmp_path / "apps" / "hello.yaml").read_text() == "mine\n"
-    assert not (tmp_path / "policies").exists()
+    assert (tmp_path / "policies" / "clusters.yaml").read_text() == "mine\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["policies"]
+
+
+def test_the_missing_bundle_hint_works_in_an_existing_app_repository(tmp_path: Path) -> None:
+    """check without a bundle says "Run `fedgate init`"; init then refused a repository that
+    had its own pre-commit config or app specs, so the hint led nowhere."""
+    git(tmp_path, "init", "-q")
+    (tmp_path / "apps").mkdir()
+    spec = (ROOT / "examples" / "apps" / "web-frontend.yaml").read_text()
+    (tmp_path / "apps" / "web-frontend.yaml").write_text(spec)
+    (tmp_path / ".pre-commit-config.yaml").write_text("repos: []\n")
+    before = fedgate("check", cwd=tmp_path)
+    assert before.returncode != 0
+    assert "Run `fedgate init` to write one" in before.stderr
+    assert fedgate("init", "--no-hook", cwd=tmp_path).returncode == 0
+    compiled = fedgate("compile", cwd=tmp_path)
+    assert compiled.returncode == 0, compiled.stderr
+    assert (tmp_path / "rendered" / "platform-demo" / "web-frontend").is_dir()
+    assert not (tmp_path / "rendered" / "platform-demo" / "hello").exists()
 
 
 def test_init_outside_git_says_how_to_get_the_hook(tmp_path: Path) -> None:
