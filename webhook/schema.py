@@ -68,9 +68,16 @@ class Checker:
         return value
 
     def mapping(
-        self, path: Path, known: Collection[str], *, required: Collection[str] = ()
+        self,
+        path: Path,
+        known: Collection[str],
+        *,
+        required: Collection[str] = (),
+        elsewhere: Mapping[str, str] | None = None,
     ) -> dict[str, Any]:
-        """The mapping at ``path`` ({} when absent or wrong); unknown and missing keys reported."""
+        """The mapping at ``path`` ({} when absent or wrong); unknown and missing keys reported.
+        ``elsewhere`` names where a key that is unknown here belongs (a key dedented one level
+        too far): the report says so instead of listing this mapping's keys."""
         value = self.get(path)
         if value is None:
             value = {}
@@ -78,7 +85,12 @@ class Checker:
             self.report(path, f"must be a mapping, not {_type_name(value)}")
             return {}
         for key in value:
-            if key not in known:
+            if key in known:
+                continue
+            home = (elsewhere or {}).get(key) if isinstance(key, str) else None
+            if home is not None:
+                self.report((*path, key), f"unknown key {key!r} here: did you mean {home}.{key}?")
+            else:
                 self.report((*path, key), _unknown_key(key, known))
         for key in required:
             if value.get(key) is None:

@@ -66,6 +66,7 @@ _SPEC = (
     "labels",
 )
 _PLACEMENT = ("clusters", "clusterLabels", "replicas", "weights")
+_REPLICA_MODES = ("Divided", "Duplicated")
 _OVERRIDE = (
     "clusters",
     "clusterLabels",
@@ -188,7 +189,12 @@ def _app(c: Checker) -> AppSpec | None:
     c.mapping(("metadata",), _METADATA, required=_METADATA)
     name = c.name(("metadata", "name"))
     namespace = c.name(("metadata", "namespace"))
-    c.mapping(("spec",), _SPEC, required=("tenant", "image", "placement"))
+    c.mapping(
+        ("spec",),
+        _SPEC,
+        required=("tenant", "image", "placement"),
+        elsewhere={key: "spec.placement" for key in _PLACEMENT if key not in _SPEC},
+    )
     autoscaling = _autoscaling(c)
     replicas = _replicas(c, autoscaling.owner)
     spec = AppSpec(
@@ -247,6 +253,14 @@ _IMAGE_HINT = "write registry/repository:tag, e.g. registry.example.com/team/app
 
 def _replicas(c: Checker, owner: str) -> int | None:
     path = ("spec", "replicas")
+    mode = c.get(path)
+    if isinstance(mode, str) and mode in _REPLICA_MODES:
+        c.report(
+            path,
+            f"is the replica count; {mode} is a value of spec.placement.replicas: "
+            "did you mean to indent it under placement:?",
+        )
+        return None
     if owner != "git":
         if c.get(path) is not None:
             c.report(
@@ -284,9 +298,7 @@ def _placement(c: Checker) -> Placement:
     path = ("spec", "placement")
     c.mapping(path, _PLACEMENT)
     target = _target(c, path, required=c.get(path) is not None) or ClusterTarget()
-    mode = cast(
-        ReplicaMode, c.choice((*path, "replicas"), ("Divided", "Duplicated"), default="Duplicated")
-    )
+    mode = cast(ReplicaMode, c.choice((*path, "replicas"), _REPLICA_MODES, default="Duplicated"))
     weights: dict[str, int] = {}
     raw = c.named_mapping((*path, "weights"))
     if raw and mode != "Divided":

@@ -98,6 +98,25 @@ def errors(body: str) -> list[str]:
             "letters, digits, '-', '_' or '.'",
             id="bad-label",
         ),
+        pytest.param(
+            "  placement: {clusters: [a]}\n  replicas: Divided\n",
+            "app.yaml:8: spec.replicas: is the replica count; Divided is a value of "
+            "spec.placement.replicas: did you mean to indent it under placement:?",
+            id="dedented-replica-mode",
+        ),
+        pytest.param(
+            "  placement: {clusters: [a]}\n  autoscaling: {owner: federated-hpa, maxReplicas: 3}\n"
+            "  replicas: Duplicated\n",
+            "app.yaml:9: spec.replicas: is the replica count; Duplicated is a value of "
+            "spec.placement.replicas: did you mean to indent it under placement:?",
+            id="dedented-replica-mode-with-autoscaler",
+        ),
+        pytest.param(
+            "  placement: {clusters: [a]}\n  weights: {a: 1}\n",
+            "app.yaml:8: spec.weights: unknown key 'weights' here: did you mean "
+            "spec.placement.weights?",
+            id="dedented-weights",
+        ),
     ],
 )
 def test_problem_is_located(body: str, expected: str) -> None:
