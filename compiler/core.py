@@ -152,8 +152,15 @@ def compile_apps(apps: Sequence[AppSpec], bundle: Bundle) -> Compiled:
         except SpecError as exc:
             findings.extend(exc.findings)
     if findings:
-        raise SpecError(findings)
+        raise SpecError([*findings, *across_valid(results, bundle)])
     return combine(results, bundle)
+
+
+def across_valid(results: Sequence[FileResult], bundle: Bundle) -> list[Finding]:
+    """The checks across files over the files that compiled, for a run where others did not:
+    an overrun or a duplicate among valid apps stays one with more apps, so it is reported
+    beside the per-file errors instead of after they are fixed."""
+    return across(apps_of(results), bundle)
 
 
 def compile_app(app: AppSpec, bundle: Bundle) -> RenderedApp:

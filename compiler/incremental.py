@@ -31,6 +31,7 @@ from compiler.core import (
     Compiled,
     CrossFile,
     FileResult,
+    across_valid,
     apps_of,
     combine,
     compile_file,
@@ -337,7 +338,7 @@ def compile_files(
 
     if findings:
         keep()
-        raise SpecError(findings)
+        raise SpecError([*findings, *across_valid(results, bundle)])
     try:
         digest = _entries_digest(entries)
         known = _decode_cross(stored.cross, digest)

@@ -265,3 +265,22 @@ def test_a_dangling_symlink_spec_is_an_error_not_a_removed_app(repo: Path, tmp_p
     assert deployment.is_file()
     check = fedgate("check", cwd=repo)
     assert check.returncode == 1 and "apps/two.yaml: cannot read: a symbolic link" in check.stderr
+
+
+@pytest.mark.parametrize("cache", ["cold", "warm"])
+def test_a_quota_overrun_is_reported_beside_another_file_s_error(repo: Path, cache: str) -> None:
+    """The README says every error is reported at once; a tenant's quota overrun across files
+    was hidden until every per-file error was fixed (the cross-file checks did not run), warm
+    cache or cold."""
+    (repo / "apps").mkdir(exist_ok=True)
+    (repo / "apps" / "a.yaml").write_text(app("big-a", "15", "").replace("10m", "1"))
+    (repo / "apps" / "b.yaml").write_text(app("big-b", "6", "").replace("10m", "1"))
+    if cache == "warm":
+        assert fedgate("compile", "apps/a.yaml", cwd=repo).returncode == 0
+    (repo / "apps" / "typo.yaml").write_text(app("typo", "1", "  replcas: 2\n"))
+    result = fedgate("compile", cwd=repo)
+    no_traceback(result)
+    assert result.returncode == 1
+    assert "apps/typo.yaml:10: spec.replcas: unknown key 'replcas'" in result.stderr
+    assert "tenant team-a would request 21 cpu over all its apps and clusters" in result.stderr
+    assert result.stderr.endswith("2 errors in 2 files\n"), result.stderr
