@@ -276,14 +276,15 @@ def app_changes(
         deployment = next(o for o in rendered.objects if o["kind"] == "Deployment")
         previous: AppPlan | None = None
         known = True
-        if files and not all(a == "add" for a in files.values()):
+        others_at_head = any(path not in files for path in rendered.files())
+        if files and (others_at_head or not all(a == "add" for a in files.values())):
             old = head.get(key, spec_file.get(key)) if head is not None else None
             known = old is not None
             previous = plan_app(old, before.bundle, before.policies) if old is not None else None
         elif not files:  # the same app: only a changed policy can change what it plans to
             reached = before.reaches(deployment)
             previous = plan_app(rendered, before.bundle, before.policies) if reached else plan
-        action = app_action(plan, previous, files, known)
+        action = app_action(plan, previous, files, known, others_at_head=others_at_head)
         result.append(AppChange(*key, action, plan, previous, known, files))
     for key in sorted(set(files_of) - set(renders)) if removals else []:
         old = head.get(key, None) if head is not None else None

@@ -98,13 +98,20 @@ class TemplateChange:
 
 
 def app_action(
-    after: AppPlan | None, before: AppPlan | None, files: Mapping[str, FileAction], known: bool
+    after: AppPlan | None,
+    before: AppPlan | None,
+    files: Mapping[str, FileAction],
+    known: bool,
+    *,
+    others_at_head: bool = False,
 ) -> Action:
     """add: HEAD has none of its files; remove: the working tree has none; change: a file
-    differs, or (a policy elsewhere changed) what a member receives differs."""
+    differs, or (a policy elsewhere changed) what a member receives differs.
+    ``others_at_head``: the app has files that did not change, so HEAD has the app even when
+    every changed file is new (its first override, say)."""
     if after is None:
         return "remove"
-    if files and all(a == "add" for a in files.values()):
+    if files and all(a == "add" for a in files.values()) and not others_at_head:
         return "add"
     if files or not known:
         return "change"

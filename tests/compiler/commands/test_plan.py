@@ -327,3 +327,24 @@ def test_an_unreadable_file_of_the_tree_is_said_without_errno(tmp_path: Path) ->
         f"gone.yaml: cannot read: a symbolic link to {tmp_path / 'nowhere.yaml'}, which does "
         "not exist" in " ".join(result.stdout.split())  # plan wraps lines at 100 columns
     )
+
+
+def test_an_app_s_first_override_is_a_change_with_its_before(repo: Path) -> None:
+    """Only overridepolicy.yaml is new, so HEAD has the app: plan said '+', 'Plan: 1 app to
+    add', the tenant's bill rising from 0 and JSON 'action': 'add', 'before': null."""
+    spec = repo / "apps" / "status-page.yaml"
+    spec.write_text(
+        spec.read_text() + "  overrides:\n    - clusters: [cluster-b]\n      labels: {tier: gold}\n"
+    )
+    assert fedgate("compile", cwd=repo).returncode == 0
+    code, text = plan(repo)
+    assert code == 0, text
+    assert headers(text) == ["~ platform-demo/status-page"]
+    assert "                 labels tier=gold (was none)\n" in text
+    assert "    files        added overridepolicy.yaml\n" in text
+    assert "tenant team-a: cpu 7.9 of 20, memory 9Gi of 40Gi\n" in text
+    assert text.splitlines()[-1].startswith("Plan: 0 apps to add, 1 to change, 0 to remove;")
+    result = fedgate("plan", "--output", "json", cwd=repo)
+    (app,) = [a for a in json.loads(result.stdout)["changes"]["apps"] if a["name"] == "status-page"]
+    assert app["action"] == "change"
+    assert app["before"] is not None

@@ -73,6 +73,15 @@ def test_app_action(
     assert app_action(after, before, files, known) == action
 
 
+def test_an_app_s_first_override_is_a_change_not_an_add() -> None:
+    """Only the OverridePolicy file is new; the Deployment did not change, so HEAD has the app
+    (plan said '+ shop/storefront', 'Plan: 1 app to add')."""
+    files: dict[str, FileAction] = {"x/overridepolicy.yaml": "add"}
+    after, before = app({"a": 1}, image="mirror/web:1"), app({"a": 1})
+    assert app_action(after, before, files, True, others_at_head=True) == "change"
+    assert app_action(after, None, files, True, others_at_head=False) == "add"
+
+
 def test_clusters_affected_are_those_whose_copy_changes() -> None:
     change = AppChange(
         "shop", "web", "change", app({"a": 2, "b": 1}), app({"a": 1, "b": 1, "c": 1})
