@@ -38,7 +38,7 @@ from compiler.core import (
     cross_file,
     render_file,
 )
-from compiler.output import Progress
+from compiler.progress import Progress
 from compiler.resolve import Resolver
 from compiler.spec.load import parse_specs
 from compiler.statmemo import StatMemo

@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import json
 import os
-import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any, TextIO
 
-Progress = Callable[[int, int], None]
-"""Called as ``progress(done, total)`` while a long piece of work advances."""
+from compiler.progress import Progress, bar, counter
 
 
 def plural(count: int, noun: str, many: str | None = None) -> str:
@@ -83,31 +81,8 @@ class Output:
             yield None
             return
         if not color_wanted(self.stderr):
-            with _counter(self.stderr, label) as advance:
+            with counter(self.stderr, label) as advance:
                 yield advance
             return
-        from compiler.progress import bar  # noqa: PLC0415 - rich only loads for a terminal
-
         with bar(self.stderr, label) as advance:
             yield advance
-
-
-@contextmanager
-def _counter(stream: TextIO, label: str) -> Iterator[Progress]:
-    """``label 120/2000``, redrawn at most ten times a second, erased at the end."""
-    last = [0.0, 0]  # when it was drawn, how wide
-
-    def advance(done: int, total: int) -> None:
-        now = time.monotonic()
-        if now - last[0] >= 0.1 or done == total:
-            text = f"{label} {done}/{total}"
-            stream.write("\r" + text.ljust(int(last[1])))
-            stream.flush()
-            last[:] = [now, len(text)]
-
-    try:
-        yield advance
-    finally:
-        if last[1]:
-            stream.write("\r" + " " * int(last[1]) + "\r")
-            stream.flush()
