@@ -4,8 +4,8 @@ Karmada v1.18 (``applyFieldOverriders`` in ``pkg/util/overridemanager/overridema
 patches JSON or YAML held in a string field (a ConfigMap's data) and stores the result as text:
 
 - JSON: ``evanphx/json-patch/v5`` marshals the patched document compactly, keys in document
-  order, a value no operation touched as it was written (numbers and strings: ``json_loads``
-  keeps their text, ``json_dumps`` writes it back), new strings with Go's escaping; HTML
+  order, a value no operation touched as it was written (numbers and strings: ``gojson.json_loads``
+  keeps their text, ``gojson.json_dumps`` writes it back), new strings with Go's escaping; HTML
   characters (``<``, ``>``, ``&``) and U+2028/U+2029 as ``\\u`` escapes everywhere. Known
   differences: the keys of an object no operation walked through are written anew (json-patch
   keeps their escapes), and a key written twice is written once (json-patch writes it twice,
@@ -28,123 +28,13 @@ are double-quoted (go-yaml would fold them), keys over 128 characters are not wr
 
 from __future__ import annotations
 
-import json
-import json.decoder
-import json.scanner
-import math
 import re
 import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
-
-class EncodingError(ValueError):
-    """Text a fieldOverrider cannot read or write (Karmada's override fails)."""
-
-
-class RawNumber(str):
-    """A JSON number kept as the text it was written as (json-patch never reformats it)."""
-
-    __slots__ = ()
-
-
-# ---------------------------------------------------------------------------------------- JSON
-
-_GO_ESCAPES = {
-    "<": "\\u003c",
-    ">": "\\u003e",
-    "&": "\\u0026",
-    "\u2028": "\\u2028",
-    "\u2029": "\\u2029",
-}
-_GO_ESCAPE = re.compile("[<>&\u2028\u2029]")
-
-
-class RawString(str):
-    """A JSON string value kept with the text it was written as: json-patch v5 writes a value
-    no operation touched back as written (``"caf\\u00e9"`` stays so), only escaping HTML
-    characters as ``encoding/json`` compacts it."""
-
-    raw: str
-
-
-class _Decoder(json.JSONDecoder):
-    """``json.loads`` with numbers kept as text and string values as RawString (the pure
-    Python scanner: the C one cannot hand back a string's text)."""
-
-    def __init__(self) -> None:
-        super().__init__(parse_int=RawNumber, parse_float=RawNumber, parse_constant=_nan)
-        self.parse_string = self._raw_string
-        self.scan_once = json.scanner.py_make_scanner(self)  # type: ignore[attr-defined]
-
-    def _raw_string(self, text: str, end: int, strict: bool) -> tuple[RawString, int]:
-        value, after = json.decoder.scanstring(text, end, strict)  # type: ignore[attr-defined]
-        found = RawString(value)
-        found.raw = text[end - 1 : after]
-        return found, after
-
-
-def json_loads(text: str) -> Any:
-    """Parse JSON keeping each number's text (``1.0`` stays ``1.0``) and each string value's
-    (keys are read as text: json-patch writes the keys of what it walks through anew)."""
-    try:
-        return _Decoder().decode(text)
-    except json.JSONDecodeError as exc:
-        raise EncodingError(f"not valid JSON: {exc}") from None
-
-
-def _nan(text: str) -> Any:
-    raise EncodingError(f"not valid JSON: {text}")
-
-
-def _go_string(value: str) -> str:
-    return _GO_ESCAPE.sub(lambda m: _GO_ESCAPES[m[0]], json.dumps(value, ensure_ascii=False))
-
-
-def json_dumps(value: Any) -> str:
-    """Compact JSON as Go's ``encoding/json`` writes it (HTML characters escaped)."""
-    if isinstance(value, RawNumber):
-        return str(value)
-    if isinstance(value, RawString):
-        return _GO_ESCAPE.sub(lambda m: _GO_ESCAPES[m[0]], value.raw)
-    if isinstance(value, str):
-        return _go_string(value)
-    if value is None or isinstance(value, bool):
-        return json.dumps(value)
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return go_json_float(value)
-    if isinstance(value, Mapping):
-        items = (f"{_go_string(str(k))}:{json_dumps(v)}" for k, v in value.items())
-        return "{" + ",".join(items) + "}"
-    if isinstance(value, list | tuple):
-        return "[" + ",".join(json_dumps(v) for v in value) + "]"
-    raise EncodingError(f"cannot write {type(value).__name__} as JSON")
-
-
-def go_json_float(value: float) -> str:
-    """``encoding/json``'s float64: shortest digits, exponent form outside [1e-6, 1e21)."""
-    if math.isnan(value) or math.isinf(value):
-        raise EncodingError(f"unsupported value: {value}")
-    if value == 0:
-        return "-0" if math.copysign(1, value) < 0 else "0"
-    digits, exponent = _shortest(abs(value))
-    sign = "-" if value < 0 else ""
-    if 1e-6 <= abs(value) < 1e21:
-        return sign + _fixed(digits, exponent)
-    mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
-    return f"{sign}{mantissa}e{'-' if exponent < 0 else '+'}{abs(exponent)}"
-
-
-def _fixed(digits: str, exponent: int) -> str:
-    """Shortest ``digits`` with decimal ``exponent`` in positional notation."""
-    if exponent < 0:
-        return f"0.{'0' * (-exponent - 1)}{digits}"
-    if exponent + 1 >= len(digits):
-        return digits + "0" * (exponent + 1 - len(digits))
-    return f"{digits[: exponent + 1]}.{digits[exponent + 1 :]}"
-
+from webhook.karmada.gojson import RawNumber, go_json_float, go_yaml_float
+from webhook.karmada.goyaml import resolve_plain
 
 # ----------------------------------------------------------------------------- JSON to YAML
 
@@ -156,8 +46,6 @@ _INDICATORS = set("#,[]{}&*!|>'\"%@`")
 def _resolves_to_string(text: str) -> bool:
     """go-yaml v2's encoder writes a string plain only when ``resolve("", text)`` gives
     ``!!str`` (no timestamp either) and it is no base-60 float."""
-    from webhook.karmada.goyaml import resolve_plain  # noqa: PLC0415 - goyaml imports this module
-
     if _timestamp(text) or _BASE60.match(text):
         return False
     return isinstance(resolve_plain(text), str)
@@ -267,33 +155,6 @@ def _string(text: str, indent: int) -> str:
     if _plain_allowed(text):
         return text
     return _single_quoted(text) if all(_printable(c) for c in text) else _double_quoted(text)
-
-
-def go_yaml_float(value: float) -> str:
-    """go-yaml v2's ``strconv.FormatFloat(f, 'g', -1, 64)``: shortest digits, exponent form
-    when the exponent is below -4 or at least 6."""
-    if math.isnan(value):
-        return ".nan"
-    if math.isinf(value):
-        return ".inf" if value > 0 else "-.inf"
-    if value == 0:
-        return "-0" if math.copysign(1, value) < 0 else "0"
-    digits, exponent = _shortest(abs(value))
-    sign = "-" if value < 0 else ""
-    if exponent < -4 or exponent >= 6:
-        mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
-        return f"{sign}{mantissa}e{'-' if exponent < 0 else '+'}{abs(exponent):02d}"
-    return sign + _fixed(digits, exponent)
-
-
-def _shortest(value: float) -> tuple[str, int]:
-    """The shortest round-trip decimal digits of a positive ``value``, and its exponent."""
-    significand, _, power = f"{value!r}".partition("e")
-    whole, _, fraction = significand.partition(".")
-    digits = (whole + fraction).lstrip("0")
-    exponent = (int(power) if power else 0) + len(whole) - 1
-    exponent -= len(whole + fraction) - len((whole + fraction).lstrip("0"))
-    return digits.rstrip("0") or "0", exponent
 
 
 def _letter(char: str) -> bool:

@@ -34,7 +34,7 @@ from typing import Any
 
 import yaml
 
-from webhook.karmada.encoding import EncodingError, RawNumber, go_json_float, go_yaml_float
+from webhook.karmada.gojson import EncodingError, RawNumber, go_json_float, go_yaml_float
 
 try:
     from yaml import CSafeLoader as _BaseLoader

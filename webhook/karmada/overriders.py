@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from webhook.karmada import encoding, goyaml, imageparser
+from webhook.karmada import encoding, gojson, goyaml, imageparser
 from webhook.karmada.jsonpatch import PatchError, apply_patch, decode_token
 
 POD_TEMPLATE_KINDS = ("ReplicaSet", "Deployment", "DaemonSet", "StatefulSet", "Job")
@@ -166,7 +166,7 @@ def go_string(value: Any) -> str:
     if isinstance(value, int):
         return f"%!s(int64={value})"
     if isinstance(value, float):
-        return f"%!s(float64={encoding.go_yaml_float(value)})"
+        return f"%!s(float64={gojson.go_yaml_float(value)})"
     if isinstance(value, list):
         return "[" + " ".join(go_string(v) for v in value) + "]"
     if isinstance(value, dict):
@@ -318,13 +318,13 @@ def field(obj: Object, item: Mapping[str, Any]) -> Object:
             new = encoding.to_yaml(apply_patch(goyaml.yaml_to_json(text), _sub_ops(yaml_ops)))
         elif json_ops:
             new = (
-                encoding.json_dumps(apply_patch(encoding.json_loads(text), _sub_ops(json_ops)))
+                gojson.json_dumps(apply_patch(gojson.json_loads(text), _sub_ops(json_ops)))
                 if text
                 else text
             )
         else:
             new = ""  # neither: Karmada writes the empty result back
-    except (PatchError, encoding.EncodingError) as exc:
+    except (PatchError, gojson.EncodingError) as exc:
         raise OverrideError(f"fieldOverrider {path}: {exc}") from None
     if isinstance(parent, dict):
         parent[last] = new

@@ -11,14 +11,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from webhook.karmada.encoding import (
+from webhook.karmada.encoding import to_yaml
+from webhook.karmada.gojson import (
     EncodingError,
     RawNumber,
     go_json_float,
     go_yaml_float,
     json_dumps,
     json_loads,
-    to_yaml,
 )
 from webhook.karmada.goyaml import yaml_to_json
 
