@@ -20,6 +20,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
+	$(BIN)/vulture compiler webhook vulture_whitelist.py --min-confidence 60
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

@@ -170,7 +170,3 @@ def duplicates(manifests: Iterable[Manifest]) -> list[Finding]:
                 )
             )
     return findings
-
-
-def by_identity(manifests: Iterable[Manifest]) -> Mapping[tuple[str, str, str, str], Manifest]:
-    return {m.identity: m for m in manifests}

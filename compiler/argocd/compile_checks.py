@@ -16,7 +16,6 @@ from webhook.errors import Finding
 RESPECT_IGNORE_FIX = {(2, 7): 18, (2, 8): 15, (2, 9): 11, (2, 10): 6}
 """The first patch release of each minor with argo-cd #17693 ("fix calculating patch for
 respect ignore diff feature"); every release from 2.11.0 has it."""
-OLDEST_SUPPORTED = (2, 6, 0)
 
 
 def keeps_absent_ignored_fields(version: tuple[int, int, int]) -> bool:

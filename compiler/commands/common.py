@@ -48,14 +48,6 @@ def add_tree_arguments(parser: argparse.ArgumentParser, out_help: str) -> None:
     )
 
 
-def near(path: Path) -> Path:
-    """``path`` relative to the working directory when it is below it (for readable output)."""
-    try:
-        return path.relative_to(Path.cwd())
-    except ValueError:
-        return path
-
-
 def spec_files(*groups: list[Path]) -> list[Path]:
     """The spec files of every group of paths, each file once (by where it really is)."""
     found: dict[Path, Path] = {}

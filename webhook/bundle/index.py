@@ -113,9 +113,6 @@ class TreeIndex:
         namespace and the cluster-wide ones."""
         return (*self._policies.get(namespace, ()), *self._policies.get("", ()))
 
-    def all_policies(self) -> tuple[Mapping[str, Any], ...]:
-        return tuple(p for found in self._policies.values() for p in found)
-
 
 def build_index(objects: Iterable[Mapping[str, Any]], *, indent: bool = False) -> bytes:
     """The index document of ``objects`` (canonical JSON: sorted keys, objects by key), as

@@ -15,8 +15,6 @@ from typing import Any
 from webhook.bundle.model import Bundle
 from webhook.engine.request import AdmissionRequest, parse_request
 
-SERVICE_ACCOUNT_GROUPS = ("system:serviceaccounts", "system:authenticated")
-
 
 def writer_user(bundle: Bundle, writer: str) -> dict[str, Any]:
     """A ``userInfo`` the bundle maps to ``writer`` (its first username, prefix or group)."""

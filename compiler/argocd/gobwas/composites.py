@@ -120,12 +120,12 @@ class EveryOf(Matcher):
 @dataclass(frozen=True)
 class BTree(Matcher):
     """A member of known position (``value``) with what must match on its left and right;
-    the lengths are those of the members it was built with (``NewBTree``)."""
+    the lengths are those of the members it was built with (``NewBTree``; gobwas keeps the
+    value's length too, which nothing reads)."""
 
     value: Matcher
     left: Matcher | None
     right: Matcher | None
-    value_length_runes: int
     left_length_runes: int
     right_length_runes: int
     length_runes: int
@@ -174,7 +174,7 @@ def new_btree(value: Matcher, left: Matcher | None, right: Matcher | None) -> BT
     right_len = right.length() if right is not None else 0
     known = -1 not in (value_len, left_len, right_len)
     total = left_len + value_len + right_len if known else -1
-    return BTree(value, left, right, value_len, left_len, right_len, total)
+    return BTree(value, left, right, left_len, right_len, total)
 
 
 @dataclass(frozen=True)

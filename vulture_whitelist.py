@@ -1,0 +1,37 @@
+"""Names vulture (the dead-code check of `make lint`) cannot see used: each is called by name
+by a framework or the standard library, or kept for the tests. Add a name here only with the
+caller that uses it."""
+
+# ruff: noqa: B018, F821
+# flask calls its routes and error handlers (webhook/app.py)
+healthz
+readyz
+metrics_view
+http_error
+# gunicorn's BaseApplication calls load_config (webhook/server.py)
+_.load_config
+# cel-python's evaluator calls the macro by name (webhook/engine/cel/celpython.py)
+_.macro_has_eval
+# proof.py's walker calls one method per grammar rule, by the rule's name
+_._expr
+_._conditionalor
+_._conditionaland
+_._relation
+_._unary
+_._member_dot
+_._member_index
+_._member_dot_arg
+_._ident_arg
+_._ident
+_._paren_expr
+_._list_lit
+# json.JSONDecoder reads these attributes (webhook/karmada/gojson.py)
+_.parse_string
+_.scan_once
+# the compiler's whole-repository entry points the tests drive (tests/compiler, tests/deploy)
+compile_paths
+compile_app
+load_specs
+# Argo CD's marker for files its directory source never renders: check does not honour it
+# yet (judging such a file too errs on the safe side); kept beside the pattern it belongs to
+SKIP_MARKER
