@@ -49,7 +49,12 @@ usage, 3 a bug in fedgate.
 """
 
 
-def _add_common(parser: argparse.ArgumentParser, *, bundle: bool = True) -> None:
+def _add_common(
+    parser: argparse.ArgumentParser,
+    *,
+    bundle: bool = True,
+    outputs: Sequence[str] = ("text", "json"),
+) -> None:
     if bundle:
         parser.add_argument(
             "--policies",
@@ -63,7 +68,7 @@ def _add_common(parser: argparse.ArgumentParser, *, bundle: bool = True) -> None
             help="use the example bundle shipped with fedgate (the README's world; for a try-out)",
         )
     parser.add_argument(
-        "--output", choices=("text", "json"), default="text", help="report format (default text)"
+        "--output", choices=outputs, default="text", help="report format (default text)"
     )
 
 
@@ -133,7 +138,11 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
             description=module.DESCRIPTION,
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
-        _add_common(sub, bundle=getattr(module, "USES_BUNDLE", True))
+        _add_common(
+            sub,
+            bundle=getattr(module, "USES_BUNDLE", True),
+            outputs=getattr(module, "OUTPUTS", ("text", "json")),
+        )
         module.add_arguments(sub)
         sub.set_defaults(run=module.run)
     return parser

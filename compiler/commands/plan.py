@@ -74,6 +74,12 @@ whole. --tree DIR plans any manifest tree instead: every resource template of an
 every PropagationPolicy, ClusterPropagationPolicy, OverridePolicy and ClusterOverridePolicy
 found under DIR.
 
+--output markdown writes the plan as a pull-request comment (denials first, per app what each
+cluster runs, the tenants' bills against quota, the detail collapsed; under GitHub's 65,536
+characters, with a note where it was cut); --output html one self-contained page (a placement
+chart per app, quota bars per tenant, what each member receives as a diff; no script, no
+network). Both are drawn from the JSON document, so their numbers are the JSON plan's.
+
 Exit 1 when a rule denies a member's copy, Karmada cannot build one, or a manifest is invalid
 (the report is printed either way); otherwise 0. With --detailed-exitcode, as terraform's: 0
 no changes, 1 an error or a denial, 2 changes present and nothing denied.
@@ -83,6 +89,8 @@ examples:
   fedgate plan --all --diff            every app, template and tenant, and the diffs
   fedgate plan --detailed-exitcode     in CI: exit 2 when the pull request changes anything
   fedgate plan apps/team-a --output json
+  fedgate plan --output markdown > comment.md   the pull-request comment
+  fedgate plan --output html > plan.html        one page: charts, bills, diffs
   fedgate plan --tree clusters/prod --policies policies --output json
 """
 
@@ -119,6 +127,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_backend_argument(parser)
 
 
+OUTPUTS = ("text", "json", "markdown", "html")
+"""markdown: a pull-request comment; html: one self-contained page (both drawn from the JSON)."""
 EXIT_CHANGES = 2
 """--detailed-exitcode: changes present, nothing denied (terraform's meaning)."""
 AGAINST_HEAD = ("all", "diff", "detailed_exitcode")
@@ -126,6 +136,11 @@ AGAINST_HEAD = ("all", "diff", "detailed_exitcode")
 
 def run(args: argparse.Namespace, out: Output) -> int:
     if args.tree is not None:
+        if out.format in ("markdown", "html"):
+            raise UsageError(
+                f"--output {out.format} shows a change against git HEAD; with --tree, use "
+                "--output text or json"
+            )
         return _run_tree(args, out)
     given = [*args.apps, *args.apps_option]
     where = locate(given, args.out)
@@ -203,27 +218,29 @@ def run(args: argparse.Namespace, out: Output) -> int:
         or bool(findings)
     )
     code = 1 if denied else EXIT_CHANGES if args.detailed_exitcode and summary.changes else 0
-    if out.format == "json":
-        out.json(
-            {
-                **as_json(Plan(apps, result.tenants), diffs, templates, findings),
-                "changes": changes_json(app_list, template_list, policy_list, changes),
-                "summary": summary.as_json(),
-            }
-        )
+    befores = [
+        (bill, tenant_before(bill, app_list, template_list, bundle.tenants[bill.tenant].namespaces))
+        for bill in result.tenants
+    ]
+    if out.format in OUTPUTS[1:]:
+        document = {
+            **as_json(Plan(apps, result.tenants), diffs, templates, findings),
+            "changes": changes_json(app_list, template_list, policy_list, changes),
+            "summary": summary.as_json(),
+        }
+        for tenant, (_, used) in zip(document["tenants"], befores, strict=True):
+            tenant["usedBefore"] = (
+                {r: _amount(r, v) for r, v in used.items()} if used is not None else None
+            )
+        if out.format == "json":
+            out.json(document)
+        else:
+            _draw(out, document, everything=args.all)
         return code
     lines = report(
         app_list,
         template_list,
-        [
-            (
-                bill,
-                tenant_before(
-                    bill, app_list, template_list, bundle.tenants[bill.tenant].namespaces
-                ),
-            )
-            for bill in result.tenants
-        ],
+        befores,
         summary,
         policies=policy_list,
         others=others,
@@ -235,6 +252,15 @@ def run(args: argparse.Namespace, out: Output) -> int:
     for line in finish(lines, color_wanted(out.stdout, args.color)):
         out.line(line)
     return code
+
+
+def _draw(out: Output, document: Mapping[str, Any], *, everything: bool) -> None:
+    """The markdown comment or the HTML page, drawn from the JSON document."""
+    if out.format == "markdown":
+        from compiler.plan.markdown import render  # noqa: PLC0415 - only this output needs it
+    else:
+        from compiler.plan.html import render  # noqa: PLC0415
+    out.stdout.write(render(document, everything=everything))
 
 
 def _hand_written(synced: SyncedTree) -> list[str]:
@@ -367,7 +393,11 @@ def changes_json(
                 "clusters": list(a.clusters),
                 "files": dict(a.files),
                 "before": (
-                    {"placement": dict(a.before.placement), "bill": _bill_json(a.before)}
+                    {
+                        "placement": dict(a.before.placement),
+                        "bill": _bill_json(a.before),
+                        "clusters": dict(a.before.clusters),
+                    }
                     if a.before is not None
                     else None
                 ),

@@ -1,0 +1,177 @@
+"""``fedgate plan --output markdown``: the plan as a pull-request comment.
+
+Denials first, then per app what changes per cluster, the tenants' bills against their quota,
+the other changes, and the detail (each app's copies and diffs) in collapsed ``<details>``. A
+comment holds at most 65,536 characters on GitHub: the detail is dropped from the end first,
+then table rows, and the comment says where it was cut and how to see the rest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from compiler.plan.view import AppRow, View, view
+
+LIMIT = 65_536
+"""GitHub's limit on a comment's body, in characters."""
+FENCE = "````"
+
+
+def _cell(text: str) -> str:
+    """Text safe in a table cell: pipes escaped, no line breaks, no HTML."""
+    clean = " ".join(str(text).split()).replace(" -> ", " → ")
+    return (
+        clean.replace("\\", "\\\\")
+        .replace("|", "\\|")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace("`", "'")
+    )
+
+
+def _code(text: str) -> str:
+    return f"`{_cell(text)}`" if text else ""
+
+
+def _heading(v: View) -> list[str]:
+    mark = "❌" if v.denies else "✅"
+    return [f"### {mark} fedgate plan", "", f"**{_cell(v.summary)}**", ""]
+
+
+def _denials(v: View) -> list[str]:
+    found = v.denials
+    if not found:
+        return []
+    lines = [
+        "#### Denials and warnings",
+        "",
+        "| | app | cluster | rule | message |",
+        "|---|---|---|---|---|",
+    ]
+    for d in found:
+        mark = "❌ deny" if d.action == "deny" else "⚠️ " + _cell(d.action)
+        lines.append(
+            f"| {mark} | {_cell(d.app)} | {_cell(d.cluster)} | {_code(d.rule)} "
+            f"| {_cell(d.message)} |"
+        )
+    return [*lines, ""]
+
+
+def _images(row: AppRow) -> str:
+    shown = []
+    for copy in row.copies:
+        now = ", ".join(copy.images)
+        if copy.before_images is not None and copy.images != copy.before_images:
+            then = ", ".join(copy.before_images) or "none"
+            shown.append(f"{copy.cluster}: {_code(now)} (was {_code(then)})")
+        else:
+            shown.append(f"{copy.cluster}: {_code(now)}")
+    return "<br>".join(shown)
+
+
+def _apps(v: View) -> list[str]:
+    if not v.apps:
+        return []
+    lines = [
+        "#### Apps",
+        "",
+        "| | app | tenant | replicas per cluster | images |",
+        "|---|---|---|---|---|",
+    ]
+    for row in v.apps:
+        symbol = {"+": "added", "~": "changed", "-": "removed"}.get(row.symbol, "")
+        lines.append(
+            f"| {symbol} | {_cell(row.key)} | {_cell(row.tenant or '')} "
+            f"| {_cell(row.placement())} | {_images(row)} |"
+        )
+    return [*lines, ""]
+
+
+def _tenants(v: View) -> list[str]:
+    if not v.tenants:
+        return []
+    lines = ["#### Tenants' bills", "", "| tenant | cpu | memory |", "|---|---|---|"]
+    for t in v.tenants:
+        cells = []
+        for usage in t.usage:
+            text = _cell(usage.describe())
+            cells.append(f"**{text}**" if usage.over else text)
+        lines.append(f"| {_cell(t.tenant)} | {' | '.join(cells)} |")
+    return [*lines, ""]
+
+
+def _others(v: View) -> list[str]:
+    if not v.others and not v.errors:
+        return []
+    lines = ["#### Other changes", ""]
+    lines += [f"- `{symbol}` {_cell(what)}" for symbol, what in v.others]
+    lines += [f"- ❌ invalid: {_cell(error)}" for error in v.errors]
+    return [*lines, ""]
+
+
+def _detail(row: AppRow, diffs: Mapping[str, str]) -> list[str]:
+    lines = [f"<details><summary>{_cell(row.key)}: per cluster</summary>", ""]
+    lines += ["| cluster | replicas | images | overrides |", "|---|---|---|---|"]
+    for copy in row.copies:
+        count = "all" if copy.replicas is None else str(copy.replicas)
+        lines.append(
+            f"| {_cell(copy.cluster)} | {count} | {_cell(', '.join(copy.images))} "
+            f"| {_cell(', '.join(copy.overrides) or 'none')} |"
+        )
+    lines.append("")
+    for cluster, diff in row.diffs().items():
+        lines += [f"What {_cell(cluster)} receives, HEAD to now:", "", f"{FENCE}diff"]
+        lines += [diff.rstrip("\n").replace(FENCE, "` ` ` `"), FENCE, ""]
+    for path in sorted(row.files):
+        text = diffs.get(path)
+        if text:
+            lines += [f"`{_cell(path)}`:", "", f"{FENCE}diff"]
+            lines += [text.rstrip("\n").replace(FENCE, "` ` ` `"), FENCE, ""]
+    return [*lines, "</details>", ""]
+
+
+def _cut_note(shown: int, total: int, what: str) -> str:
+    return (
+        f"> ✂️ Cut here to fit GitHub's {LIMIT:,}-character comment: {total - shown} of "
+        f"{total} {what} not shown. Run `fedgate plan` (or `--output html`) for the whole plan."
+    )
+
+
+def render(document: Mapping[str, Any], *, everything: bool = False) -> str:
+    """The comment, at most ``LIMIT`` characters."""
+    v = view(document, everything=everything)
+    head = [*_heading(v), *_denials(v)]
+    apps = _apps(v)
+    tail = [*_tenants(v), *_others(v)]
+    footer = ["<sub>fedgate plan --output markdown</sub>", ""]
+    diffs = document.get("diff", {})
+    details = (_detail(row, diffs) for row in v.apps)
+    reserve = len(_cut_note(0, 10**9, "app details")) + 200
+
+    def size(lines: list[str]) -> int:
+        return sum(len(line) + 1 for line in lines)
+
+    body = [*head, *apps, *tail]
+    room = LIMIT - size(footer) - reserve
+    if size(body) > room:  # even the tables do not fit: cut rows
+        kept: list[str] = []
+        used = 0
+        for line in body:
+            if used + len(line) + 1 > room:
+                kept += ["", _cut_note(len(kept), len(body), "lines of the tables")]
+                break
+            kept.append(line)
+            used += len(line) + 1
+        return "\n".join([*kept, "", *footer])
+    out = list(body)
+    used = size(out)
+    if v.apps:
+        out += ["#### Detail", ""]
+    for shown, block in enumerate(details):
+        if used + size(block) > room:
+            out += [_cut_note(shown, len(v.apps), "app details"), ""]
+            break
+        out += block
+        used += size(block)
+    return "\n".join([*out, *footer])
