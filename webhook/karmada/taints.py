@@ -173,25 +173,36 @@ def policy_taints(
         if isinstance(target, Mapping) and not cluster_matches(cluster, target):
             continue
         wanted = [
-            Taint(str(t.get("key", "")), str(t.get("effect", "")), str(t.get("value") or ""), now)
+            Taint(str(t.get("key", "")), str(t.get("effect", "")), str(t.get("value") or ""))
             for t in policy.get("taints") or []
             if isinstance(t, Mapping)
         ]
         if condition_matches(conditions, policy.get("addOnConditions") or []):
-            for taint in wanted:
-                if not any((c.key, c.effect) == (taint.key, taint.effect) for c in current):
-                    current.append(taint)
+            current = add_taints(current, wanted, now)
         if condition_matches(conditions, policy.get("removeOnConditions") or []):
-            for taint in wanted:
-                current = _without(current, taint)
+            current = remove_taints(current, wanted)
     return current
 
 
-def _without(taints: list[Taint], taint: Taint) -> list[Taint]:
-    for index, current in enumerate(taints):
-        if (current.key, current.effect) == (taint.key, taint.effect):
-            return taints[:index] + taints[index + 1 :]
-    return taints
+def add_taints(current: Sequence[Taint], wanted: Sequence[Taint], now: float) -> list[Taint]:
+    """``addTaintsOnCluster``: each wanted taint without one of its key and effect is added
+    at ``now``; one already there keeps its value and time."""
+    out = list(current)
+    for taint in wanted:
+        if not any((c.key, c.effect) == (taint.key, taint.effect) for c in out):
+            out.append(Taint(taint.key, taint.effect, taint.value, now))
+    return out
+
+
+def remove_taints(current: Sequence[Taint], unwanted: Sequence[Taint]) -> list[Taint]:
+    """``removeTaintsFromCluster``: for each, the first taint of its key and effect goes."""
+    out = list(current)
+    for taint in unwanted:
+        for index, present in enumerate(out):
+            if (present.key, present.effect) == (taint.key, taint.effect):
+                del out[index]
+                break
+    return out
 
 
 def failed_cluster_taints(
