@@ -533,7 +533,7 @@ def fail(
     every_policy = (*settings.taint_policies, *taint_policies)
     taints = {c: tuple(failed_cluster_taints(bundle.clusters[c], every_policy, 0)) for c in failed}
     plans = [
-        (m, propagate(m.object, policies, bundle.clusters))
+        (m, propagate(m.object, policies, bundle.clusters, members=False))
         for m in manifests
         if is_template(m.object)
     ]
