@@ -85,7 +85,11 @@ def _mapping(value: Any) -> Mapping[str, Any]:
 
 
 def _namespace_plan(
-    obj: Mapping[str, Any], policies: Policies, clusters: Mapping[str, Cluster]
+    obj: Mapping[str, Any],
+    policies: Policies,
+    clusters: Mapping[str, Cluster],
+    *,
+    members: bool = True,
 ) -> TemplatePlan | None:
     """The namespace controller: every Namespace outside the reserved, default and skipped
     ones goes to every cluster with the ClusterOverridePolicies applied."""
@@ -99,7 +103,7 @@ def _namespace_plan(
     cluster_ordered = overridemanager.ordered(policies.override_policies(obj)[0], obj)
     copies = {
         c: _override(copy.deepcopy(dict(obj)), [], cluster_ordered, clusters[c], policies)
-        for c in sorted(clusters)
+        for c in (sorted(clusters) if members else ())
     }
     note = "the namespace controller propagates every namespace to every cluster"
     return TemplatePlan(obj, None, placement, None, copies, (note,))
@@ -190,7 +194,7 @@ def propagate(
     reason = not_a_template(obj)
     if reason is not None:
         return TemplatePlan(obj, None, notes=(reason,))
-    namespace_plan = _namespace_plan(obj, policies, clusters)
+    namespace_plan = _namespace_plan(obj, policies, clusters, members=members)
     if namespace_plan is not None:
         return namespace_plan
     claim = policies.claim(obj)
