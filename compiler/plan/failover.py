@@ -277,10 +277,9 @@ def _available(
     return out
 
 
-def _twice(
-    evictions: Sequence[Eviction], after: Mapping[str, int | None], timeout: int
-) -> list[str]:
-    """How the old copy and the new ones overlap, one sentence per evicted cluster."""
+def _twice(evictions: Sequence[Eviction], timeout: int) -> list[str]:
+    """How the old copy and the new ones overlap, one sentence per evicted cluster (called
+    when new copies start somewhere)."""
     lines = []
     for e in evictions:
         if not e.evicted:
@@ -344,7 +343,12 @@ def _follow(
     else:
         after, alternative = dict(plan.placement), plan.alternative
     is_stateful = stateful(plan.template)
-    twice = _twice(evictions, after, bundle.karmada.graceful_eviction_timeout) if after else []
+    starts = [
+        c for c in after if c not in plan.placement or (after[c] or 0) > (plan.placement[c] or 0)
+    ]
+    twice = _twice(evictions, bundle.karmada.graceful_eviction_timeout) if starts else []
+    if evicted and after and not starts:
+        notes.append("nothing new starts: the clusters left already run it")
     if evicted and not after:
         notes.append("no cluster left fits the placement: the binding is left with no cluster")
     namespace = manifest.identity[2]

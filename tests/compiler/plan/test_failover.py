@@ -77,6 +77,14 @@ spec:
 
 
 TWO = "    clusterAffinity: {clusterNames: [cluster-a, cluster-b]}"
+ONE_ON_A = f"""{TWO}
+    replicaScheduling:
+      replicaSchedulingType: Divided
+      weightPreference:
+        staticWeightList:
+          - {{targetCluster: {{clusterNames: [cluster-a]}}, weight: 2}}
+          - {{targetCluster: {{clusterNames: [cluster-b]}}, weight: 1}}"""
+"""Divided by static weight: one replica runs on cluster-a, and moves to cluster-b."""
 
 
 def toleration(key: str, seconds: int) -> str:
@@ -149,11 +157,31 @@ def test_e2e_purge_mode_taint_cluster_with_no_execute_taint(bundle: Bundle, purg
     )
     [eviction] = only(result).evictions
     assert (eviction.evicted, eviction.due, eviction.purge) == (True, 3, purge), E2E
+    assert "cluster-a" not in only(result).after
+
+
+@pytest.mark.parametrize(
+    ("purge", "sentence"),
+    [
+        pytest.param("Directly", "drops the old copy at the eviction (purgeMode Directly)", id="d"),
+        pytest.param(
+            "Gracefully",
+            "keeps the old copy until the new copies are healthy or 600 s pass",
+            id="g",
+        ),
+    ],
+)
+def test_the_old_and_the_new_copy_overlap(bundle: Bundle, purge: str, sentence: str) -> None:
+    result = run(
+        bundle,
+        (
+            deployment("web", 1),
+            policy("web", ONE_ON_A, f"  failover: {{cluster: {{purgeMode: {purge}}}}}\n"),
+        ),
+    )
+    assert dict(only(result).after) == {"cluster-b": 1}
     [twice] = only(result).twice
-    if purge == "Directly":
-        assert "drops the old copy at the eviction" in twice
-    else:
-        assert "keeps the old copy until the new copies are healthy or 600 s pass" in twice
+    assert twice.startswith("cluster-a: ") and sentence in twice
 
 
 def test_v118_defaults_evict_nothing_and_the_replicas_are_lost(bundle: Bundle) -> None:
@@ -264,7 +292,7 @@ def test_a_stateful_app_in_two_places(bundle: Bundle, purge: str, action: str) -
         bundle,
         (
             deployment("orders-db", 1, stateful=True),
-            policy("orders-db", TWO, f"  failover: {{cluster: {{purgeMode: {purge}}}}}\n"),
+            policy("orders-db", ONE_ON_A, f"  failover: {{cluster: {{purgeMode: {purge}}}}}\n"),
         ),
     )
     [finding] = result.findings
@@ -285,7 +313,7 @@ def test_application_failover_leaves_a_stateful_app_to_the_controller_default(
     )
     result = run(
         bundle,
-        (deployment("orders-db", 1, stateful=True), policy("orders-db", TWO, application)),
+        (deployment("orders-db", 1, stateful=True), policy("orders-db", ONE_ON_A, application)),
     )
     assert only(result).evictions[0].purge == "Gracefully"
     assert [f.action for f in result.findings] == ["deny"]
@@ -350,7 +378,7 @@ def test_duration(seconds: float, text: str) -> None:
 def test_the_report_reads_as_a_plan(bundle: Bundle) -> None:
     result = run(
         bundle,
-        (deployment("orders-db", 1, stateful=True), policy("orders-db", TWO)),
+        (deployment("orders-db", 1, stateful=True), policy("orders-db", ONE_ON_A)),
     )
     text = "\n".join(finish(report(result), color=False))
     assert "If cluster-a fails:" in text
@@ -479,3 +507,14 @@ def test_command_with_the_repository(platform_repo: Path) -> None:
     code, out, _ = plan_fail("--fail", "cluster-a")
     assert code == 1
     assert "[failover.split-brain] Deployment platform-demo/orders-db is stateful" in out
+
+
+def test_a_duplicated_stateful_app_starts_nothing_new(bundle: Bundle) -> None:
+    """Duplicated: cluster-b already runs its copy; the eviction starts none, so no second
+    writer comes of the failover (the app runs in both by design)."""
+    result = run(bundle, (deployment("cache", 1, stateful=True), policy("cache", TWO)))
+    template = only(result)
+    assert dict(template.after) == {"cluster-b": 1}
+    assert template.twice == ()
+    assert "nothing new starts: the clusters left already run it" in template.notes
+    assert result.findings == ()
