@@ -18,8 +18,11 @@ from typing import Any
 
 import pytest
 import yaml
+from hypothesis import given
+from hypothesis import strategies as st
 
 from compiler.cli import main
+from compiler.commands.plan import failed_clusters
 from compiler.manifests import Manifest
 from compiler.plan.failover import FailoverPlan, fail, tree_taint_policies
 from compiler.plan.failovertext import as_json, duration, report
@@ -27,6 +30,7 @@ from compiler.plan.text import finish
 from compiler.plan.tree import policies_of
 from tests.conftest import POLICIES
 from webhook.bundle.model import Allocatable, Bundle, ControlPlane
+from webhook.errors import UsageError
 
 E2E = "test/e2e/suites/base/failover_test.go"
 ON = ControlPlane(failover_gate=True, enable_no_execute_taint_eviction=True)
@@ -518,3 +522,17 @@ def test_a_duplicated_stateful_app_starts_nothing_new(bundle: Bundle) -> None:
     assert template.twice == ()
     assert "nothing new starts: the clusters left already run it" in template.notes
     assert result.findings == ()
+
+
+@given(st.text(alphabet=st.sampled_from("abc-,x \t"), max_size=30))
+def test_fail_names_parse_or_fail_with_the_known_ones(text: str) -> None:
+    """Whatever --fail holds: known names, each once, in the order given, or a usage error
+    that lists the bundle's clusters."""
+    known = ["a", "b", "c"]
+    try:
+        names = failed_clusters(text, known)
+    except UsageError as exc:
+        assert "the bundle has a, b, c" in str(exc)
+    else:
+        assert names and set(names) <= set(known) and len(names) == len(set(names))
+        assert names == [n.strip() for n in dict.fromkeys(n.strip() for n in text.split(","))]
