@@ -38,6 +38,7 @@ from compiler.manifests import Manifest
 from compiler.plan.tree import is_template
 from webhook.bundle.model import Bundle, Cluster, ControlPlane
 from webhook.engine.quota import per_pod
+from webhook.engine.targets import stateful
 from webhook.engine.workloads import pod_spec
 from webhook.karmada.detector import Policies
 from webhook.karmada.evictionqueue import QueueSettings, Window, windows
@@ -53,7 +54,6 @@ from webhook.karmada.taints import (
 )
 from webhook.quantity import format_cpu, format_memory
 
-STATEFUL_LABEL = "fedgate.dev/stateful"
 TAINT_POLICY = ("policy.karmada.io/v1alpha1", "ClusterTaintPolicy")
 RESOURCES = ("cpu", "memory", "pods")
 
@@ -193,12 +193,6 @@ def off_switch(settings: ControlPlane) -> str | None:
             "ignores NoExecute taints"
         )
     return None
-
-
-def stateful(obj: Mapping[str, Any]) -> bool:
-    """A StatefulSet, or a template fedgate renders for a ``stateful: true`` app."""
-    labels = _mapping(_mapping(obj.get("metadata")).get("labels"))
-    return obj.get("kind") == "StatefulSet" or labels.get(STATEFUL_LABEL) == "true"
 
 
 def _by_capacity(placement: Mapping[str, Any]) -> bool:

@@ -536,3 +536,15 @@ def test_fail_names_parse_or_fail_with_the_known_ones(text: str) -> None:
     else:
         assert names and set(names) <= set(known) and len(names) == len(set(names))
         assert names == [n.strip() for n in dict.fromkeys(n.strip() for n in text.split(","))]
+
+
+def test_a_pod_template_mounting_a_claim_is_stateful(bundle: Bundle) -> None:
+    """The same test of statefulness as the rule stateful-purge.targets (engine/targets.py)."""
+    text = deployment("queue", 1).replace(
+        "      containers:\n",
+        "      volumes: [{name: data, persistentVolumeClaim: {claimName: queue-data}}]\n"
+        "      containers:\n",
+    )
+    result = run(bundle, (text, policy("queue", ONE_ON_A)))
+    assert only(result).stateful
+    assert [f.rule for f in result.findings] == ["failover.split-brain"]
