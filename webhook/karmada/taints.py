@@ -137,9 +137,11 @@ def condition_matches(
 ) -> bool:
     """``conditionMatches``: every entry matches (an empty list never does). ``conditions``:
     the cluster's condition type -> status."""
-    if not match_conditions:
+    if not match_conditions or not isinstance(match_conditions, Sequence):
         return False
     for match in match_conditions:
+        if not isinstance(match, Mapping):
+            return False  # Karmada's API refuses such a policy; it taints nothing
         kind = str(match.get("conditionType"))
         values = match.get("statusValues")
         values = values if isinstance(values, list) else []
@@ -172,9 +174,10 @@ def policy_taints(
         target = policy.get("targetClusters")
         if isinstance(target, Mapping) and not cluster_matches(cluster, target):
             continue
+        listed = policy.get("taints")
         wanted = [
             Taint(str(t.get("key", "")), str(t.get("effect", "")), str(t.get("value") or ""))
-            for t in policy.get("taints") or []
+            for t in (listed if isinstance(listed, list) else [])
             if isinstance(t, Mapping)
         ]
         if condition_matches(conditions, policy.get("addOnConditions") or []):

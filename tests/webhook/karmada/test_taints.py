@@ -9,6 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from webhook.bundle.model import Cluster
 from webhook.karmada.taints import (
@@ -414,3 +416,26 @@ def test_add_then_remove_in_one_policy_leaves_no_taint() -> None:
     """AddOnConditions are evaluated before RemoveOnConditions (clustertaint_types.go)."""
     policy = {**NOT_READY_POLICY, "removeOnConditions": [condition("Ready", "In", "False")]}
     assert policy_taints(CLUSTER, {"Ready": "False"}, [policy]) == []
+
+
+JUNK: Any = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.sampled_from(["key", "effect", "operator", "statusValues"]), inner)
+    ),
+    max_leaves=6,
+)
+POLICY_KEYS = st.sampled_from(
+    ["targetClusters", "addOnConditions", "removeOnConditions", "taints", "name"]
+)
+
+
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])  # a shared, busy machine
+@given(st.lists(st.dictionaries(POLICY_KEYS, JUNK, max_size=5), max_size=3))
+def test_any_tree_taint_policy_is_read_without_failing(policies: list[dict[str, Any]]) -> None:
+    """ClusterTaintPolicies read from a tree are not validated first: whatever they hold, the
+    failed cluster's taints come out (Karmada's API would refuse the malformed ones)."""
+    taints = failed_cluster_taints(CLUSTER, policies, 0)
+    assert taints[0].describe() == "cluster.karmada.io/not-ready:NoSchedule"
+    assert all(isinstance(t, Taint) for t in taints)
