@@ -30,16 +30,15 @@ Then each cluster left's load against its declared ``allocatable``, and the evic
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from fractions import Fraction
+from dataclasses import dataclass, replace
 from typing import Any
 
 from compiler.manifests import Manifest
+from compiler.plan.capacity import ClusterLoad, Move, amount
+from compiler.plan.capacity import loads as capacity_loads
 from compiler.plan.tree import is_template
 from webhook.bundle.model import Bundle, Cluster, ControlPlane
-from webhook.engine.quota import per_pod
 from webhook.engine.targets import stateful
-from webhook.engine.workloads import pod_spec
 from webhook.karmada.detector import Policies
 from webhook.karmada.evictionqueue import QueueSettings, Window, windows
 from webhook.karmada.propagation import TemplatePlan, propagate
@@ -52,10 +51,8 @@ from webhook.karmada.taints import (
     purge_mode,
     tolerates,
 )
-from webhook.quantity import format_cpu, format_memory
 
 TAINT_POLICY = ("policy.karmada.io/v1alpha1", "ClusterTaintPolicy")
-RESOURCES = ("cpu", "memory", "pods")
 
 
 @dataclass(frozen=True)
@@ -116,23 +113,6 @@ class TemplateFailover:
     def unavailable(self) -> int:
         """Replicas lost while the failed clusters are down and nothing replaces them."""
         return sum(e.replicas or 0 for e in self.evictions if not e.evicted)
-
-
-@dataclass(frozen=True)
-class ClusterLoad:
-    """A cluster left: what its workloads request before and after, against its capacity."""
-
-    cluster: str
-    before: Mapping[str, Fraction]
-    after: Mapping[str, Fraction]
-    allocatable: Mapping[str, Fraction]
-    """The declared resources only (cpu in cores, memory in bytes, pods)."""
-    added_by: Mapping[str, Mapping[str, Fraction]] = field(default_factory=dict)
-    """Per template (``namespace/name``), what the failover adds here."""
-
-    def over(self) -> list[str]:
-        """The resources the failover takes above the declared capacity."""
-        return [r for r, cap in self.allocatable.items() if self.after.get(r, Fraction(0)) > cap]
 
 
 @dataclass(frozen=True)
@@ -361,67 +341,21 @@ def _follow(
     )
 
 
-def _pod_request(obj: Mapping[str, Any]) -> dict[str, Fraction] | None:
-    spec = pod_spec(obj)
-    if spec is None:
-        return None
-    try:
-        bill = per_pod(spec)
-    except (ValueError, TypeError):  # pragma: no cover - the quota rule reports unreadable ones
-        return None
-    return {"cpu": bill["cpu"], "memory": bill["memory"], "pods": Fraction(1)}
-
-
-def _add(total: dict[str, Fraction], per_pod_: Mapping[str, Fraction], count: int) -> None:
-    for resource, amount in per_pod_.items():
-        total[resource] = total.get(resource, Fraction(0)) + amount * count
-
-
-def _loads(
+def _moves(
     plans: Sequence[tuple[Manifest, TemplatePlan]],
     moved: Mapping[tuple[str, str, str, str], TemplateFailover],
-    bundle: Bundle,
-    failed: Collection[str],
-) -> tuple[list[ClusterLoad], list[str]]:
-    left = [c for c in bundle.clusters if c not in failed]
-    before: dict[str, dict[str, Fraction]] = {c: {} for c in left}
-    after: dict[str, dict[str, Fraction]] = {c: {} for c in left}
-    added: dict[str, dict[str, dict[str, Fraction]]] = {c: {} for c in left}
-    skipped: list[str] = []
+) -> tuple[list[Move], list[str]]:
+    """Every template's placement before and after, for the loads; and the templates left out
+    (divided by free capacity and evicted: where their replicas go is not known)."""
+    moves, skipped = [], []
     for manifest, plan in plans:
-        request = _pod_request(plan.template)
-        if request is None:
-            continue
         follow = moved.get(manifest.identity)
         if follow is not None and follow.by_capacity and any(e.evicted for e in follow.evictions):
             skipped.append(_name(manifest))
             continue
-        new = follow.after if follow is not None else plan.placement
-        for cluster in left:
-            old_count = plan.placement.get(cluster) or 0
-            new_count = new.get(cluster) or 0
-            _add(before[cluster], request, old_count)
-            _add(after[cluster], request, new_count)
-            if new_count > old_count:
-                extra: dict[str, Fraction] = {}
-                _add(extra, request, new_count - old_count)
-                added[cluster][_name(manifest)] = extra
-    loads = []
-    for cluster in left:
-        declared = bundle.clusters[cluster].allocatable
-        capacity: dict[str, Fraction] = {}
-        if declared is not None:
-            for resource, value in (
-                ("cpu", declared.cpu),
-                ("memory", declared.memory),
-                ("pods", declared.pods),
-            ):
-                if value is not None:
-                    capacity[resource] = Fraction(value)
-        loads.append(
-            ClusterLoad(cluster, before[cluster], after[cluster], capacity, added[cluster])
-        )
-    return loads, skipped
+        after = follow.after if follow is not None else plan.placement
+        moves.append(Move(_name(manifest), plan.template, plan.placement, after))
+    return moves, skipped
 
 
 def _name(manifest: Manifest) -> str:
@@ -501,21 +435,13 @@ def _findings(templates: Sequence[TemplateFailover], loads: Sequence[ClusterLoad
                 Finding(
                     "failover.capacity",
                     "deny",
-                    f"{load.cluster} would need {_amount(resource, load.after[resource])} "
+                    f"{load.cluster} would need {amount(resource, load.after[resource])} "
                     f"{resource} after the failover, above its allocatable "
-                    f"{_amount(resource, load.allocatable[resource])}; moved here: {names}",
+                    f"{amount(resource, load.allocatable[resource])}; moved here: {names}",
                     cluster=load.cluster,
                 )
             )
     return found
-
-
-def _amount(resource: str, value: Fraction) -> str:
-    if resource == "cpu":
-        return format_cpu(value)
-    if resource == "memory":
-        return format_memory(value)
-    return str(int(value))
 
 
 def fail(
@@ -540,7 +466,9 @@ def fail(
     templates = [t for t in followed if t is not None]
     queues, templates = _storm(templates, settings)
     moved = {t.identity: t for t in templates}
-    loads, skipped = _loads(plans, moved, bundle, set(failed))
+    moves, skipped = _moves(plans, moved)
+    left = [c for c in bundle.clusters if c not in failed_set]
+    loads = capacity_loads(moves, bundle.clusters, left)
     notes = []
     if skipped:
         notes.append(

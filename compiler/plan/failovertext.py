@@ -7,8 +7,8 @@ from fractions import Fraction
 from typing import Any
 
 from compiler.output import plural
+from compiler.plan.capacity import ClusterLoad
 from compiler.plan.failover import (
-    ClusterLoad,
     FailoverPlan,
     Finding,
     Queue,
