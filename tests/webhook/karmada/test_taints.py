@@ -439,3 +439,85 @@ def test_any_tree_taint_policy_is_read_without_failing(policies: list[dict[str, 
     taints = failed_cluster_taints(CLUSTER, policies, 0)
     assert taints[0].describe() == "cluster.karmada.io/not-ready:NoSchedule"
     assert all(isinstance(t, Taint) for t in taints)
+
+
+# test/e2e/suites/base/clustertaintpolicy_test.go, "Taint cluster with ClusterTaintPolicy": each
+# It sets the target cluster's conditions step by step and waits for the taints; here each
+# step is one reconcile of the ClusterTaintPolicy controller from the taints the last left.
+CLUSTERTAINTPOLICY_E2E = "test/e2e/suites/base/clustertaintpolicy_test.go"
+NETWORK = [Taint("testing/network-not-ready", "NoSchedule")]
+
+
+def _e2e_policy(
+    add: list[dict[str, Any]], remove: list[dict[str, Any]], taints: list[Taint]
+) -> Any:
+    return {
+        "name": "e2e",
+        "targetClusters": {"clusterNames": ["member1"]},
+        "addOnConditions": add,
+        "removeOnConditions": remove,
+        "taints": [{"key": t.key, "effect": t.effect} for t in taints],
+    }
+
+
+NO_SCHEDULE = ("testing/network-not-ready", "NoSchedule")
+NO_EXECUTE = ("testing/network-not-ready", "NoExecute")
+ALL = ("testing/all-not-ready", "NoSchedule")
+
+
+@pytest.mark.parametrize(
+    ("policy", "steps"),
+    [
+        pytest.param(
+            _e2e_policy(
+                [condition("NetworkReady", "In", "False", "Unknown")],
+                [condition("NetworkReady", "In", "True")],
+                NETWORK,
+            ),
+            [({"NetworkReady": "False"}, [NO_SCHEDULE]), ({"NetworkReady": "True"}, [])],
+            id="One condition match / taint should be added and removed upon single condition "
+            "match",
+        ),
+        pytest.param(
+            _e2e_policy(
+                [
+                    condition("NetworkReady", "In", "False", "Unknown"),
+                    condition("StorageReady", "In", "False", "Unknown"),
+                ],
+                [
+                    condition("NetworkReady", "In", "True"),
+                    condition("StorageReady", "In", "True"),
+                ],
+                [Taint(*ALL)],
+            ),
+            [
+                ({"NetworkReady": "False"}, []),
+                ({"NetworkReady": "False", "StorageReady": "False"}, [ALL]),
+                ({"NetworkReady": "True", "StorageReady": "False"}, [ALL]),
+                ({"NetworkReady": "True", "StorageReady": "True"}, []),
+            ],
+            id="Multi conditions match / taint should be added and removed upon multi "
+            "conditions match",
+        ),
+        pytest.param(
+            _e2e_policy(
+                [condition("NetworkReady", "In", "False", "Unknown")],
+                [condition("NetworkReady", "In", "True")],
+                [Taint(*NO_SCHEDULE), Taint(*NO_EXECUTE)],
+            ),
+            [
+                ({"NetworkReady": "False"}, [NO_SCHEDULE, NO_EXECUTE]),
+                ({"NetworkReady": "True"}, []),
+            ],
+            id="Control with multiple taints / multiple taints should be added and removed upon "
+            "conditions match",
+        ),
+    ],
+)
+def test_cluster_taint_policy_e2e(
+    policy: Any, steps: list[tuple[dict[str, str], list[tuple[str, str]]]]
+) -> None:
+    taints: list[Taint] = []
+    for now, (conditions, expected) in enumerate(steps):
+        taints = policy_taints(CLUSTER, conditions, [policy], taints, now)
+        assert [(t.key, t.effect) for t in taints] == expected, CLUSTERTAINTPOLICY_E2E
