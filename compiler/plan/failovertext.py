@@ -32,6 +32,12 @@ def duration(seconds: float) -> str:
     return f"{hours} h {minutes} min" if minutes else f"{hours} h"
 
 
+def _when(earliest: float, latest: float) -> str:
+    if earliest == latest:
+        return f"at {duration(earliest)}"
+    return f"between {duration(earliest)} and {duration(latest)}"
+
+
 def _name(identity: tuple[str, str, str, str]) -> str:
     _, kind, namespace, name = identity
     return f"{kind} {namespace}/{name}" if namespace else f"{kind} {name}"
@@ -73,11 +79,7 @@ def _template_block(t: TemplateFailover, findings: list[Finding]) -> list[Line]:
         purge = f"; purgeMode {e.purge}" if e.purge else ""
         lines.append(_field(e.cluster, e.reason + purge, "" if e.evicted else "warn"))
         if e.window is not None:
-            when = (
-                f"at {duration(e.window.earliest)}"
-                if e.window.earliest == e.window.latest
-                else f"between {duration(e.window.earliest)} and {duration(e.window.latest)}"
-            )
+            when = _when(e.window.earliest, e.window.latest)
             lines.append(_more(f"the queue takes it {when} after the taint"))
         if not e.evicted and e.replicas:
             lines.append(_more(f"{plural(e.replicas, 'replica')} unavailable while it is down"))
@@ -150,9 +152,34 @@ def report(plan: FailoverPlan) -> list[Line]:
         lines.append(Line(""))
     for queue in plan.queues:
         lines.append(_queue_line(queue))
+    if plan.queues:
+        lines.append(
+            _more(
+                "order: the bindings due at once in the informer cache's order (any of them "
+                "may come first), then each as its tolerationSeconds run out"
+            )
+        )
+    lines += _stateful_windows(plan)
     for note in plan.notes:
         lines.append(_field("note", note))
     return [*lines, summary(plan)]
+
+
+def _stateful_windows(plan: FailoverPlan) -> list[Line]:
+    """When the queue reaches each stateful template: the ones a reviewer looks for first."""
+    lines = []
+    for t in plan.templates:
+        for e in t.evictions:
+            if t.stateful and e.window is not None:
+                owner = f"{t.tenant}'s " if t.tenant else ""
+                when = _when(e.window.earliest, e.window.latest)
+                lines.append(
+                    _field(
+                        "stateful",
+                        f"{owner}{_name(t.identity)} leaves {e.cluster} {when} after the taint",
+                    )
+                )
+    return lines
 
 
 def _detection(plan: FailoverPlan) -> str:

@@ -389,6 +389,9 @@ def test_the_report_reads_as_a_plan(bundle: Bundle) -> None:
     assert "~ Deployment payments/orders-db (team-b, stateful)" in text
     assert "the queue takes it at 0 s after the taint" in text
     assert "[failover.split-brain]" in text
+    assert (
+        "stateful     team-b's Deployment payments/orders-db leaves cluster-a at 0 s after" in text
+    )
     assert "\nFailover: 1 eviction (done about 0 s after the taint), 0 staying" in text
     assert max(len(line) for line in text.splitlines()) <= 100
     data = as_json(result)
