@@ -514,6 +514,12 @@ def test_command_with_the_repository(platform_repo: Path) -> None:
     code, out, _ = plan_fail("--fail", "cluster-a")
     assert code == 1
     assert "[failover.split-brain] Deployment platform-demo/orders-db is stateful" in out
+    # docs/failover.md shows this run: its lines are the command's
+    docs = (Path(__file__).resolve().parents[3] / "docs" / "failover.md").read_text()
+    example = docs.split("## Reading the report", 1)[1].split("```", 2)[1].splitlines()
+    shown = [line for line in example[1:] if line.strip() and "..." not in line]
+    assert len(shown) > 20
+    assert [line for line in shown if line not in out.splitlines()] == []
 
 
 def test_a_duplicated_stateful_app_starts_nothing_new(bundle: Bundle) -> None:
