@@ -47,6 +47,7 @@ from webhook.karmada.taints import (
     NO_EXECUTE,
     Taint,
     failed_cluster_taints,
+    matching_tolerations,
     need_eviction,
     purge_mode,
     tolerates,
@@ -210,9 +211,12 @@ def _eviction(
     purge = purge_mode(failover, settings.purge_mode)
     taint_list = ", ".join(t.describe() for t in no_execute)
     if now:
-        reason = f"evicted at once: it does not tolerate {taint_list}"
-        if tolerations:
-            reason = f"evicted at once: its tolerations do not cover {taint_list}, or run out now"
+        covered, _ = matching_tolerations(no_execute, tolerations)
+        reason = (
+            f"evicted at once: it tolerates {taint_list} for 0 s"
+            if covered
+            else f"evicted at once: it does not tolerate {taint_list}"
+        )
         return Eviction(cluster, replicas, True, reason, 0, purge=purge)
     if wait is None:
         return Eviction(

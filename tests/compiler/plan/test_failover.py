@@ -557,3 +557,23 @@ def test_a_pod_template_mounting_a_claim_is_stateful(bundle: Bundle) -> None:
     result = run(bundle, (text, policy("queue", ONE_ON_A)))
     assert only(result).stateful
     assert [f.rule for f in result.findings] == ["failover.split-brain"]
+
+
+@pytest.mark.parametrize(
+    ("tolerations", "reason"),
+    [
+        pytest.param(
+            toleration("cluster.karmada.io/not-ready", 0),
+            "evicted at once: it tolerates cluster.karmada.io/not-ready:NoExecute for 0 s",
+            id="zero-seconds",
+        ),
+        pytest.param(
+            toleration("other", 60),
+            "evicted at once: it does not tolerate cluster.karmada.io/not-ready:NoExecute",
+            id="another-key",
+        ),
+    ],
+)
+def test_why_at_once(bundle: Bundle, tolerations: str, reason: str) -> None:
+    result = run(bundle, (deployment("web", 1), policy("web", f"{TWO}\n{tolerations}")))
+    assert only(result).evictions[0].reason == reason
