@@ -577,3 +577,24 @@ def test_a_pod_template_mounting_a_claim_is_stateful(bundle: Bundle) -> None:
 def test_why_at_once(bundle: Bundle, tolerations: str, reason: str) -> None:
     result = run(bundle, (deployment("web", 1), policy("web", f"{TWO}\n{tolerations}")))
     assert only(result).evictions[0].reason == reason
+
+
+AFFINITY_E2E = "test/e2e/suites/base/clusteraffinities_test.go"
+
+
+# clusteraffinities_test.go "[Failover] member cluster become unReachable" / It "failover
+# testing with propagate deployment by clusterAffinities": group1 (member1) then group2
+# (member2), the not-ready NoExecute taint tolerated 2 s; member1 fails, the deployment
+# appears on member2 (the next affinity term).
+def test_e2e_failover_with_cluster_affinities(bundle: Bundle) -> None:
+    affinities = (
+        "    clusterAffinities:\n"
+        "      - {affinityName: group1, clusterNames: [cluster-a]}\n"
+        "      - {affinityName: group2, clusterNames: [cluster-b]}\n"
+        f"{toleration('cluster.karmada.io/not-ready', 2)}"
+    )
+    template = only(run(bundle, (deployment("web", 2), policy("web", affinities))))
+    assert dict(template.before) == {"cluster-a": 2}, AFFINITY_E2E
+    [eviction] = template.evictions
+    assert (eviction.evicted, eviction.due) == (True, 2), AFFINITY_E2E
+    assert dict(template.after) == {"cluster-b": 2}, AFFINITY_E2E
