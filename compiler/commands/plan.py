@@ -41,6 +41,9 @@ from compiler.plan.changes import (
     tenant_before,
 )
 from compiler.plan.core import AppPlan, Plan, plan
+from compiler.plan.failover import fail, tree_taint_policies
+from compiler.plan.failovertext import as_json as failover_json
+from compiler.plan.failovertext import report as failover_report
 from compiler.plan.text import finish, report, tree_report
 from compiler.plan.tree import TemplateResult, plan_templates, policies_of
 from compiler.plan.tree import plan_tree as plan_manifest_tree
@@ -48,6 +51,7 @@ from compiler.render.argocd import FOLDER as ARGOCD_FOLDER
 from compiler.synccheck import as_synced
 from compiler.synced import SyncedTree, synced_tree
 from compiler.treecheck import applications
+from webhook.bundle.model import Bundle
 from webhook.engine.workloads import pod_spec
 from webhook.errors import Finding, UsageError
 from webhook.quantity import format_cpu, format_memory
@@ -92,6 +96,19 @@ examples:
   fedgate plan --output markdown > comment.md   the pull-request comment
   fedgate plan --output html > plan.html        one page: charts, bills, diffs
   fedgate plan --tree clusters/prod --policies policies --output json
+  fedgate plan --fail cluster-a        what Karmada does if cluster-a fails (docs/failover.md)
+  fedgate plan --fail cluster-a,cluster-b --tree clusters/prod --output json
+
+--fail CLUSTER[,CLUSTER...] answers "what if these clusters fail?" as Karmada v1.18 decides it,
+with the control plane's settings of policies/karmada.yaml (v1.18's defaults when absent: the
+Failover feature gate and --enable-no-execute-taint-eviction are OFF, so nothing is evicted
+and the failed clusters' replicas are simply lost until they return). For every template on
+a failed cluster: evicted or not and when (the NoExecute taints of the ClusterTaintPolicies
+against the policy's clusterTolerations), where its replicas go, which copies run twice and
+for how long (purgeMode Gracefully or Directly); each cluster left's requests against its
+allocatable (policies/clusters.yaml); the eviction storm (the taint manager's queues, their
+order and pacing). Exit 1 when a stateful app would run in two places or a cluster left
+would be over its allocatable.
 """
 
 
@@ -124,6 +141,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="auto",
         help="colour the report (default: on a terminal, unless NO_COLOR or TERM=dumb)",
     )
+    parser.add_argument(
+        "--fail",
+        metavar="CLUSTER[,CLUSTER...]",
+        help="what Karmada does when these member clusters fail: evictions, where replicas "
+        "go, copies running twice, capacity left, how long the evictions take",
+    )
     add_backend_argument(parser)
 
 
@@ -134,13 +157,21 @@ EXIT_CHANGES = 2
 AGAINST_HEAD = ("all", "diff", "detailed_exitcode")
 
 
-def run(args: argparse.Namespace, out: Output) -> int:
-    if args.tree is not None:
-        if out.format in ("markdown", "html"):
+def _pages_need_head(args: argparse.Namespace, out: Output) -> None:
+    """markdown and html show a change against git HEAD: not what --fail and --tree plan."""
+    for option, chosen in (("--fail", args.fail is not None), ("--tree", args.tree is not None)):
+        if chosen and out.format in ("markdown", "html"):
             raise UsageError(
-                f"--output {out.format} shows a change against git HEAD; with --tree, use "
+                f"--output {out.format} shows a change against git HEAD; with {option}, use "
                 "--output text or json"
             )
+
+
+def run(args: argparse.Namespace, out: Output) -> int:
+    _pages_need_head(args, out)
+    if args.fail is not None:
+        return _run_fail(args, out)
+    if args.tree is not None:
         return _run_tree(args, out)
     given = [*args.apps, *args.apps_option]
     where = locate(given, args.out)
@@ -294,6 +325,72 @@ def _selected_apps(compiled: Compiled, selected: list[Path] | None) -> set[tuple
         for a in compiled.apps
         if str(Path(a.file).resolve()) in wanted or a.file in wanted
     }
+
+
+def failed_clusters(text: str, known: Iterable[str]) -> list[str]:
+    """``--fail a,b``: the names, checked against the bundle's clusters."""
+    names = [n.strip() for n in text.split(",")]
+    clusters = sorted(known)
+    if not text.strip() or not all(names):
+        raise UsageError(
+            f"--fail {text!r}: give cluster names separated by commas; the bundle has "
+            f"{', '.join(clusters) or 'no clusters'}"
+        )
+    unknown = [n for n in names if n not in clusters]
+    if unknown:
+        raise UsageError(
+            f"--fail: unknown cluster{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}; "
+            f"the bundle has {', '.join(clusters) or 'no clusters'}"
+        )
+    return list(dict.fromkeys(names))
+
+
+def _fail_manifests(args: argparse.Namespace, out: Output) -> tuple[list[Manifest], Bundle]:
+    """Every manifest Argo CD syncs to Karmada (the app specs compiled, and the hand-written
+    ones), or those of --tree DIR."""
+    if args.tree is not None:
+        bundle = load_policy_bundle(args)
+        if not args.tree.exists():
+            raise UsageError(f"--tree {args.tree}: no such file or directory")
+        tree = read_tree(args.tree)
+        return list(tree.manifests), bundle
+    where = locate([], args.out)
+    whole = [shown(where.root / "apps")] if (where.root / "apps").is_dir() else []
+    compiled, bundle = compile_specs(
+        out, spec_files(whole), args, cache=default_cache(where.root), rendered=True
+    )
+    objects = {path: obj for r in compiled.rendered for path, obj in r.files().items()}
+    prefix = bundle.argocd.path if bundle.argocd is not None else str(where.out)
+    argocd = applications(compiled)
+
+    def applied(manifests: Iterable[Manifest]) -> list[Manifest]:
+        karmada = (m for m in manifests if not m.file.startswith(f"{ARGOCD_FOLDER}/"))
+        return as_synced(karmada, argocd, prefix)
+
+    synced = synced_tree(where.out, compiled.files, objects, applied)
+    return list(synced.manifests), bundle
+
+
+def _run_fail(args: argparse.Namespace, out: Output) -> int:
+    """``plan --fail``: what Karmada does when the clusters fail."""
+    given = [*args.apps, *args.apps_option]
+    against = [f"--{o.replace('_', '-')}" for o in AGAINST_HEAD if getattr(args, o)]
+    if given or against:
+        raise UsageError(
+            f"{', '.join([*against, *(['APPS'] if given else [])])}: not with --fail, which "
+            "plans the whole federation as it is (capacity and the eviction queue depend on "
+            "every app)"
+        )
+    manifests, bundle = _fail_manifests(args, out)
+    failed = failed_clusters(args.fail, bundle.clusters)
+    policies = policies_of(m.object for m in manifests)
+    result = fail(manifests, policies, bundle, failed, tree_taint_policies(manifests))
+    if out.format == "json":
+        out.json(failover_json(result))
+    else:
+        for line in finish(failover_report(result), color_wanted(out.stdout, args.color)):
+            out.line(line)
+    return 1 if result.denied else 0
 
 
 def _run_tree(args: argparse.Namespace, out: Output) -> int:

@@ -10,15 +10,19 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from webhook.bundle.index import INDEX_FILES, TreeIndex, parse_index
 from webhook.bundle.load_rules import RULE_FILES, load_rules
 from webhook.bundle.model import (
     DATA_KINDS,
     LEDGER_OWNERS,
+    PURGE_MODES,
+    Allocatable,
     ArgoCD,
     Bundle,
     Cluster,
+    ControlPlane,
     OwnerBinding,
     Quota,
     Tenant,
@@ -35,10 +39,10 @@ from webhook.schema import Checker
 from webhook.yamlsource import Document, YamlSyntaxError, parse_single, read_text
 
 BUNDLE_FILES = ("clusters.yaml", "tenants.yaml", "writers.yaml")
-OPTIONAL_FILES = ("argocd.yaml",)
+OPTIONAL_FILES = ("argocd.yaml", "karmada.yaml")
 REQUIRED_WRITERS = ("git", "karmada")
 
-_CLUSTER_KEYS = ("name", "labels", "provider", "region", "zone", "zones")
+_CLUSTER_KEYS = ("name", "labels", "provider", "region", "zone", "zones", "allocatable")
 _TENANT_KEYS = (
     "name",
     "namespaces",
@@ -225,6 +229,10 @@ def build_bundle(documents: Mapping[str, Document], source: str = "<memory>") ->
     if "argocd.yaml" in documents:
         checkers["argocd.yaml"] = Checker(documents["argocd.yaml"])
         argocd = _argocd(checkers["argocd.yaml"])
+    karmada = ControlPlane()
+    if "karmada.yaml" in documents:
+        checkers["karmada.yaml"] = Checker(documents["karmada.yaml"])
+        karmada = _control_plane(checkers["karmada.yaml"], clusters)
     findings = [f for checker in checkers.values() for f in checker.findings]
     if findings:
         raise BundleError(findings)
@@ -234,6 +242,7 @@ def build_bundle(documents: Mapping[str, Document], source: str = "<memory>") ->
         writers=writers,
         owners=owners,
         argocd=argocd,
+        karmada=karmada,
         source=source,
     )
 
@@ -272,8 +281,30 @@ def _clusters(checker: Checker) -> dict[str, Cluster]:
             region=checker.string((*path, "region")),
             zone=checker.string((*path, "zone")),
             zones=tuple(checker.string_list((*path, "zones"))),
+            allocatable=_allocatable(checker, (*path, "allocatable")),
         )
     return dict(sorted(clusters.items()))
+
+
+def _allocatable(checker: Checker, path: tuple[str | int, ...]) -> Allocatable | None:
+    """``allocatable: {cpu, memory, pods}``: what a member can hold (each optional)."""
+    if checker.get(path) is None:
+        return None
+    checker.mapping(path, ("cpu", "memory", "pods"))
+    values = {}
+    for key in ("cpu", "memory"):
+        raw = checker.get((*path, key))
+        if raw is None:
+            continue
+        try:
+            values[key] = parse_quantity(raw)
+        except QuantityError as exc:
+            checker.report((*path, key), str(exc))
+    return Allocatable(
+        cpu=values.get("cpu"),
+        memory=values.get("memory"),
+        pods=checker.integer((*path, "pods"), minimum=0),
+    )
 
 
 def _cluster_set(
@@ -487,3 +518,161 @@ def _writers(checker: Checker) -> tuple[Writer, ...]:
         if checker.get(("writers",)) is not None and required not in names:
             checker.report(("writers",), f"writer {required!r} is required")
     return tuple(writers)
+
+
+_CONTROLLER_MANAGER_KEYS = (
+    "featureGates",
+    "enableTaintManager",
+    "enableNoExecuteTaintEviction",
+    "noExecuteTaintEvictionPurgeMode",
+    "resourceEvictionRate",
+    "gracefulEvictionTimeout",
+    "clusterFailureThreshold",
+    "clusterStatusUpdateFrequency",
+    "rateLimiterQPS",
+    "rateLimiterBucketSize",
+)
+_FEATURE_GATES = ("Failover",)
+"""The gates that decide cluster failover (GracefulEviction does not: the graceful eviction
+controller runs without it, and v1.18 reads it for application failover only)."""
+_DURATION = re.compile(r"^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$")
+_TAINT_POLICY_KEYS = ("name", "targetClusters", "addOnConditions", "removeOnConditions", "taints")
+_TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
+
+
+def _control_plane(checker: Checker, clusters: Mapping[str, Cluster]) -> ControlPlane:
+    """``karmada.yaml``: the controller-manager's failover flags and the ClusterTaintPolicies,
+    each absent value v1.18's default."""
+    checker.mapping((), ("controllerManager", "clusterTaintPolicies"))
+    path: tuple[str | int, ...] = ("controllerManager",)
+    checker.mapping(path, _CONTROLLER_MANAGER_KEYS)
+    checker.mapping((*path, "featureGates"), _FEATURE_GATES)
+    default = ControlPlane()
+    rate = checker.get((*path, "resourceEvictionRate"))
+    if rate is not None and (isinstance(rate, bool) or not isinstance(rate, int | float)):
+        checker.report((*path, "resourceEvictionRate"), "must be a number of evictions a second")
+        rate = None
+    elif rate is not None and rate < 0:
+        checker.report((*path, "resourceEvictionRate"), f"must not be negative, not {rate}")
+        rate = None
+    return ControlPlane(
+        failover_gate=checker.boolean((*path, "featureGates", "Failover"), default=False),
+        enable_taint_manager=checker.boolean((*path, "enableTaintManager"), default=True),
+        enable_no_execute_taint_eviction=checker.boolean(
+            (*path, "enableNoExecuteTaintEviction"), default=False
+        ),
+        purge_mode=checker.choice(
+            (*path, "noExecuteTaintEvictionPurgeMode"), PURGE_MODES, default=default.purge_mode
+        )
+        or default.purge_mode,
+        resource_eviction_rate=float(rate) if rate is not None else default.resource_eviction_rate,
+        graceful_eviction_timeout=_seconds(
+            checker, (*path, "gracefulEvictionTimeout"), default.graceful_eviction_timeout
+        ),
+        cluster_failure_threshold=_seconds(
+            checker, (*path, "clusterFailureThreshold"), default.cluster_failure_threshold
+        ),
+        cluster_status_update_frequency=_seconds(
+            checker,
+            (*path, "clusterStatusUpdateFrequency"),
+            default.cluster_status_update_frequency,
+            minimum=1,
+        ),
+        rate_limiter_qps=checker.integer(
+            (*path, "rateLimiterQPS"), default=default.rate_limiter_qps, minimum=1
+        )
+        or default.rate_limiter_qps,
+        rate_limiter_bucket_size=checker.integer(
+            (*path, "rateLimiterBucketSize"), default=default.rate_limiter_bucket_size, minimum=1
+        )
+        or default.rate_limiter_bucket_size,
+        taint_policies=_taint_policies(checker, clusters),
+    )
+
+
+def _seconds(
+    checker: Checker, path: tuple[str | int, ...], default: int, *, minimum: int = 0
+) -> int:
+    """A duration as Go's flags write it (``10m``, ``30s``, ``1h30m``) or whole seconds."""
+    raw = checker.get(path)
+    if raw is None:
+        return default
+    if isinstance(raw, int) and not isinstance(raw, bool):
+        seconds: int | None = raw
+    else:
+        found = _DURATION.fullmatch(raw) if isinstance(raw, str) and raw else None
+        seconds = (
+            int(found[1] or 0) * 3600 + int(found[2] or 0) * 60 + int(found[3] or 0)
+            if found
+            else None
+        )
+    if seconds is None:
+        checker.report(path, f"{raw!r} is not a duration: write seconds or e.g. 30s, 10m, 1h30m")
+        return default
+    if seconds < minimum:
+        checker.report(path, f"must be at least {minimum}s, not {seconds}s")
+        return default
+    return seconds
+
+
+def _taint_policies(
+    checker: Checker, clusters: Mapping[str, Cluster]
+) -> tuple[Mapping[str, Any], ...]:
+    """``clusterTaintPolicies``: each a ClusterTaintPolicy's ``spec`` and its ``name``, in the
+    order Karmada applies them (their creation order)."""
+    path: tuple[str | int, ...] = ("clusterTaintPolicies",)
+    items = checker.get(path)
+    if items is None:
+        return ()
+    if not isinstance(items, list):
+        checker.report(path, "must be a list of ClusterTaintPolicy specs (with a name)")
+        return ()
+    policies = []
+    for index in range(len(items)):
+        entry = (*path, index)
+        spec = checker.mapping(entry, _TAINT_POLICY_KEYS, required=("name", "taints"))
+        checker.name((*entry, "name"))
+        for key in ("addOnConditions", "removeOnConditions"):
+            _conditions(checker, (*entry, key))
+        taints = checker.get((*entry, "taints"))
+        if taints is not None and (not isinstance(taints, list) or not taints):
+            checker.report((*entry, "taints"), "must be a non-empty list of {key, effect, value}")
+        for t in range(len(taints) if isinstance(taints, list) else 0):
+            checker.mapping((*entry, "taints", t), ("key", "effect", "value"), required=("key",))
+            checker.string((*entry, "taints", t, "key"))
+            checker.choice((*entry, "taints", t, "effect"), _TAINT_EFFECTS)
+            if checker.get((*entry, "taints", t, "effect")) is None:
+                checker.report((*entry, "taints", t), "effect is required")
+            checker.string((*entry, "taints", t, "value"), empty=True)
+        target = checker.get((*entry, "targetClusters"))
+        if target is not None and not isinstance(target, dict):
+            checker.report((*entry, "targetClusters"), "must be a ClusterAffinity mapping")
+        names = target.get("clusterNames") if isinstance(target, dict) else None
+        for i, name in enumerate(names if isinstance(names, list) else []):
+            if name not in clusters:
+                checker.report(
+                    (*entry, "targetClusters", "clusterNames", i),
+                    _unknown_cluster(str(name), clusters),
+                )
+        if isinstance(spec, dict):
+            policies.append(spec)
+    return tuple(policies)
+
+
+def _conditions(checker: Checker, path: tuple[str | int, ...]) -> None:
+    items = checker.get(path)
+    if items is None:
+        return
+    if not isinstance(items, list):
+        checker.report(path, "must be a list of {conditionType, operator, statusValues}")
+        return
+    for index in range(len(items)):
+        entry = (*path, index)
+        checker.mapping(
+            entry,
+            ("conditionType", "operator", "statusValues"),
+            required=("conditionType", "operator", "statusValues"),
+        )
+        checker.string((*entry, "conditionType"))
+        checker.choice((*entry, "operator"), ("In", "NotIn"))
+        checker.string_list((*entry, "statusValues"))

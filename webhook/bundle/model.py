@@ -42,6 +42,8 @@ class Cluster:
     zone: str | None = None
     zones: tuple[str, ...] = ()
     """A cluster spanning zones lists them all (Karmada's ``spec.zones``); ``zone`` is one."""
+    allocatable: Allocatable | None = None
+    """What the cluster can hold (``clusters[].allocatable``); None: not declared."""
 
     @property
     def all_zones(self) -> tuple[str, ...]:
@@ -51,6 +53,55 @@ class Cluster:
     def field(self, key: str) -> str | None:
         """The value of a ClusterAffinity fieldSelector key (provider, region or zone)."""
         return {"provider": self.provider, "region": self.region, "zone": self.zone}.get(key)
+
+
+@dataclass(frozen=True)
+class Allocatable:
+    """Requested resources a member cluster can hold (each None: not declared)."""
+
+    cpu: Fraction | None = None
+    """Cores."""
+    memory: Fraction | None = None
+    """Bytes."""
+    pods: int | None = None
+
+
+PURGE_MODES = ("Directly", "Gracefully")
+"""``--no-execute-taint-eviction-purge-mode`` values (karmada v1.18
+``cmd/controller-manager/app/options/cluster_failover.go`` ``Validate``)."""
+
+
+@dataclass(frozen=True)
+class ControlPlane:
+    """The Karmada control plane's failover settings (``policies/karmada.yaml``); each default
+    is karmada-controller-manager v1.18's (``cmd/controller-manager/app/options``,
+    ``pkg/features/features.go``)."""
+
+    failover_gate: bool = False
+    """Feature gate ``Failover`` (Beta, off by default): without it neither the taint manager
+    nor the ClusterTaintPolicy controller runs, and nothing is evicted."""
+    enable_taint_manager: bool = True
+    """``--enable-taint-manager``."""
+    enable_no_execute_taint_eviction: bool = False
+    """``--enable-no-execute-taint-eviction``: the taint manager acts on NoExecute taints."""
+    purge_mode: str = "Gracefully"
+    """``--no-execute-taint-eviction-purge-mode``: for bindings without
+    ``spec.failover.cluster``."""
+    resource_eviction_rate: float = 0.5
+    """``--resource-eviction-rate``: evictions a second, per eviction worker (0 halts them)."""
+    graceful_eviction_timeout: int = 600
+    """``--graceful-eviction-timeout`` in seconds: how long a Gracefully evicted copy is kept
+    at most."""
+    cluster_failure_threshold: int = 30
+    """``--cluster-failure-threshold`` in seconds: failed probes before ``Ready`` turns False."""
+    cluster_status_update_frequency: int = 10
+    """``--cluster-status-update-frequency`` in seconds: how often the member is probed."""
+    rate_limiter_qps: int = 10
+    """``--rate-limiter-qps``: the default controller rate limiter's bucket refill."""
+    rate_limiter_bucket_size: int = 100
+    """``--rate-limiter-bucket-size``."""
+    taint_policies: tuple[Mapping[str, Any], ...] = ()
+    """ClusterTaintPolicies (``name`` and Karmada's ``spec`` fields), in creation order."""
 
 
 @dataclass(frozen=True)
@@ -154,6 +205,8 @@ class Bundle:
     writers: tuple[Writer, ...]
     owners: Mapping[str, OwnerBinding] = field(default_factory=dict)
     argocd: ArgoCD | None = None
+    karmada: ControlPlane = field(default_factory=ControlPlane)
+    """The control plane's failover settings (``policies/karmada.yaml``; v1.18's defaults)."""
     rules: tuple[Rule, ...] = ()
     compiled: Mapping[str, CompiledRule] = field(default_factory=dict)
     backend: Backend | None = None

@@ -461,7 +461,7 @@ def check_selector_reach(review: Review, rule: Rule) -> Iterator[Violation]:
 STATEFUL_KINDS = ("StatefulSet", "PersistentVolumeClaim")
 
 
-def _stateful(obj: Mapping[str, Any]) -> bool:
+def stateful(obj: Mapping[str, Any]) -> bool:
     """Stateful by kind, by a pod template that mounts a claim, or by Git's label."""
     if obj.get("kind") in STATEFUL_KINDS:
         return True
@@ -492,11 +492,11 @@ def check_stateful_targets(review: Review, rule: Rule) -> Iterator[Violation]:
     purge = application.get("purgeMode", "Gracefully")
     if purge == "Directly" or _judged_by_cel(policy):
         return  # the CEL rule stateful-purge judges what the policy says of itself
-    stateful = sorted(_show(key_of(t)) for t in _stateful_selected(review.bundle.index, policy))
-    if stateful:
+    found = sorted(_show(key_of(t)) for t in _stateful_selected(review.bundle.index, policy))
+    if found:
         yield review.violation(
             rule,
-            f"it fails over {', '.join(stateful)}, which is stateful, with purgeMode {purge}: "
+            f"it fails over {', '.join(found)}, which is stateful, with purgeMode {purge}: "
             "two copies of a stateful app during a partition corrupt its data; use "
             "purgeMode Directly (spec.failover.purge: direct)",
             pointer="/spec/failover/application/purgeMode",
@@ -508,4 +508,4 @@ def _stateful_selected(
 ) -> Sequence[Mapping[str, Any]]:
     if index is None:
         return ()
-    return [t for t in selected_templates(index, policy) if _stateful(t)]
+    return [t for t in selected_templates(index, policy) if stateful(t)]

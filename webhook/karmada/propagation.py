@@ -85,7 +85,11 @@ def _mapping(value: Any) -> Mapping[str, Any]:
 
 
 def _namespace_plan(
-    obj: Mapping[str, Any], policies: Policies, clusters: Mapping[str, Cluster]
+    obj: Mapping[str, Any],
+    policies: Policies,
+    clusters: Mapping[str, Cluster],
+    *,
+    members: bool = True,
 ) -> TemplatePlan | None:
     """The namespace controller: every Namespace outside the reserved, default and skipped
     ones goes to every cluster with the ClusterOverridePolicies applied."""
@@ -99,7 +103,7 @@ def _namespace_plan(
     cluster_ordered = overridemanager.ordered(policies.override_policies(obj)[0], obj)
     copies = {
         c: _override(copy.deepcopy(dict(obj)), [], cluster_ordered, clusters[c], policies)
-        for c in sorted(clusters)
+        for c in (sorted(clusters) if members else ())
     }
     note = "the namespace controller propagates every namespace to every cluster"
     return TemplatePlan(obj, None, placement, None, copies, (note,))
@@ -154,14 +158,43 @@ def _completions(obj: Mapping[str, Any], placement: Placement) -> dict[str, int]
     return {c: shares.get(c, 0) for c in placement.clusters}
 
 
+def _member_copies(
+    obj: Mapping[str, Any],
+    replicas: Replicas | None,
+    placement: Placement,
+    completions: Mapping[str, int] | None,
+    *,
+    policies: Policies,
+    clusters: Mapping[str, Cluster],
+) -> dict[str, MemberCopy]:
+    """Each placed cluster's copy: replicas revised, then the override manager."""
+    cluster_policies, namespaced = policies.override_policies(obj)
+    cluster_ordered = overridemanager.ordered(cluster_policies, obj)
+    copies = {}
+    for name, count in placement.clusters.items():
+        try:
+            member = base_copy(obj, replicas, count, completions, name)
+        except InterpretError as exc:
+            copies[name] = MemberCopy(None, (), f"ReviseReplica failed: {exc}")
+            continue
+        copies[name] = _override(member, namespaced, cluster_ordered, clusters[name], policies)
+    return copies
+
+
 def propagate(
-    obj: Mapping[str, Any], policies: Policies, clusters: Mapping[str, Cluster]
+    obj: Mapping[str, Any],
+    policies: Policies,
+    clusters: Mapping[str, Cluster],
+    *,
+    members: bool = True,
 ) -> TemplatePlan:
-    """``obj`` as Karmada propagates it with ``policies`` over the member ``clusters``."""
+    """``obj`` as Karmada propagates it with ``policies`` over the member ``clusters``;
+    without ``members``, the placement only (no member copies: what a caller that needs only
+    where the replicas go skips)."""
     reason = not_a_template(obj)
     if reason is not None:
         return TemplatePlan(obj, None, notes=(reason,))
-    namespace_plan = _namespace_plan(obj, policies, clusters)
+    namespace_plan = _namespace_plan(obj, policies, clusters, members=members)
     if namespace_plan is not None:
         return namespace_plan
     claim = policies.claim(obj)
@@ -204,16 +237,11 @@ def propagate(
         if obj.get("kind") == "Job" and divided and replicas is not None and replicas.count > 0
         else None
     )
-    cluster_policies, namespaced = policies.override_policies(obj)
-    cluster_ordered = overridemanager.ordered(cluster_policies, obj)
-    copies = {}
-    for name, count in placement.clusters.items():
-        try:
-            member = base_copy(obj, replicas, count, completions, name)
-        except InterpretError as exc:
-            copies[name] = MemberCopy(None, (), f"ReviseReplica failed: {exc}")
-            continue
-        copies[name] = _override(member, namespaced, cluster_ordered, clusters[name], policies)
+    copies = (
+        _member_copies(obj, replicas, placement, completions, policies=policies, clusters=clusters)
+        if members
+        else {}
+    )
     suspended = suspended_clusters(spec, placement.clusters)
     if suspended:
         notes.append(
