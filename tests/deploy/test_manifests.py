@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import shutil
+import subprocess
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -72,6 +73,8 @@ REGISTERED = (
 def documents() -> list[tuple[str, dict[str, Any]]]:
     found = []
     for path in sorted(DEPLOY.rglob("*.yaml")):
+        if "chart" in path.relative_to(DEPLOY).parts:  # templates: tests/deploy/test_chart.py
+            continue
         for index, document in enumerate(yaml.safe_load_all(path.read_text())):
             if document:
                 found.append((f"{path.relative_to(DEPLOY)}#{index}", document))
@@ -227,3 +230,49 @@ def test_scripts_are_executable() -> None:
     for script in ("install.sh", "dev-certificate.sh"):
         assert (DEPLOY / script).stat().st_mode & 0o111
     assert shutil.which("bash")
+
+
+def _install(tmp_path: Path, bundle: str | None) -> tuple[subprocess.CompletedProcess[str], str]:
+    """deploy/install.sh with a kubectl on PATH that records what it is asked to do."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    log = tmp_path / "kubectl.log"
+    stub = bin_dir / "kubectl"
+    stub.write_text(
+        "#!/usr/bin/env bash\n"
+        f'echo "$*" >> {log}\n'
+        'case "$*" in *"get secret"*) printf Q0E= ;; *"apply -f -"*) cat >/dev/null ;; esac\n'
+    )
+    stub.chmod(0o755)
+    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "HOST": "host", "KARMADA": "karmada"}
+    if bundle is not None:
+        env["BUNDLE"] = bundle
+    result = subprocess.run(
+        ["bash", str(DEPLOY / "install.sh")],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    return result, log.read_text() if log.exists() else ""
+
+
+def test_install_applies_the_user_s_bundle_and_never_the_example_unasked(tmp_path: Path) -> None:
+    """install.sh applied the example world's bundle whatever the repository said: Argo CD's
+    first sync naming the user's clusters was denied ('unknown clusters eu-1, eu-2')."""
+    missing, calls = _install(tmp_path, None)
+    assert missing.returncode != 0 and not calls
+    assert "set BUNDLE to the file `fedgate bundle --out FILE` wrote" in missing.stderr
+    absent, calls = _install(tmp_path, "nope.yaml")
+    assert absent.returncode == 1 and not calls
+    assert "BUNDLE=nope.yaml: no such file" in absent.stderr
+    (tmp_path / "ours.yaml").write_text("kind: ConfigMap\n")
+    ours, calls = _install(tmp_path, "ours.yaml")
+    assert ours.returncode == 0, ours.stderr
+    assert f"--context host apply -f {tmp_path / 'ours.yaml'} -f webhook/deployment.yaml" in calls
+    assert "policies.yaml" not in calls
+    example, calls = _install(tmp_path, "example")
+    assert example.returncode == 0, example.stderr
+    assert "apply -f webhook/policies.yaml -f webhook/deployment.yaml" in calls
