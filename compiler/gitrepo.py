@@ -12,6 +12,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from webhook.errors import UsageError
+
 TIMEOUT = 60
 
 
@@ -39,13 +41,39 @@ class Repository:
     """The git repository holding the working tree: what HEAD commits, read through git itself."""
 
     root: Path
+    revision: str = "HEAD"
+    """What the working tree is compared with: HEAD, or the merge base of ``--base REF``."""
+    label: str = "git HEAD"
+    """How reports name ``revision``."""
     _listings: dict[str, dict[str, str]] = field(default_factory=dict, compare=False, repr=False)
     """``committed`` per folder, for this object's life (one command: HEAD does not move)."""
 
     @classmethod
-    def find(cls, start: Path) -> Repository | None:
+    def find(cls, start: Path, base: str | None = None) -> Repository | None:
+        """The repository holding ``start`` (None outside git). ``base``: compare with where
+        the branch left ``base`` (``git merge-base base HEAD``), so a pull request is judged
+        whole, every commit of it, whether its hooks ran or not."""
         out = _git(start, "rev-parse", "--show-toplevel")
-        return cls(Path(out.decode().strip())) if out else None
+        if not out:
+            if base is not None:
+                raise UsageError(f"--base {base}: {start} is not inside a git repository")
+            return None
+        root = Path(out.decode().strip())
+        if base is None:
+            return cls(root)
+        if base.startswith("-") or not base.strip():
+            raise UsageError(f"--base {base!r}: give a branch, tag or commit (e.g. origin/main)")
+        if _git(root, "rev-parse", "--verify", "--quiet", f"{base}^{{commit}}") is None:
+            raise UsageError(
+                f"--base {base}: not a commit this clone has; fetch it first (in CI: "
+                f"`git fetch origin {base.removeprefix('origin/')}`, or check out with the "
+                "whole history)"
+            )
+        merge_base = _git(root, "merge-base", base, "HEAD")
+        if not merge_base:
+            raise UsageError(f"--base {base}: it shares no history with HEAD")
+        commit = merge_base.decode().strip()
+        return cls(root, commit, f"{base} (merge base {commit[:12]})")
 
     def committed(self, folder: Path) -> dict[str, str]:
         """Path (relative to ``folder``) -> blob id of every file under it at HEAD; {} when
@@ -66,7 +94,7 @@ class Repository:
 
     def _list(self, prefixes: list[str]) -> None:
         listings: dict[str, dict[str, str]] = {p: {} for p in prefixes}
-        out = _git(self.root, "ls-tree", "-r", "-z", "HEAD", "--", *prefixes)
+        out = _git(self.root, "ls-tree", "-r", "-z", self.revision, "--", *prefixes)
         for record in (out or b"").split(b"\0"):
             if not record:
                 continue

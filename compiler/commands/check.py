@@ -9,7 +9,7 @@ from typing import Any
 
 from compiler import statmemo
 from compiler.argocd.replica_moves import replica_moves
-from compiler.commands.common import add_backend_argument, compile_specs, locate
+from compiler.commands.common import add_backend_argument, add_base_argument, compile_specs, locate
 from compiler.core import Compiled
 from compiler.gitrepo import Repository, blob_id
 from compiler.incremental import default_cache
@@ -54,6 +54,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="changed files (spec or rendered); default: whatever changed",
     )
     parser.add_argument("--all", action="store_true", help="review every rendered manifest")
+    add_base_argument(parser)
     parser.add_argument(
         ALLOW_FLAG,
         action="store_true",
@@ -72,7 +73,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, out: Output) -> int:
-    repository = Repository.find(Path.cwd())
+    repository = Repository.find(Path.cwd(), args.base)
     _refuse_unknown_files(args.files, repository)
     where = locate([args.apps] if args.apps else [], args.out)
     apps_dir, tree, root = where.apps[0], where.out, where.root
@@ -109,7 +110,8 @@ def run(args: argparse.Namespace, out: Output) -> int:
     _report_stale(out, diff, result, tree, apps_dir)
     if rules_changed:
         out.line(
-            f"{args.policies}/ differs from git HEAD: every synced manifest is reviewed "
+            f"{args.policies}/ differs from {repository.label if repository else 'git HEAD'}: "
+            "every synced manifest is reviewed "
             "under the new rules, changed or not"
         )
     _report_reviews(out, result)

@@ -119,6 +119,15 @@ def _refuse_overlap(apps: Sequence[Path], out: Path) -> None:
             )
 
 
+def add_base_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--base",
+        metavar="REF",
+        help="compare with where this branch left REF (git merge-base REF HEAD) instead of git "
+        "HEAD: the whole pull request, every commit, hooks skipped or not (CI: origin/main)",
+    )
+
+
 def add_backend_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--cel-backend",

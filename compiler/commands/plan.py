@@ -20,6 +20,7 @@ from compiler.commands.baseline import (
 )
 from compiler.commands.common import (
     add_backend_argument,
+    add_base_argument,
     add_tree_arguments,
     compile_specs,
     load_policy_bundle,
@@ -130,6 +131,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="show the diff of each changed rendered file against git HEAD",
     )
+    add_base_argument(parser)
     parser.add_argument(
         "--detailed-exitcode",
         action="store_true",
@@ -154,7 +156,7 @@ OUTPUTS = ("text", "json", "markdown", "html")
 """markdown: a pull-request comment; html: one self-contained page (both drawn from the JSON)."""
 EXIT_CHANGES = 2
 """--detailed-exitcode: changes present, nothing denied (terraform's meaning)."""
-AGAINST_HEAD = ("all", "diff", "detailed_exitcode")
+AGAINST_HEAD = ("all", "diff", "detailed_exitcode", "base")
 
 
 def _pages_need_head(args: argparse.Namespace, out: Output) -> None:
@@ -211,7 +213,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
     apps = tuple(a for a in result.apps if (a.namespace, a.name) in chosen)
     paths = {p for a in compiled.apps if (a.namespace, a.name) in chosen for p in a.paths}
     whole_tree = selected is None  # APPS: only those apps' files; nothing shows as removed
-    repository = Repository.find(Path.cwd())
+    repository = Repository.find(Path.cwd(), args.base)
     changes = tree_changes(
         repository,
         where.out,
@@ -279,6 +281,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
         diffs=diffs if args.diff else None,
         everything=args.all,
         tree=str(where.out),
+        against=repository.label if repository is not None else "git HEAD",
     )
     for line in finish(lines, color_wanted(out.stdout, args.color)):
         out.line(line)

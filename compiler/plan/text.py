@@ -437,6 +437,7 @@ def report(
     diffs: Mapping[str, str] | None = None,
     everything: bool = False,
     tree: str = "rendered",
+    against: str = "git HEAD",
 ) -> list[Line]:
     """The whole text: errors, the blocks, other files, tenants, the summary line. Without
     ``everything``, only what changes and what a rule denies; ``diffs``: show them."""
@@ -460,7 +461,7 @@ def report(
         if shown(template) and side is not None:
             blocks.append([*template_block(template), *diff(side.manifest.file)])
     if summary.changes:
-        lines += [Line("Changes against git HEAD (+ add, ~ change, - remove):"), Line("")]
+        lines += [Line(f"Changes against {against} (+ add, ~ change, - remove):"), Line("")]
     for block in blocks:
         lines += [*block, Line("")]
     if policies:
@@ -487,7 +488,7 @@ def report(
     if billed:
         lines += [*billed, Line("")]
     if not summary.changes:
-        lines.append(Line("No changes: the rendered tree plans as it does at git HEAD."))
+        lines.append(Line(f"No changes: the rendered tree plans as it does at {against}."))
     lines.append(summary_line(summary))
     return lines
 

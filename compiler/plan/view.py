@@ -313,6 +313,7 @@ def view(document: Mapping[str, Any], *, everything: bool = False) -> View:
         where = f"{p['namespace']}/{p['name']}" if p.get("namespace") else p["name"]
         others.append((symbol(p["action"]), f"{p['kind']} {where} ({p['file']})"))
     app_files = {f for c in changed.values() for f in c.get("files", {})}
+    app_files |= {p.get("file") for p in changes.get("policies", ())}
     for path, action in sorted(changes.get("files", {}).items()):
         if path not in app_files:
             others.append((symbol(action), path))
