@@ -18,6 +18,7 @@ import orjson
 from flask import Flask, Response, request
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
+from webhook.asgi import BODY, DEADLINE, Answer, overtime_status
 from webhook.audit import AuditSink, audit_record
 from webhook.bundle.load import load_bundle
 from webhook.bundle.model import Bundle
@@ -149,6 +150,10 @@ def _validate(state: State) -> Response:
         if uid is None:
             return _status(400, f"not an admission.k8s.io/v1 AdmissionReview: {exc}")
         return _json(denial(uid, f"fedgate could not review this request: {exc}"))
+    request.environ[UID] = admission.uid  # for the loop, should the deadline pass
+    deadline = request.environ.get(DEADLINE)
+    if deadline is not None and time.monotonic() > deadline:  # answered already: skip the work
+        return _json(denial(admission.uid, OVERTIME))
     try:
         decision = review(admission, state.bundle)
     except Exception:  # an engine bug on one request: deny it, say why, keep serving
@@ -166,6 +171,27 @@ def _validate(state: State) -> Response:
     if state.audit is not None:
         state.audit.write(audit_record(admission, decision, elapsed))
     return _json(review_response(admission.uid, decision))
+
+
+UID = "fedgate.uid"
+"""The environ key where the view leaves the request's uid once it has parsed it."""
+OVERTIME = "review exceeded its time budget"
+
+
+def overtime_answer(environ: dict[str, Any]) -> Answer:
+    """The answer to a request whose review did not finish within its time budget: a denial
+    with its uid (from the view, or read from the body if the view had not parsed it yet),
+    never an allow; a 503 Status when the body carries no uid."""
+    uid = environ.get(UID)
+    if uid is None:
+        try:
+            uid = recover_uid(orjson.loads(environ.get(BODY, b"")))
+        except orjson.JSONDecodeError:
+            uid = None
+    if not isinstance(uid, str) or not uid:
+        return overtime_status(environ)
+    LOG.warning("request %s denied: %s", uid, OVERTIME)
+    return "200 OK", [("Content-Type", JSON)], orjson.dumps(denial(uid, OVERTIME))
 
 
 def recover_uid(document: Any) -> str | None:

@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import fcntl
 import os
+import stat
 import sys
 import threading
 import weakref
@@ -85,6 +87,19 @@ def nonblocking_descriptor(descriptor: int) -> int:
     except OSError:
         os.set_blocking(descriptor, False)
         return descriptor
+
+
+def append_if_regular_file(descriptor: int) -> None:
+    """Make ``descriptor`` append when it writes to a regular file (``fedgate serve > log
+    2>&1``). Without it every process writing through the shared descriptor (the master's and
+    workers' logs) wrote at the shared offset, over the audit lines appended meanwhile: 32
+    reviews left 30 lines and a torn one. A pipe or a terminal has no offset: left alone."""
+    try:
+        if stat.S_ISREG(os.fstat(descriptor).st_mode):
+            flags = fcntl.fcntl(descriptor, fcntl.F_GETFL)
+            fcntl.fcntl(descriptor, fcntl.F_SETFL, flags | os.O_APPEND)
+    except OSError:
+        pass  # closed, or not ours to change: the audit sink appends through its own anyway
 
 
 class AuditSink:

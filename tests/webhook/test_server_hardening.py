@@ -351,7 +351,8 @@ WebhookServer(options, Settings(policies=Path(policies))).run()
 
 def test_the_first_request_has_a_deadline_and_connections_a_limit(tmp_path: Path) -> None:
     """gunicorn timed out only a connection's later requests: one that never sent its first
-    stayed forever. Here keep-alive is 2 s and a worker takes 3 connections."""
+    stayed forever. Here keep-alive is 2 s and a worker takes 3 connections: a fourth closes
+    the one idle longest and is served."""
     with serving(tmp_path, POLICIES, workers=1) as reference:  # for its certificate and port
         port, context = reference.port, reference.context
     pem = tmp_path / "tls.pem"
@@ -366,17 +367,21 @@ def test_the_first_request_has_a_deadline_and_connections_a_limit(tmp_path: Path
         while _probe(server) == float("inf"):
             assert time.monotonic() < deadline and process.poll() is None
             time.sleep(0.2)
-        idle = [
-            context.wrap_socket(
-                socket.create_connection(("127.0.0.1", port), timeout=10),
-                server_hostname="127.0.0.1",
+        idle = []
+        for _ in range(4):
+            idle.append(
+                context.wrap_socket(
+                    socket.create_connection(("127.0.0.1", port), timeout=10),
+                    server_hostname="127.0.0.1",
+                )
             )
-            for _ in range(4)
-        ]
+            time.sleep(0.05)  # in this order on the server too
         started = time.monotonic()
-        assert idle[3].recv(1) == b""  # the fourth: closed at once
+        assert idle[0].recv(1) == b""  # the one idle longest: closed for the fourth
         assert time.monotonic() - started < 1.5
-        assert idle[0].recv(1) == b""  # the first: closed when its first request is late
+        idle[3].sendall(b"GET /readyz HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert idle[3].recv(12) == b"HTTP/1.1 200"  # the fourth: served
+        assert idle[1].recv(1) == b""  # the second: closed when its first request is late
         assert 1.0 < time.monotonic() - started < 6
         for client in idle:
             client.close()
