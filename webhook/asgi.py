@@ -16,10 +16,10 @@ Bounds: the bodies a worker holds at once (read, queued or under review) share o
 ``budget_bytes`` (at least twice ``max_body_bytes``), of which large bodies may take three
 quarters; a body that does not fit is answered 503 at once, from its Content-Length before it
 is read (or as soon as a chunked one passes it), and the API server applies its
-failurePolicy. A review is answered within ``review_seconds`` of its body: past it the loop
-answers with ``on_overtime`` (fedgate's: a denial, never an allow) and the work is dropped if
-it has not started (a Python thread cannot be stopped: one already running finishes and its
-answer is discarded).
+failurePolicy. A request is answered within ``review_seconds`` of its headers (the API
+server's timeout counts the upload too): past it the loop answers with ``on_overtime``
+(fedgate's: a denial, never an allow) and the work is dropped if it has not started (a
+Python thread cannot be stopped: one already running finishes and its answer is discarded).
 
 Deadlines: gunicorn's ASGI protocol bounds the TLS handshake (asyncio's 60 s), idle keep-alive
 connections (``keepalive``) and each wait for body data (``timeout``); the whole body must also
@@ -112,8 +112,9 @@ class BodyBudget:
 
 @dataclass
 class _Held:
-    """The budget one request holds."""
+    """One request: when its headers arrived, and the budget it holds."""
 
+    arrived: float
     large: bool
     size: int = 0
 
@@ -172,7 +173,8 @@ class WsgiOnAsgi:
             self.on_refused("too-large")
             await _answer(send, 413, self.too_large)
             return
-        held = _Held(large=self.budget.is_large(length))  # until its answer is sent
+        arrived = time.monotonic()
+        held = _Held(arrived, large=self.budget.is_large(length))  # until its answer is sent
         try:
             await self._serve(scope, receive, send, length, held)
         finally:
@@ -205,7 +207,7 @@ class WsgiOnAsgi:
             return
         if body is None:
             return  # the client went away
-        await self._respond(scope, body, send)
+        await self._respond(scope, body, send, held.arrived)
 
     async def _body(self, receive: Receive, held: _Held) -> bytes | None:
         chunks: list[bytes] = []
@@ -226,13 +228,13 @@ class WsgiOnAsgi:
             if not message.get("more_body", False):
                 return b"".join(chunks)
 
-    async def _respond(self, scope: Scope, body: bytes, send: Send) -> None:
+    async def _respond(self, scope: Scope, body: bytes, send: Send, arrived: float) -> None:
         environ = _environ(scope, body)
         executor = self.heavy_executor if len(body) > self.heavy_body_bytes else self.executor
         if executor is None:
             status, headers, content = self._call(environ)
         else:
-            status, headers, content = await self._off_loop(executor, environ, body)
+            status, headers, content = await self._off_loop(executor, environ, body, arrived)
         await send(
             {
                 "type": "http.response.start",
@@ -245,14 +247,17 @@ class WsgiOnAsgi:
         )
         await send({"type": "http.response.body", "body": content})
 
-    async def _off_loop(self, executor: Executor, environ: dict[str, Any], body: bytes) -> Answer:
+    async def _off_loop(
+        self, executor: Executor, environ: dict[str, Any], body: bytes, arrived: float
+    ) -> Answer:
         loop = asyncio.get_running_loop()
         if self.review_seconds is None:
             return await loop.run_in_executor(executor, self._call, environ)
-        environ[DEADLINE] = time.monotonic() + self.review_seconds
+        deadline = environ[DEADLINE] = arrived + self.review_seconds
         try:
             return await asyncio.wait_for(
-                loop.run_in_executor(executor, self._call, environ), self.review_seconds
+                loop.run_in_executor(executor, self._call, environ),
+                max(deadline - time.monotonic(), 0.0),
             )
         except TimeoutError:  # the cancel drops it if still queued
             self.on_refused("overtime")

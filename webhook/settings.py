@@ -54,9 +54,10 @@ class Settings:
     small reviews on ``--threads`` threads."""
 
     review_seconds: float = 2.0
-    """Longest time from a request's body to its answer, seconds (FEDGATE_REVIEW_SECONDS):
-    past it the request is denied, "review exceeded its time budget", under the API server's
-    3 s timeout."""
+    """Longest time from a request's headers to its answer, seconds (FEDGATE_REVIEW_SECONDS):
+    past it the request is denied, "review exceeded its time budget", before the API server's
+    3 s timeout. A review still running then finishes on its thread and its answer is
+    dropped; one still queued never starts."""
 
     audit_log: bool = True
     """One JSON line per decision on the ``fedgate.audit`` logger (FEDGATE_AUDIT_LOG=0: off)."""
