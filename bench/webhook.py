@@ -185,6 +185,9 @@ def main() -> None:
         action="store_true",
         help="also print every round's numbers (requests/s, p50, p90, p99, split) on stderr",
     )
+    parser.add_argument(
+        "--threads", type=int, default=4, help="fedgate serve --threads (default 4)"
+    )
     args = parser.parse_args()
     if shutil.which("wrk") is None:
         raise SystemExit("wrk is not installed (apt-get install wrk)")
@@ -221,7 +224,7 @@ def main() -> None:
             "--workers",
             "2",
             "--threads",
-            "4",
+            str(args.threads),
             *tls,
             "--policies",
             "policies",

@@ -14,6 +14,8 @@ Runs ``fedgate serve`` (2 workers, TLS, 127.0.0.1) once per ``--threads`` value 
   --duration seconds, alone
   and then with one large request a second sent beside it; reports wrk's requests/s, p50 and
   p99 of both, and the p99 ratio (with / alone).
+- stalled: 70 connections announce 7 MiB bodies and send them a byte short; reports how many
+  were refused at once and the workers' resident memory before, while held and 3 s after.
 
 ``--source DIR`` runs the fedgate of another checkout (``git archive <commit> | tar -x -C DIR``)
 for a before/after on the same machine; its ``--threads`` is whatever that version does with
@@ -77,7 +79,9 @@ def free_port() -> int:
 
 
 @contextmanager
-def serving(source: Path, threads: int, work: Path) -> Iterator[tuple[int, ssl.SSLContext]]:
+def serving(
+    source: Path, threads: int, work: Path
+) -> Iterator[tuple[int, ssl.SSLContext, list[int]]]:
     ca = trustme.CA()
     pem = work / "tls.pem"
     ca.issue_cert("127.0.0.1").private_key_and_cert_chain_pem.write_to_path(str(pem))
@@ -119,7 +123,9 @@ def serving(source: Path, threads: int, work: Path) -> Iterator[tuple[int, ssl.S
                     f"fedgate serve did not start:\n{(work / 'server.log').read_text()}"
                 )
             time.sleep(0.2)
-        yield port, context
+        pid = process.pid
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+        yield port, context, [int(child) for child in children]
     finally:
         process.send_signal(signal.SIGTERM)
         try:
@@ -184,13 +190,17 @@ def burst(port: int, context: ssl.SSLContext) -> dict[str, float]:
     }
 
 
-def wrk(port: int, script: Path, seconds: int, connections: int) -> tuple[float, float, float]:
+def wrk(port: int, script: Path, seconds: int, connections: int) -> tuple[float, float, float, int]:
+    """requests/s, p50 and p99 ms, and requests not answered within 10 s (wrk's timeout: they
+    are left out of its latencies)."""
     output = subprocess.run(
         [
             "wrk",
             "-t1",
             f"-c{connections}",
             f"-d{seconds}s",
+            "--timeout",
+            "10s",
             "--latency",
             "-s",
             str(script),
@@ -202,11 +212,12 @@ def wrk(port: int, script: Path, seconds: int, connections: int) -> tuple[float,
         timeout=seconds + 60,
     ).stdout
     rate = float(re.search(r"Requests/sec:\s+([\d.]+)", output)[1])  # type: ignore[index]
-    return rate, _ms(output, "50"), _ms(output, "99")
+    timeouts = re.search(r"timeout (\d+)", output)
+    return rate, _ms(output, "50"), _ms(output, "99"), int(timeouts[1]) if timeouts else 0
 
 
 def _ms(output: str, percentile: str) -> float:
-    found = re.search(rf"^\s+{percentile}%\s+([\d.]+)(us|ms|s|m)$", output, re.M)
+    found = re.search(rf"^\s+{percentile}%\s+([\d.]+)(us|ms|s|m)\s*$", output, re.M)
     if found is None:  # wrk saw no answer in the window
         print(f"  wrk reported no {percentile}th percentile:\n{output}", file=sys.stderr)
         return float("nan")
@@ -242,9 +253,63 @@ def mixed(
         "mixed req/s": together[0],
         "mixed p50 ms": together[1],
         "mixed p99 ms": together[2],
+        "mixed timeouts": together[3],
         "p99 x": together[2] / alone[2],
         "large sent": len(heavy_times),
         "large p50 s": statistics.median(heavy_times) if heavy_times else float("nan"),
+    }
+
+
+def _rss_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def stalled(port: int, context: ssl.SSLContext, workers: list[int]) -> dict[str, float]:
+    """70 connections announcing 7 MiB bodies, each sent a byte short (or refused at once);
+    the workers' summed resident memory before, while they are held, and 3 s after they close."""
+    size = 7 * 1024 * 1024
+    header = (
+        f"POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {size}\r\n\r\n"
+    ).encode()
+    chunk = b" " * (1024 * 1024)
+    before = sum(_rss_mib(pid) for pid in workers)
+    clients = []
+    refused = 0
+    try:
+        for _ in range(70):
+            raw = socket.create_connection(("127.0.0.1", port), timeout=10)
+            client = context.wrap_socket(raw, server_hostname="127.0.0.1")
+            clients.append(client)
+            client.sendall(header)
+            client.settimeout(0.2)
+            try:
+                refused += bool(client.recv(12))
+                continue
+            except TimeoutError:
+                pass
+            client.settimeout(10)
+            try:
+                for _ in range(6):
+                    client.sendall(chunk)
+                client.sendall(chunk[:-1])
+            except OSError:
+                refused += 1
+        time.sleep(0.5)
+        held = sum(_rss_mib(pid) for pid in workers)
+    finally:
+        for client in clients:
+            client.close()
+    time.sleep(3)
+    after = sum(_rss_mib(pid) for pid in workers)
+    return {
+        "refused": refused,
+        "rss before MiB": before,
+        "rss held MiB": held,
+        "rss after MiB": after,
     }
 
 
@@ -257,7 +322,7 @@ def main() -> None:
     parser.add_argument("--connections", type=int, default=8, help="wrk's, for mixed")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--source", type=Path, default=ROOT)
-    parser.add_argument("--only", choices=["burst", "mixed"], default=None)
+    parser.add_argument("--only", choices=["burst", "mixed", "stalled"], default=None)
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="fedgate-heavy-"))
     script = work / "small.lua"
@@ -265,13 +330,15 @@ def main() -> None:
     results: dict[int, list[dict[str, float]]] = {}
     for round_ in range(args.rounds):
         for threads in (int(t) for t in args.threads.split(",")):
-            with serving(args.source.resolve(), threads, work) as (port, context):
+            with serving(args.source.resolve(), threads, work) as (port, context, workers):
                 post(port, context, SMALL_FILE.read_bytes())  # warm-up
                 row: dict[str, float] = {}
                 if args.only in (None, "burst"):
                     row.update(burst(port, context))
                 if args.only in (None, "mixed"):
                     row.update(mixed(port, context, script, args.duration, args.connections))
+                if args.only in (None, "stalled"):
+                    row.update(stalled(port, context, workers))
             results.setdefault(threads, []).append(row)
             print(
                 f"round {round_ + 1}, threads {threads}: "
