@@ -158,7 +158,7 @@ def wrk(
 
 
 def _ms(output: str, percentile: str) -> float:
-    value, unit = re.search(rf"^\s+{percentile}%\s+([\d.]+)(us|ms|s)$", output, re.M).groups()  # type: ignore[union-attr]
+    value, unit = re.search(rf"^\s+{percentile}%\s+([\d.]+)(us|ms|s)\s*$", output, re.M).groups()  # type: ignore[union-attr]
     return float(value) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
 
 

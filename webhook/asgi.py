@@ -31,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import io
 import sys
+import threading
 import time
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from concurrent.futures import Executor
@@ -47,9 +48,34 @@ WsgiApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 Answer = tuple[str, list[tuple[str, str]], bytes]
 
 DEADLINE = "fedgate.deadline"
-"""The environ key holding the ``time.monotonic()`` past which nobody waits for the answer."""
+"""The environ key holding the request's ``Deadline`` (when it runs with a time budget)."""
 BODY = "fedgate.body"
 """The environ key holding the request body, for ``on_overtime``."""
+
+
+class Deadline:
+    """When a request's answer is due, and who gives it: exactly one of the review (on its
+    thread, in time) and the event loop (past the time) ``claim``s the answer, and the other
+    gives none, so the answer sent and the audit line written are the same decision."""
+
+    REVIEW = "review"
+    LOOP = "loop"
+
+    def __init__(self, arrived: float, seconds: float) -> None:
+        self.arrived = arrived
+        self.at = arrived + seconds
+        self._lock = threading.Lock()
+        self._winner: str | None = None
+
+    def passed(self) -> bool:
+        return time.monotonic() > self.at
+
+    def claim(self, who: str) -> bool:
+        """Whether ``who`` gives the answer (the first to ask does)."""
+        with self._lock:
+            if self._winner is None:
+                self._winner = who
+            return self._winner == who
 
 
 class BodyTooLarge(Exception):
@@ -253,20 +279,27 @@ class WsgiOnAsgi:
         loop = asyncio.get_running_loop()
         if self.review_seconds is None:
             return await loop.run_in_executor(executor, self._call, environ)
-        deadline = environ[DEADLINE] = arrived + self.review_seconds
+        deadline = environ[DEADLINE] = Deadline(arrived, self.review_seconds)
+        environ[BODY] = body
+        future = loop.run_in_executor(executor, self._call, environ)
         try:
             return await asyncio.wait_for(
-                loop.run_in_executor(executor, self._call, environ),
-                max(deadline - time.monotonic(), 0.0),
+                asyncio.shield(future), max(deadline.at - time.monotonic(), 0.0)
             )
-        except TimeoutError:  # the cancel drops it if still queued
+        except TimeoutError:
+            if not deadline.claim(Deadline.LOOP):
+                return await future  # the review answered in time: its answer is on its way
+            future.cancel()  # never runs if still queued
             self.on_refused("overtime")
-            return self.on_overtime({**environ, BODY: body})
+            return self.on_overtime(environ)
 
     def _call(self, environ: dict[str, Any]) -> Answer:
         deadline = environ.get(DEADLINE)
-        if deadline is not None and time.monotonic() > deadline:  # answered on the loop already
-            return overtime_status(environ)
+        if deadline is not None and deadline.passed():  # not worth starting
+            if deadline.claim(Deadline.REVIEW):
+                self.on_refused("overtime")
+                return self.on_overtime(environ)
+            return overtime_status(environ)  # the loop answered: this one is dropped
         started: list[Any] = []
 
         def start_response(status: str, headers: list[tuple[str, str]], _: Any = None) -> Any:

@@ -75,6 +75,34 @@ def audit_record(admission: AdmissionRequest, decision: Decision, seconds: float
     }
 
 
+OVERTIME_RULE = "review-time-budget"
+"""The ``denied_by`` of a request denied because its review did not finish in time."""
+
+
+_WHO_AND_WHAT = ("user", "groups", "operation", "kind", "subResource", "namespace", "name")
+
+
+def overtime_record(uid: str, admission: AdmissionRequest | None, seconds: float) -> dict[str, Any]:
+    """The line of a request denied past its time budget, with ``audit_record``'s fields: what
+    is known of the request (nothing but its uid when it was still queued) and the verdict."""
+    known: dict[str, Any] = dict.fromkeys(_WHO_AND_WHAT)
+    dry_run = None
+    if admission is not None:
+        full = audit_record(admission, Decision(allowed=False), seconds)
+        known = {key: full[key] for key in _WHO_AND_WHAT}
+        dry_run = admission.dry_run
+    return {
+        "uid": _cut(uid),
+        **known,
+        "clusters": None,
+        "dryRun": dry_run,
+        "allowed": False,
+        "rules": [OVERTIME_RULE],
+        "denied_by": [OVERTIME_RULE],
+        "latency_ms": round(seconds * 1000, 3),
+    }
+
+
 def nonblocking_descriptor(descriptor: int) -> int:
     """A non-blocking descriptor writing where ``descriptor`` writes: a new open file
     description when ``/proc`` can give one (pipes, FIFOs, files, terminals), else

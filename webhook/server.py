@@ -19,6 +19,7 @@ after traffic takes as long as the slowest answer, not the graceful timeout.
 from __future__ import annotations
 
 import asyncio
+import functools
 import gc
 import logging
 import os
@@ -329,7 +330,7 @@ class WebhookServer(BaseApplication):  # type: ignore[misc]
             heavy_body_bytes=settings.heavy_body_bytes,
             budget_bytes=settings.buffered_body_bytes,
             review_seconds=settings.review_seconds,
-            on_overtime=overtime_answer,
+            on_overtime=functools.partial(overtime_answer, app.extensions["fedgate"]),
             on_released=HeapTrimmer(settings.heavy_body_bytes).released,
         )
         settle_heap()

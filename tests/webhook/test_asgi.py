@@ -11,7 +11,7 @@ from typing import Any
 import orjson
 import pytest
 
-from webhook.asgi import BODY, WsgiOnAsgi
+from webhook.asgi import BODY, Deadline, WsgiOnAsgi
 
 
 def _echo(environ: dict[str, Any], start_response: Any) -> list[bytes]:
@@ -205,3 +205,31 @@ def test_large_bodies_go_to_their_own_lane() -> None:
 
     asyncio.run(scenario())
     assert lanes == ["small", "heavy"]
+
+
+def test_one_answer_per_deadline_whoever_asks_first() -> None:
+    deadline = Deadline(time.monotonic(), 60)
+    assert not deadline.passed()
+    assert deadline.claim(Deadline.REVIEW) and deadline.claim(Deadline.REVIEW)
+    assert not deadline.claim(Deadline.LOOP)
+    late = Deadline(time.monotonic() - 2, 1)
+    assert late.passed() and late.claim(Deadline.LOOP) and not late.claim(Deadline.REVIEW)
+
+
+def test_a_review_that_claimed_its_answer_is_waited_for_past_the_deadline() -> None:
+    """The loop's timer can fire after the review has finished and claimed its answer (the
+    result is still on its way to the loop): that answer is sent, not the overtime one."""
+    pool = ThreadPoolExecutor(1)
+
+    def app(environ: dict[str, Any], start_response: Any) -> list[bytes]:
+        assert environ["fedgate.deadline"].claim(Deadline.REVIEW)
+        time.sleep(0.3)  # claimed, then slow to hand the answer over
+        return _echo(environ, start_response)
+
+    def overtime(environ: dict[str, Any]) -> tuple[str, list[tuple[str, str]], bytes]:
+        raise AssertionError("the review claimed the answer")
+
+    adapter = WsgiOnAsgi(app, 100, executor=pool, review_seconds=0.1, on_overtime=overtime)
+    sent = asyncio.run(_call(adapter, b"x"))
+    pool.shutdown(wait=True)
+    assert sent[0]["status"] == 201
