@@ -393,3 +393,53 @@ def test_the_first_request_has_a_deadline_and_connections_a_limit(tmp_path: Path
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(timeout=5)
+
+
+def test_no_connection_with_a_request_under_way_is_closed_to_make_room(tmp_path: Path) -> None:
+    """With all three of a worker's connections in the middle of a request (headers and part of
+    a body sent), a fourth finds none idle: it is the one closed, and the three are answered."""
+    with serving(tmp_path, POLICIES, workers=1) as reference:  # for its certificate and port
+        port, context = reference.port, reference.context
+    pem = tmp_path / "tls.pem"
+    process = subprocess.Popen(
+        [sys.executable, "-c", SERVE_WITH_OPTIONS, str(port), str(pem), str(POLICIES)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    body = json.dumps(ALLOWED).encode()
+    head = (
+        f"POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    ).encode()
+    try:
+        server = Server(port, context, process, tmp_path / "unused.log")
+        deadline = time.monotonic() + 30
+        while _probe(server) == float("inf"):
+            assert time.monotonic() < deadline and process.poll() is None
+            time.sleep(0.2)
+        busy = []
+        for _ in range(3):
+            client = context.wrap_socket(
+                socket.create_connection(("127.0.0.1", port), timeout=10),
+                server_hostname="127.0.0.1",
+            )
+            client.sendall(head + body[:10])
+            busy.append(client)
+        time.sleep(0.3)
+        fourth = context.wrap_socket(
+            socket.create_connection(("127.0.0.1", port), timeout=10),
+            server_hostname="127.0.0.1",
+        )
+        assert fourth.recv(1) == b""  # no room: the newcomer is closed
+        fourth.close()
+        for client in busy:
+            client.sendall(body[10:])
+            assert client.recv(12) == b"HTTP/1.1 200"
+            client.close()
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=5)
