@@ -158,7 +158,7 @@ def wrk(
 
 
 def _ms(output: str, percentile: str) -> float:
-    value, unit = re.search(rf"^\s+{percentile}%\s+([\d.]+)(us|ms|s)$", output, re.M).groups()  # type: ignore[union-attr]
+    value, unit = re.search(rf"^\s+{percentile}%\s+([\d.]+)(us|ms|s)\s*$", output, re.M).groups()  # type: ignore[union-attr]
     return float(value) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
 
 
@@ -184,6 +184,9 @@ def main() -> None:
         "--each-round",
         action="store_true",
         help="also print every round's numbers (requests/s, p50, p90, p99, split) on stderr",
+    )
+    parser.add_argument(
+        "--threads", type=int, default=4, help="fedgate serve --threads (default 4)"
     )
     args = parser.parse_args()
     if shutil.which("wrk") is None:
@@ -221,7 +224,7 @@ def main() -> None:
             "--workers",
             "2",
             "--threads",
-            "4",
+            str(args.threads),
             *tls,
             "--policies",
             "policies",

@@ -18,7 +18,8 @@ import orjson
 from flask import Flask, Response, request
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
-from webhook.audit import AuditSink, audit_record
+from webhook.asgi import BODY, DEADLINE, Answer, Deadline, overtime_status
+from webhook.audit import AuditSink, audit_record, overtime_record
 from webhook.bundle.load import load_bundle
 from webhook.bundle.model import Bundle
 from webhook.engine.admissible import known_kind_names
@@ -149,6 +150,14 @@ def _validate(state: State) -> Response:
         if uid is None:
             return _status(400, f"not an admission.k8s.io/v1 AdmissionReview: {exc}")
         return _json(denial(uid, f"fedgate could not review this request: {exc}"))
+    request.environ[ADMISSION] = admission  # for the loop, should the deadline pass
+    deadline: Deadline | None = request.environ.get(DEADLINE)
+    if deadline is not None and deadline.passed():  # not worth the work
+        if not deadline.claim(Deadline.REVIEW):
+            return _json(denial(admission.uid, OVERTIME))  # dropped: the loop answered
+        state.metrics.bad_requests.labels("overtime").inc()
+        _, _, content = overtime_answer(state, request.environ)
+        return Response(content, mimetype=JSON)
     try:
         decision = review(admission, state.bundle)
     except Exception:  # an engine bug on one request: deny it, say why, keep serving
@@ -161,11 +170,39 @@ def _validate(state: State) -> Response:
                 "error, logged); it is denied until it can be reviewed",
             )
         )
+    if deadline is not None and not deadline.claim(Deadline.REVIEW):
+        return _json(denial(admission.uid, OVERTIME))  # dropped: the loop answered
     elapsed = time.perf_counter() - started
     state.metrics.observe(admission, decision, elapsed)
     if state.audit is not None:
         state.audit.write(audit_record(admission, decision, elapsed))
     return _json(review_response(admission.uid, decision))
+
+
+ADMISSION = "fedgate.admission"
+"""The environ key where the view leaves the parsed request, should its time budget pass."""
+OVERTIME = "review exceeded its time budget"
+
+
+def overtime_answer(state: State, environ: dict[str, Any]) -> Answer:
+    """The answer to a request whose review did not finish within its time budget: a denial
+    with its uid (from the view, or read from the body if the view had not parsed it yet),
+    never an allow, and its audit line; a 503 Status when the body carries no uid."""
+    admission: AdmissionRequest | None = environ.get(ADMISSION)
+    uid = admission.uid if admission is not None else None
+    if uid is None:
+        try:
+            uid = recover_uid(orjson.loads(environ.get(BODY, b"")))
+        except orjson.JSONDecodeError:
+            uid = None
+    if uid is None:
+        return overtime_status(environ)
+    LOG.warning("request %s denied: %s", uid, OVERTIME)
+    deadline: Deadline | None = environ.get(DEADLINE)
+    if state.audit is not None:
+        seconds = time.monotonic() - deadline.arrived if deadline is not None else 0.0
+        state.audit.write(overtime_record(uid, admission, seconds))
+    return "200 OK", [("Content-Type", JSON)], orjson.dumps(denial(uid, OVERTIME))
 
 
 def recover_uid(document: Any) -> str | None:

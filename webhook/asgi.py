@@ -7,10 +7,19 @@ thread and the webhook answered nobody. The asyncio worker (gunicorn's ``asgi`` 
 does the handshake and reads headers and body on its event loop, where a slow client holds a
 few kilobytes and no thread. This adapter waits, on the loop, for the whole body (at most
 ``max_body_bytes``: over it, 413, before or while reading, chunked or not), and only then runs
-the WSGI app, on ``executor`` (a few threads) or inline without one. With threads the loop keeps
-reading and writing TLS (which releases the GIL) while a review runs, and a long review never
-delays a probe by more than the interpreter's switch interval: measured side by side, both the
-allow-all floor and fedgate answered more requests per second that way than inline.
+the WSGI app off the loop, in one of two lanes: a body of at most ``heavy_body_bytes`` on
+``executor`` (``--threads`` threads), a larger one on ``heavy_executor`` (one thread), so a
+burst of large reviews queues behind itself, never in front of the small ones. Without an
+executor (tests) the app runs inline.
+
+Bounds: the bodies a worker holds at once (read, queued or under review) share one budget of
+``budget_bytes`` (at least twice ``max_body_bytes``), of which large bodies may take three
+quarters; a body that does not fit is answered 503 at once, from its Content-Length before it
+is read (or as soon as a chunked one passes it), and the API server applies its
+failurePolicy. A request is answered within ``review_seconds`` of its headers (the API
+server's timeout counts the upload too): past it the loop answers with ``on_overtime``
+(fedgate's: a denial, never an allow) and the work is dropped if it has not started (a
+Python thread cannot be stopped: one already running finishes and its answer is discarded).
 
 Deadlines: gunicorn's ASGI protocol bounds the TLS handshake (asyncio's 60 s), idle keep-alive
 connections (``keepalive``) and each wait for body data (``timeout``); the whole body must also
@@ -22,8 +31,11 @@ from __future__ import annotations
 import asyncio
 import io
 import sys
+import threading
+import time
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from concurrent.futures import Executor
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -33,9 +45,44 @@ Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 WsgiApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
+Answer = tuple[str, list[tuple[str, str]], bytes]
+
+DEADLINE = "fedgate.deadline"
+"""The environ key holding the request's ``Deadline`` (when it runs with a time budget)."""
+BODY = "fedgate.body"
+"""The environ key holding the request body, for ``on_overtime``."""
+
+
+class Deadline:
+    """When a request's answer is due, and who gives it: exactly one of the review (on its
+    thread, in time) and the event loop (past the time) ``claim``s the answer, and the other
+    gives none, so the answer sent and the audit line written are the same decision."""
+
+    REVIEW = "review"
+    LOOP = "loop"
+
+    def __init__(self, arrived: float, seconds: float) -> None:
+        self.arrived = arrived
+        self.at = arrived + seconds
+        self._lock = threading.Lock()
+        self._winner: str | None = None
+
+    def passed(self) -> bool:
+        return time.monotonic() > self.at
+
+    def claim(self, who: str) -> bool:
+        """Whether ``who`` gives the answer (the first to ask does)."""
+        with self._lock:
+            if self._winner is None:
+                self._winner = who
+            return self._winner == who
 
 
 class BodyTooLarge(Exception):
+    pass
+
+
+class OverBudget(Exception):
     pass
 
 
@@ -52,8 +99,54 @@ def _status(code: int, message: str) -> bytes:
     )
 
 
+def overtime_status(environ: dict[str, Any]) -> Answer:
+    """503 "review exceeded its time budget": the answer to a request that carries no uid."""
+    body = _status(503, "review exceeded its time budget")
+    return "503 Service Unavailable", [("Content-Type", "application/json")], body
+
+
+class BodyBudget:
+    """Bytes of request bodies one worker holds at once; used on the event loop only.
+
+    Large bodies (over ``large`` bytes, or of unknown length) may take three quarters of it:
+    the rest stays for small ones, so stalled large bodies cannot keep the small reviews out.
+    """
+
+    def __init__(self, limit: int, large: int) -> None:
+        self.limit = limit
+        self.large = large
+        self.large_limit = limit - limit // 4
+        self.held = 0
+        self.held_large = 0
+
+    def is_large(self, size: int | None) -> bool:
+        return size is None or size > self.large
+
+    def take(self, size: int, large: bool) -> bool:
+        if self.held + size > self.limit:
+            return False
+        if large and self.held_large + size > self.large_limit:
+            return False
+        self.held += size
+        self.held_large += size if large else 0
+        return True
+
+    def give(self, size: int, large: bool) -> None:
+        self.held -= size
+        self.held_large -= size if large else 0
+
+
+@dataclass
+class _Held:
+    """One request: when its headers arrived, and the budget it holds."""
+
+    arrived: float
+    large: bool
+    size: int = 0
+
+
 class WsgiOnAsgi:
-    """An ASGI app running ``wsgi`` (on ``executor``, else inline) once a request's body is in."""
+    """An ASGI app running ``wsgi`` (in a lane, else inline) once a request's body is in."""
 
     def __init__(
         self,
@@ -62,12 +155,25 @@ class WsgiOnAsgi:
         body_seconds: float = 10.0,
         on_refused: Callable[[str], None] | None = None,
         executor: Executor | None = None,
+        *,
+        heavy_executor: Executor | None = None,
+        heavy_body_bytes: int | None = None,
+        budget_bytes: int | None = None,
+        review_seconds: float | None = None,
+        on_overtime: Callable[[dict[str, Any]], Answer] = overtime_status,
+        on_released: Callable[[int], None] | None = None,
     ) -> None:
         self.wsgi = wsgi
         self.executor = executor
+        self.heavy_executor = heavy_executor or executor
+        self.heavy_body_bytes = max_body_bytes if heavy_body_bytes is None else heavy_body_bytes
         self.max_body_bytes = max_body_bytes
+        self.budget = BodyBudget(max(budget_bytes or 0, 2 * max_body_bytes), self.heavy_body_bytes)
         self.body_seconds = body_seconds
+        self.review_seconds = review_seconds
+        self.on_overtime = on_overtime
         self.on_refused = on_refused or (lambda reason: None)
+        self.on_released = on_released or (lambda size: None)
         self.too_large = _status(
             413,
             f"the body is larger than the {max_body_bytes} bytes the webhook accepts "
@@ -75,6 +181,11 @@ class WsgiOnAsgi:
         )
         self.too_slow = _status(
             408, f"the body did not arrive within {body_seconds:g} s of the headers"
+        )
+        self.too_busy = _status(
+            503,
+            f"the webhook already holds its {self.budget.limit} bytes of request bodies "
+            "(FEDGATE_BUFFERED_BODY_BYTES); retry",
         )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -88,11 +199,33 @@ class WsgiOnAsgi:
             self.on_refused("too-large")
             await _answer(send, 413, self.too_large)
             return
+        arrived = time.monotonic()
+        held = _Held(arrived, large=self.budget.is_large(length))  # until its answer is sent
         try:
-            body = await asyncio.wait_for(self._body(receive), self.body_seconds)
+            await self._serve(scope, receive, send, length, held)
+        finally:
+            if held.size:
+                self.budget.give(held.size, held.large)
+                self.on_released(held.size)
+
+    async def _serve(
+        self, scope: Scope, receive: Receive, send: Send, length: int | None, held: _Held
+    ) -> None:
+        if length is not None:
+            if not self.budget.take(length, held.large):
+                self.on_refused("busy")
+                await _answer(send, 503, self.too_busy)
+                return
+            held.size = length
+        try:
+            body = await asyncio.wait_for(self._body(receive, held), self.body_seconds)
         except BodyTooLarge:  # chunked, or more than its Content-Length said
             self.on_refused("too-large")
             await _answer(send, 413, self.too_large)
+            return
+        except OverBudget:
+            self.on_refused("busy")
+            await _answer(send, 503, self.too_busy)
             return
         except TimeoutError:
             self.on_refused("too-slow")
@@ -100,9 +233,9 @@ class WsgiOnAsgi:
             return
         if body is None:
             return  # the client went away
-        await self._respond(scope, body, send)
+        await self._respond(scope, body, send, held.arrived)
 
-    async def _body(self, receive: Receive) -> bytes | None:
+    async def _body(self, receive: Receive, held: _Held) -> bytes | None:
         chunks: list[bytes] = []
         size = 0
         while True:
@@ -113,19 +246,21 @@ class WsgiOnAsgi:
             size += len(chunk)
             if size > self.max_body_bytes:
                 raise BodyTooLarge
+            if size > held.size:  # chunked: reserved as it comes
+                if not self.budget.take(size - held.size, held.large):
+                    raise OverBudget
+                held.size = size
             chunks.append(chunk)
             if not message.get("more_body", False):
                 return b"".join(chunks)
 
-    async def _respond(self, scope: Scope, body: bytes, send: Send) -> None:
+    async def _respond(self, scope: Scope, body: bytes, send: Send, arrived: float) -> None:
         environ = _environ(scope, body)
-        if self.executor is None:
+        executor = self.heavy_executor if len(body) > self.heavy_body_bytes else self.executor
+        if executor is None:
             status, headers, content = self._call(environ)
         else:
-            loop = asyncio.get_running_loop()
-            status, headers, content = await loop.run_in_executor(
-                self.executor, self._call, environ
-            )
+            status, headers, content = await self._off_loop(executor, environ, body, arrived)
         await send(
             {
                 "type": "http.response.start",
@@ -138,7 +273,33 @@ class WsgiOnAsgi:
         )
         await send({"type": "http.response.body", "body": content})
 
-    def _call(self, environ: dict[str, Any]) -> tuple[str, list[tuple[str, str]], bytes]:
+    async def _off_loop(
+        self, executor: Executor, environ: dict[str, Any], body: bytes, arrived: float
+    ) -> Answer:
+        loop = asyncio.get_running_loop()
+        if self.review_seconds is None:
+            return await loop.run_in_executor(executor, self._call, environ)
+        deadline = environ[DEADLINE] = Deadline(arrived, self.review_seconds)
+        environ[BODY] = body
+        future = loop.run_in_executor(executor, self._call, environ)
+        try:
+            return await asyncio.wait_for(
+                asyncio.shield(future), max(deadline.at - time.monotonic(), 0.0)
+            )
+        except TimeoutError:
+            if not deadline.claim(Deadline.LOOP):
+                return await future  # the review answered in time: its answer is on its way
+            future.cancel()  # never runs if still queued
+            self.on_refused("overtime")
+            return self.on_overtime(environ)
+
+    def _call(self, environ: dict[str, Any]) -> Answer:
+        deadline = environ.get(DEADLINE)
+        if deadline is not None and deadline.passed():  # not worth starting
+            if deadline.claim(Deadline.REVIEW):
+                self.on_refused("overtime")
+                return self.on_overtime(environ)
+            return overtime_status(environ)  # the loop answered: this one is dropped
         started: list[Any] = []
 
         def start_response(status: str, headers: list[tuple[str, str]], _: Any = None) -> Any:

@@ -5,19 +5,29 @@ Workers build their compiled bundle from the master's last good copy, so a broke
 never reaches them: the reload is refused, logged and counted, the workers are left alone and
 the old bundle keeps serving. Workers run gunicorn's asyncio worker (``asgi``) with the WSGI app
 behind ``webhook.asgi.WsgiOnAsgi``: the TLS handshake and every request are read on the event
-loop, so slow clients hold memory, not the workers (issue 15, finding 8); keep-alive TLS
-connections are kept (see research/performance-notes.md), and SO_REUSEPORT spreads long-lived
-API server connections over the workers.
+loop, so slow clients hold memory, not the workers (issue 15, finding 8), and reviews run on
+threads off the loop (``--threads``, plus one lane for large bodies). Keep-alive TLS connections
+are kept (a handshake costs more than most reviews), and SO_REUSEPORT spreads long-lived API
+server connections over the workers.
+
+Each worker keeps its connections in the order they were last active: at its connection limit
+a new connection closes the one idle longest (waiting for a request, with none running), and
+on SIGTERM idle connections are closed at once while requests under way finish, so a stop
+after traffic takes as long as the slowest answer, not the graceful timeout.
 """
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import gc
 import logging
 import os
 import stat
 import sys
 import time
+from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,10 +38,12 @@ from gunicorn.glogging import Logger
 from gunicorn.workers import gasgi
 from prometheus_client.multiprocess import mark_process_dead
 
-from webhook.app import create_app
+from webhook.app import create_app, overtime_answer
 from webhook.asgi import WsgiOnAsgi
+from webhook.audit import append_if_regular_file
 from webhook.bundle.load import BundleSource, bundle_from_source, read_source
 from webhook.errors import BundleError, UsageError
+from webhook.heap import HeapTrimmer, pin_mmap_threshold
 from webhook.metrics import Metrics
 from webhook.settings import Settings
 
@@ -47,11 +59,13 @@ class ServeOptions:
     keyfile: str | None = None
     workers: int = 2
     threads: int = 4
-    """Threads per worker that run the app once a request is read (the event loop meanwhile
-    reads the next ones, and TLS releases the GIL, so both cores stay busy)."""
+    """Threads per worker reviewing requests of at most ``Settings.heavy_body_bytes`` once they
+    are read (the event loop meanwhile reads the next ones); larger ones go to one more thread
+    of their own."""
     connections: int = 1000
-    """Open connections per worker; past it a new connection is closed at once. The API server
-    holds a few; each slow or idle one costs a few KiB of memory, nothing else."""
+    """Open connections per worker; past it a new connection closes the one idle longest, or
+    is closed itself when every other has a request under way. The API server holds a few;
+    each slow or idle one costs a few KiB of memory, nothing else."""
     keepalive: int = 75
     """Seconds a connection may stay idle, or take to send a request's headers (the first
     included), before it is closed (the API server reuses idle ones)."""
@@ -112,27 +126,101 @@ def _forget_worker(_arbiter: Any, worker: Any) -> None:
 
 
 class DeadlineProtocol(ASGIProtocol):  # type: ignore[misc]
-    """gunicorn's ASGI connection, with two bounds it lacks: the first request on a connection
-    must arrive within ``keepalive`` seconds (gunicorn times out only the later ones: a client
-    that connected and sent nothing, or its headers a byte at a time, stayed forever), and a
-    worker holds at most ``worker_connections`` connections."""
+    """gunicorn's ASGI connection, with bounds it lacks: the first request on a connection must
+    arrive within ``keepalive`` seconds (gunicorn times out only the later ones: a client that
+    connected and sent nothing, or its headers a byte at a time, stayed forever), and a worker
+    holds at most ``worker_connections`` connections, closing the one idle longest to make
+    room (see ``WebhookWorker``)."""
+
+    worker: WebhookWorker
 
     def connection_made(self, transport: Any) -> None:
         super().connection_made(transport)
-        if self.worker.nr_conns > self.worker.worker_connections:
-            self._close_transport()
+        self.worker.connections[self] = None
+        if self.worker.nr_conns > self.worker.worker_connections and not self.worker.make_room(
+            self
+        ):
+            self.drop()
         elif getattr(self, "_request_ready", None) is not None:
             self._arm_keepalive_timer()
 
+    def data_received(self, data: bytes) -> None:
+        connections = self.worker.connections
+        if self in connections:
+            connections.move_to_end(self)
+        super().data_received(data)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.worker.connections.pop(self, None)
+        super().connection_lost(exc)
+
+    @property
+    def idle(self) -> bool:
+        """Waiting for a request with no request running: nothing is lost by closing it."""
+        return bool(
+            self._awaiting_request
+            and not self._finishing_calls
+            and (self._callback_parser is None or self._http1_buffered() == 0)
+        )
+
+    @property
+    def finished(self) -> bool:
+        """Closed by the server with its last answer written out: only the TLS goodbye is
+        left, which a client that went away never sends."""
+        transport = self.transport
+        return bool(
+            self._closed and transport is not None and not transport.get_write_buffer_size()
+        )
+
+    def drop(self) -> None:
+        """Close now, without waiting for the client's TLS goodbye."""
+        self.worker.connections.pop(self, None)
+        if self.transport is not None:
+            self.transport.abort()
+        self._closed = True
+        if self._request_ready is not None:
+            self._request_ready.set()  # wake the connection's loop: it sees _closed and ends
+
 
 class WebhookWorker(gasgi.ASGIWorker):  # type: ignore[misc]
-    """gunicorn's asyncio worker serving connections with ``DeadlineProtocol``."""
+    """gunicorn's asyncio worker serving connections with ``DeadlineProtocol``, which keeps
+    them in ``connections``, least recently active first."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.connections: OrderedDict[DeadlineProtocol, None] = OrderedDict()
 
     def init_process(self) -> None:
         # gunicorn builds each connection's protocol by this module-level name; this worker
         # process serves only fedgate, so it names ours.
         gasgi.ASGIProtocol = DeadlineProtocol
+        pin_mmap_threshold()
         super().init_process()
+
+    def make_room(self, newcomer: DeadlineProtocol) -> bool:
+        """Close the connection idle longest (True), or find none idle (False)."""
+        for connection in self.connections:
+            if connection is not newcomer and connection.idle:
+                connection.drop()
+                return True
+        return False
+
+    async def _shutdown(self) -> None:
+        """gunicorn's graceful stop waited for every open connection, idle keep-alive ones
+        included, until the graceful timeout: close those now, and each one under way as
+        soon as its answer is out."""
+        closer = asyncio.ensure_future(self._close_when_idle())
+        try:
+            await super()._shutdown()
+        finally:
+            closer.cancel()
+
+    async def _close_when_idle(self) -> None:
+        while True:
+            for connection in list(self.connections):
+                if connection.idle or connection.finished:
+                    connection.drop()
+            await asyncio.sleep(0.05)
 
 
 class WebhookArbiter(Arbiter):  # type: ignore[misc]
@@ -168,6 +256,8 @@ class WebhookServer(BaseApplication):  # type: ignore[misc]
         if options.keyfile:
             check_key_file(options.keyfile)
         self.metrics = Metrics()
+        for descriptor in (1, 2):  # before the workers share them
+            append_if_regular_file(descriptor)
         self.source: BundleSource = self._validated_source()  # refuses to start when broken
         super().__init__()
 
@@ -230,13 +320,18 @@ class WebhookServer(BaseApplication):  # type: ignore[misc]
         app = create_app(bundle=bundle, settings=self.settings)
         metrics = app.extensions["fedgate"].metrics
         metrics.bundle_load_seconds.set(time.perf_counter() - started)
+        settings = self.settings
         served = WsgiOnAsgi(
             app,
-            self.settings.max_body_bytes,
+            settings.max_body_bytes,
             on_refused=lambda reason: metrics.bad_requests.labels(reason).inc(),
-            executor=__import__("concurrent.futures").futures.ThreadPoolExecutor(4)
-            if os.environ.get("PROTO_POOL")
-            else None,
+            executor=ThreadPoolExecutor(self.options.threads, thread_name_prefix="review"),
+            heavy_executor=ThreadPoolExecutor(1, thread_name_prefix="review-heavy"),
+            heavy_body_bytes=settings.heavy_body_bytes,
+            budget_bytes=settings.buffered_body_bytes,
+            review_seconds=settings.review_seconds,
+            on_overtime=functools.partial(overtime_answer, app.extensions["fedgate"]),
+            on_released=HeapTrimmer(settings.heavy_body_bytes).released,
         )
         settle_heap()
         return served

@@ -41,6 +41,24 @@ class Settings:
     """Deepest nesting of object and oldObject (FEDGATE_MAX_DEPTH). Kubernetes objects nest about
     15 deep; past it the request is denied (it carries a uid) instead of being reviewed."""
 
+    buffered_body_bytes: int = 64 * 1024 * 1024
+    """Request bodies one worker holds at once (being read, queued or under review), bytes
+    (FEDGATE_BUFFERED_BODY_BYTES; at least twice max_body_bytes). Bodies over heavy_body_bytes
+    may take three quarters of it. A body that does not fit is answered 503 at once, before it
+    is read, and the API server applies failurePolicy: stalled bodies cannot take a worker past
+    its memory limit, nor keep small reviews out."""
+
+    heavy_body_bytes: int = 256 * 1024
+    """Bodies larger than this, bytes, are reviewed in a lane of their own, one at a time
+    (FEDGATE_HEAVY_BODY_BYTES): a burst of them waits behind itself, not in front of the
+    small reviews on ``--threads`` threads."""
+
+    review_seconds: float = 2.0
+    """Longest time from a request's headers to its answer, seconds (FEDGATE_REVIEW_SECONDS):
+    past it the request is denied, "review exceeded its time budget", before the API server's
+    3 s timeout. A review still running then finishes on its thread and its answer is
+    dropped; one still queued never starts."""
+
     audit_log: bool = True
     """One JSON line per decision on the ``fedgate.audit`` logger (FEDGATE_AUDIT_LOG=0: off)."""
 
@@ -57,6 +75,11 @@ def settings_from_env(environ: Mapping[str, str] | None = None) -> Settings:
         cel_backend=backend,
         max_body_bytes=_positive(env, "FEDGATE_MAX_BODY_BYTES", defaults.max_body_bytes),
         max_depth=_positive(env, "FEDGATE_MAX_DEPTH", defaults.max_depth),
+        buffered_body_bytes=_positive(
+            env, "FEDGATE_BUFFERED_BODY_BYTES", defaults.buffered_body_bytes
+        ),
+        heavy_body_bytes=_positive(env, "FEDGATE_HEAVY_BODY_BYTES", defaults.heavy_body_bytes),
+        review_seconds=_seconds(env, "FEDGATE_REVIEW_SECONDS", defaults.review_seconds),
         cel_proofs=_flag(env, "FEDGATE_CEL_PROOFS", defaults.cel_proofs),
         audit_log=_flag(env, "FEDGATE_AUDIT_LOG", defaults.audit_log),
     )
@@ -74,3 +97,16 @@ def _positive(env: Mapping[str, str], name: str, default: int) -> int:
     if not raw.isdigit() or int(raw) <= 0:
         raise UsageError(f"{name}={raw!r} must be a positive whole number")
     return int(raw)
+
+
+def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
+    raw = env.get(name)
+    if raw is None:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = 0.0
+    if not 0 < value < float("inf"):
+        raise UsageError(f"{name}={raw!r} must be a positive number of seconds")
+    return value

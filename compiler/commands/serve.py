@@ -60,7 +60,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=4,
         metavar="N",
-        help="threads per worker reviewing requests (default 4)",
+        help="threads per worker reviewing requests (default 4; bodies over "
+        "FEDGATE_HEAVY_BODY_BYTES get one more thread of their own)",
     )
     add_backend_argument(parser)
 

@@ -68,13 +68,26 @@ class Server:
     def output(self) -> str:
         return self.log.read_text(errors="replace")
 
+    def workers(self) -> list[int]:
+        """The worker processes' ids."""
+        pid = self.process.pid
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+        return [int(child) for child in children]
+
 
 @contextmanager
 def serving(
-    directory: Path, policies: Path, *, workers: int = 2, stdout: int | None = None
+    directory: Path,
+    policies: Path,
+    *,
+    workers: int = 2,
+    stdout: int | None = None,
+    env: dict[str, str] | None = None,
 ) -> Iterator[Server]:
     """`fedgate serve` with a fresh CA and certificate; stopped (SIGTERM, then SIGKILL) after.
-    Its standard output (the audit log) goes to ``stdout`` when given, else to the log."""
+    Its standard output (the audit log) goes to ``stdout`` when given, else to the log, as
+    ``fedgate serve > log 2>&1`` would (one descriptor, opened without O_APPEND). ``env``:
+    more environment variables (FEDGATE_*)."""
     ca = trustme.CA()
     cert = ca.issue_cert("127.0.0.1", "localhost")
     pem = directory / "tls.pem"
@@ -84,7 +97,7 @@ def serving(
     ca.configure_trust(context)
     port = free_port()
     log = directory / "server.log"
-    env = {**os.environ, "PROMETHEUS_MULTIPROC_DIR": str(directory / "metrics")}
+    env = {**os.environ, **(env or {}), "PROMETHEUS_MULTIPROC_DIR": str(directory / "metrics")}
     (directory / "metrics").mkdir()
     with open(log, "wb") as sink:
         process = subprocess.Popen(

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import orjson
 import pytest
 
-from webhook.asgi import WsgiOnAsgi
+from webhook.asgi import BODY, Deadline, WsgiOnAsgi
 
 
 def _echo(environ: dict[str, Any], start_response: Any) -> list[bytes]:
@@ -108,3 +110,126 @@ def _serve_stalled(app: WsgiOnAsgi) -> list[dict[str, Any]]:
 
     asyncio.run(app(scope, receive, send))
     return sent
+
+
+async def _call(app: WsgiOnAsgi, body: bytes, length: int | None = None) -> list[dict[str, Any]]:
+    """``body`` with a Content-Length of ``length``; when that is longer, the rest never comes."""
+    length = len(body) if length is None else length
+    headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % length)]
+    scope = {"type": "http", "method": "POST", "path": "/validate", "headers": headers}
+    messages = [{"type": "http.request", "body": body, "more_body": length > len(body)}]
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        if messages:
+            return messages.pop(0)
+        await asyncio.sleep(3600)  # a client that stopped sending
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(dict(message))
+
+    await app(scope, receive, send)
+    return sent
+
+
+def test_bodies_over_the_budget_are_503_before_reading_and_small_ones_keep_their_share() -> None:
+    refused: list[str] = []
+    app = WsgiOnAsgi(_echo, 100, budget_bytes=400, heavy_body_bytes=10, on_refused=refused.append)
+
+    async def scenario() -> list[int]:
+        stalled = [asyncio.ensure_future(_call(app, b"x" * 99, 100)) for _ in range(3)]
+        await asyncio.sleep(0.05)  # three large bodies held: 300 of the large share's 300
+        held = app.budget.held
+        over = await _call(app, b"x" * 50)  # large: no room in the large share
+        small = await _call(app, b"x" * 10)  # small: its share is free
+        for task in stalled:
+            task.cancel()
+        await asyncio.gather(*stalled, return_exceptions=True)
+        return [held, over[0]["status"], small[0]["status"], app.budget.held]
+
+    held, over, small, after = asyncio.run(scenario())
+    assert (held, over, small, after) == (300, 503, 201, 0)
+    assert refused == ["busy"]
+
+
+def test_a_chunked_body_takes_budget_as_it_comes() -> None:
+    app = WsgiOnAsgi(_echo, 100, budget_bytes=200, heavy_body_bytes=10)
+    app.budget.take(140, large=True)  # 150 is the large share: 10 bytes left
+    sent = _serve(app, [b"12345", b"678901"])  # chunked (no length): 11 bytes
+    assert sent[0]["status"] == 503
+    assert app.budget.held == 140
+
+
+def _slow(environ: dict[str, Any], start_response: Any) -> list[bytes]:
+    time.sleep(0.3)
+    return _echo(environ, start_response)
+
+
+def test_a_review_past_its_deadline_gets_the_overtime_answer_and_queued_work_is_dropped() -> None:
+    pool = ThreadPoolExecutor(1)
+    started: list[str] = []
+
+    def app(environ: dict[str, Any], start_response: Any) -> list[bytes]:
+        started.append(environ["wsgi.input"].read().decode())
+        return _slow(environ, start_response)
+
+    def overtime(environ: dict[str, Any]) -> tuple[str, list[tuple[str, str]], bytes]:
+        return "200 OK", [("Content-Type", "application/json")], b"late:" + environ[BODY]
+
+    adapter = WsgiOnAsgi(app, 100, executor=pool, review_seconds=0.1, on_overtime=overtime)
+
+    async def scenario() -> list[list[dict[str, Any]]]:
+        return list(await asyncio.gather(_call(adapter, b"first"), _call(adapter, b"second")))
+
+    first, second = asyncio.run(scenario())
+    pool.shutdown(wait=True)
+    assert [first[1]["body"], second[1]["body"]] == [b"late:first", b"late:second"]
+    assert started == ["first"]  # the second never ran: it was still queued at its deadline
+
+
+def test_large_bodies_go_to_their_own_lane() -> None:
+    lanes: list[str] = []
+
+    def app(environ: dict[str, Any], start_response: Any) -> list[bytes]:
+        lanes.append(threading.current_thread().name.split("_")[0])
+        return _echo(environ, start_response)
+
+    small = ThreadPoolExecutor(1, thread_name_prefix="small")
+    heavy = ThreadPoolExecutor(1, thread_name_prefix="heavy")
+    adapter = WsgiOnAsgi(app, 100, executor=small, heavy_executor=heavy, heavy_body_bytes=10)
+
+    async def scenario() -> None:
+        await _call(adapter, b"x" * 10)
+        await _call(adapter, b"x" * 11)
+
+    asyncio.run(scenario())
+    assert lanes == ["small", "heavy"]
+
+
+def test_one_answer_per_deadline_whoever_asks_first() -> None:
+    deadline = Deadline(time.monotonic(), 60)
+    assert not deadline.passed()
+    assert deadline.claim(Deadline.REVIEW) and deadline.claim(Deadline.REVIEW)
+    assert not deadline.claim(Deadline.LOOP)
+    late = Deadline(time.monotonic() - 2, 1)
+    assert late.passed() and late.claim(Deadline.LOOP) and not late.claim(Deadline.REVIEW)
+
+
+def test_a_review_that_claimed_its_answer_is_waited_for_past_the_deadline() -> None:
+    """The loop's timer can fire after the review has finished and claimed its answer (the
+    result is still on its way to the loop): that answer is sent, not the overtime one."""
+    pool = ThreadPoolExecutor(1)
+
+    def app(environ: dict[str, Any], start_response: Any) -> list[bytes]:
+        assert environ["fedgate.deadline"].claim(Deadline.REVIEW)
+        time.sleep(0.3)  # claimed, then slow to hand the answer over
+        return _echo(environ, start_response)
+
+    def overtime(environ: dict[str, Any]) -> tuple[str, list[tuple[str, str]], bytes]:
+        raise AssertionError("the review claimed the answer")
+
+    adapter = WsgiOnAsgi(app, 100, executor=pool, review_seconds=0.1, on_overtime=overtime)
+    sent = asyncio.run(_call(adapter, b"x"))
+    pool.shutdown(wait=True)
+    assert sent[0]["status"] == 201

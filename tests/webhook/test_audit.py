@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import time
 from dataclasses import replace
@@ -14,10 +15,13 @@ import pytest
 
 from webhook.audit import (
     FAILING_AFTER,
+    OVERTIME_RULE,
     PENDING_BYTES,
     AuditSink,
+    append_if_regular_file,
     audit_record,
     nonblocking_descriptor,
+    overtime_record,
 )
 from webhook.bundle.model import Bundle
 from webhook.engine.decision import Decision
@@ -156,3 +160,46 @@ def test_held_lines_go_out_in_order_and_whole() -> None:
     finally:
         os.close(read)
         os.close(write)
+
+
+@pytest.mark.parametrize("parsed", [True, False], ids=["parsed", "still-queued"])
+def test_an_overtime_denial_has_the_fields_of_every_line(parsed: bool) -> None:
+    admission = _request("propagationpolicy-create-allowed.json")
+    line = overtime_record("u-9", admission if parsed else None, 2.5)
+    usual = audit_record(admission, Decision(allowed=False), 2.5)
+    assert list(line) == list(usual)  # same fields, same order
+    assert (line["uid"], line["allowed"], line["denied_by"]) == ("u-9", False, [OVERTIME_RULE])
+    assert line["latency_ms"] == 2500.0
+    if parsed:
+        assert (line["user"], line["kind"]) == (usual["user"], usual["kind"])
+    else:
+        assert line["user"] is None and line["kind"] is None
+
+
+def test_a_plain_file_descriptor_is_made_to_append(tmp_path: Path) -> None:
+    """Two descriptors on one file without O_APPEND write at their own offsets, over each
+    other; made to append, neither loses a byte."""
+    path = tmp_path / "log"
+    first = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+    second = os.open(path, os.O_WRONLY)
+    try:
+        append_if_regular_file(first)
+        append_if_regular_file(second)
+        os.write(first, b"one\n")
+        os.write(second, b"two\n")
+        os.write(first, b"three\n")
+    finally:
+        os.close(first)
+        os.close(second)
+    assert path.read_bytes() == b"one\ntwo\nthree\n"
+
+
+def test_a_pipe_is_left_as_it_is() -> None:
+    reader, writer = os.pipe()
+    try:
+        before = fcntl.fcntl(writer, fcntl.F_GETFL)
+        append_if_regular_file(writer)
+        assert fcntl.fcntl(writer, fcntl.F_GETFL) == before
+    finally:
+        os.close(reader)
+        os.close(writer)

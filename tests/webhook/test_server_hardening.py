@@ -351,7 +351,8 @@ WebhookServer(options, Settings(policies=Path(policies))).run()
 
 def test_the_first_request_has_a_deadline_and_connections_a_limit(tmp_path: Path) -> None:
     """gunicorn timed out only a connection's later requests: one that never sent its first
-    stayed forever. Here keep-alive is 2 s and a worker takes 3 connections."""
+    stayed forever. Here keep-alive is 2 s and a worker takes 3 connections: a fourth closes
+    the one idle longest and is served."""
     with serving(tmp_path, POLICIES, workers=1) as reference:  # for its certificate and port
         port, context = reference.port, reference.context
     pem = tmp_path / "tls.pem"
@@ -366,21 +367,75 @@ def test_the_first_request_has_a_deadline_and_connections_a_limit(tmp_path: Path
         while _probe(server) == float("inf"):
             assert time.monotonic() < deadline and process.poll() is None
             time.sleep(0.2)
-        idle = [
-            context.wrap_socket(
-                socket.create_connection(("127.0.0.1", port), timeout=10),
-                server_hostname="127.0.0.1",
+        idle = []
+        for _ in range(4):
+            idle.append(
+                context.wrap_socket(
+                    socket.create_connection(("127.0.0.1", port), timeout=10),
+                    server_hostname="127.0.0.1",
+                )
             )
-            for _ in range(4)
-        ]
+            time.sleep(0.05)  # in this order on the server too
         started = time.monotonic()
-        assert idle[3].recv(1) == b""  # the fourth: closed at once
+        assert idle[0].recv(1) == b""  # the one idle longest: closed for the fourth
         assert time.monotonic() - started < 1.5
-        assert idle[0].recv(1) == b""  # the first: closed when its first request is late
+        idle[3].sendall(b"GET /readyz HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert idle[3].recv(12) == b"HTTP/1.1 200"  # the fourth: served
+        assert idle[1].recv(1) == b""  # the second: closed when its first request is late
         assert 1.0 < time.monotonic() - started < 6
         for client in idle:
             client.close()
         assert _probe(server) < 1.0
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=5)
+
+
+def test_no_connection_with_a_request_under_way_is_closed_to_make_room(tmp_path: Path) -> None:
+    """With all three of a worker's connections in the middle of a request (headers and part of
+    a body sent), a fourth finds none idle: it is the one closed, and the three are answered."""
+    with serving(tmp_path, POLICIES, workers=1) as reference:  # for its certificate and port
+        port, context = reference.port, reference.context
+    pem = tmp_path / "tls.pem"
+    process = subprocess.Popen(
+        [sys.executable, "-c", SERVE_WITH_OPTIONS, str(port), str(pem), str(POLICIES)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    body = json.dumps(ALLOWED).encode()
+    head = (
+        f"POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    ).encode()
+    try:
+        server = Server(port, context, process, tmp_path / "unused.log")
+        deadline = time.monotonic() + 30
+        while _probe(server) == float("inf"):
+            assert time.monotonic() < deadline and process.poll() is None
+            time.sleep(0.2)
+        busy = []
+        for _ in range(3):
+            client = context.wrap_socket(
+                socket.create_connection(("127.0.0.1", port), timeout=10),
+                server_hostname="127.0.0.1",
+            )
+            client.sendall(head + body[:10])
+            busy.append(client)
+        time.sleep(0.3)
+        fourth = context.wrap_socket(
+            socket.create_connection(("127.0.0.1", port), timeout=10),
+            server_hostname="127.0.0.1",
+        )
+        assert fourth.recv(1) == b""  # no room: the newcomer is closed
+        fourth.close()
+        for client in busy:
+            client.sendall(body[10:])
+            assert client.recv(12) == b"HTTP/1.1 200"
+            client.close()
     finally:
         process.send_signal(signal.SIGTERM)
         try:

@@ -19,6 +19,9 @@ from webhook.settings import Settings, settings_from_env
         ({"FEDGATE_AUDIT_LOG": "false"}, Settings(audit_log=False)),
         ({"FEDGATE_CEL_BACKEND": "cel-python"}, Settings(cel_backend="cel-python")),
         ({"FEDGATE_MAX_DEPTH": "20"}, Settings(max_depth=20)),
+        ({"FEDGATE_REVIEW_SECONDS": "0.5"}, Settings(review_seconds=0.5)),
+        ({"FEDGATE_HEAVY_BODY_BYTES": "1024"}, Settings(heavy_body_bytes=1024)),
+        ({"FEDGATE_BUFFERED_BODY_BYTES": "1024"}, Settings(buffered_body_bytes=1024)),
         ({"FEDGATE_POLICIES": "/srv/bundle"}, Settings(policies=Path("/srv/bundle"))),
     ],
 )
@@ -32,6 +35,9 @@ def test_from_env(environ: dict[str, str], expected: Settings) -> None:
         ({"FEDGATE_CEL_BACKEND": "cel-go"}, "FEDGATE_CEL_BACKEND"),
         ({"FEDGATE_MAX_DEPTH": "0"}, "FEDGATE_MAX_DEPTH"),
         ({"FEDGATE_MAX_BODY_BYTES": "lots"}, "FEDGATE_MAX_BODY_BYTES"),
+        ({"FEDGATE_REVIEW_SECONDS": "0"}, "FEDGATE_REVIEW_SECONDS"),
+        ({"FEDGATE_REVIEW_SECONDS": "nan"}, "FEDGATE_REVIEW_SECONDS"),
+        ({"FEDGATE_REVIEW_SECONDS": "soon"}, "FEDGATE_REVIEW_SECONDS"),
     ],
 )
 def test_bad_values_name_the_variable(environ: dict[str, str], names: str) -> None:
