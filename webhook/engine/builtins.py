@@ -41,7 +41,7 @@ BINDINGS = frozenset({(WORK, "ResourceBinding"), (WORK, "ClusterResourceBinding"
 BUILTINS: dict[str, tuple[Check, Match]] = {
     "ownership.field-owner": (
         ownership.check_field_owner,
-        Match(ANY, frozenset({"UPDATE"}), OBJECT_WRITES, "any"),
+        Match(ANY, WRITES, OBJECT_WRITES, "any"),
     ),
     "ownership.delete": (ownership.check_delete, Match(ANY, frozenset({"DELETE"}), scope="any")),
     "ownership.ledger-writer": (
