@@ -4,7 +4,8 @@ fedgate cannot see the whole live bill of a tenant, but one write can prove it g
 workload whose requests times replicas alone exceed the tenant's whole quota (50 replicas of
 64 CPU against 20), or Git's templates in the tenant's namespaces (the index of the synced
 tree) plus the write. Every amount is a lower bound: a pod's requests as the scheduler counts
-them (containers and sidecars, init containers, pod-level requests, overhead; per_pod) times
+them (containers and sidecars, init containers, pod-level requests, overhead; a limit without
+a request bills the limit, as Kubernetes defaults the request to it; per_pod) times
 the pods it runs at once (replicas, a Job's parallelism; 1 where absent, for a Pod and a
 DaemonSet), counted once however many clusters share it. A write that does not raise its own
 bill (Karmada's fields, a status write, scaling down) is never denied.
@@ -58,10 +59,18 @@ def _quantity(value: Any) -> Fraction | None:
 
 
 def _requests(holder: Mapping[str, Any]) -> Mapping[str, Any]:
-    """A container's requests (or, on a pod spec, its pod-level requests)."""
+    """A container's requests (or, on a pod spec, its pod-level requests) as the pod will have
+    them: a resource with a limit and no request requests its limit. Kubernetes defaults them so
+    when it creates the pod (pkg/apis/core/v1/defaults.go: SetDefaults_Pod for containers and
+    init containers, defaultPodRequests for pod-level resources), in the member, after the
+    template passed here without them."""
     resources = holder.get("resources")
-    requests = resources.get("requests") if is_mapping(resources) else None
-    return requests if is_mapping(requests) else {}
+    if not is_mapping(resources):
+        return {}
+    requests, limits = resources.get("requests"), resources.get("limits")
+    if not is_mapping(limits):
+        return requests if is_mapping(requests) else {}
+    return {**limits, **requests} if is_mapping(requests) else limits
 
 
 def _amount(holder: Mapping[str, Any], resource: str) -> Fraction:
@@ -183,10 +192,17 @@ def _requests_key(spec: Mapping[str, Any]) -> tuple[Any, ...] | None:
             if not read(container, "restartPolicy"):
                 return None
             for resource in RESOURCES:
-                if not read(container, "resources", "requests", resource):
+                if not (
+                    read(container, "resources", "requests", resource)
+                    and read(container, "resources", "limits", resource)
+                ):
                     return None
     for resource in RESOURCES:
-        if not (read(spec, "resources", "requests", resource) and read(spec, "overhead", resource)):
+        if not (
+            read(spec, "resources", "requests", resource)
+            and read(spec, "resources", "limits", resource)
+            and read(spec, "overhead", resource)
+        ):
             return None
     return tuple(found)
 

@@ -62,6 +62,13 @@ SCALERS = {
 HorizontalPodAutoscaler template becomes each member's HPA)."""
 
 
+MEMBER_RETAINED = frozenset({("apps", "Deployment")})
+"""The kinds whose replicas Karmada keeps as the member has them (with the retain-replicas
+label): its default retention interpreter registers the replicas retention for Deployments
+only (karmada v1.18.2 pkg/resourceinterpreter/default/native/retain.go). A member HPA on any
+other kind fights Karmada, which writes the template's replicas back."""
+
+
 def _trusted(review: Review) -> bool:
     return review.identity.writer in TRUSTED
 
@@ -263,6 +270,16 @@ def check_autoscaler_target(review: Review, rule: Rule) -> Iterator[Violation]:
     key = _scale_target(scaler, review.request.namespace)
     if key is None:
         return
+    if scaler.get("kind") == "HorizontalPodAutoscaler" and key[:2] not in MEMBER_RETAINED:
+        yield review.violation(
+            rule,
+            f"a member HorizontalPodAutoscaler would scale each member's {key[1]} {key[3]}, and "
+            f"Karmada keeps the members' replicas only for a Deployment: it would write the "
+            f"{key[1]}'s replicas back from the template, fighting the HPA; scale it with a "
+            "FederatedHPA, or keep the replicas in Git",
+            pointer="/spec/scaleTargetRef",
+            owner="karmada",
+        )
     index = review.bundle.index
     trusted = _trusted(review)
     if index is None:
@@ -482,25 +499,32 @@ def _judged_by_cel(policy: Mapping[str, Any]) -> bool:
     )
 
 
+FAILOVERS = ("application", "cluster")
+"""The failover behaviours of a PropagationPolicy (Karmada v1.18 FailoverBehavior): each keeps
+the old copy until the new one runs unless its purgeMode is Directly (Gracefully by default)."""
+
+
 def check_stateful_targets(review: Review, rule: Rule) -> Iterator[Violation]:
     policy = review.request.object
-    if not is_mapping(policy):
-        return
-    application = (_spec(policy).get("failover") or {}).get("application")
-    if not is_mapping(application):
-        return
-    purge = application.get("purgeMode", "Gracefully")
-    if purge == "Directly" or _judged_by_cel(policy):
+    if not is_mapping(policy) or _judged_by_cel(policy):
         return  # the CEL rule stateful-purge judges what the policy says of itself
-    stateful = sorted(_show(key_of(t)) for t in _stateful_selected(review.bundle.index, policy))
-    if stateful:
-        yield review.violation(
-            rule,
-            f"it fails over {', '.join(stateful)}, which is stateful, with purgeMode {purge}: "
-            "two copies of a stateful app during a partition corrupt its data; use "
-            "purgeMode Directly (spec.failover.purge: direct)",
-            pointer="/spec/failover/application/purgeMode",
-        )
+    failover = _spec(policy).get("failover")
+    for behaviour in FAILOVERS:
+        found = failover.get(behaviour) if is_mapping(failover) else None
+        if not is_mapping(found):
+            continue
+        purge = found.get("purgeMode", "Gracefully")
+        if purge == "Directly":
+            continue
+        stateful = sorted(_show(key_of(t)) for t in _stateful_selected(review.bundle.index, policy))
+        if stateful:
+            yield review.violation(
+                rule,
+                f"it fails over {', '.join(stateful)}, which is stateful, with purgeMode "
+                f"{purge} (spec.failover.{behaviour}): two copies of a stateful app during a "
+                "partition corrupt its data; use purgeMode Directly",
+                pointer=f"/spec/failover/{behaviour}/purgeMode",
+            )
 
 
 def _stateful_selected(
