@@ -72,7 +72,7 @@ BUILTINS: dict[str, tuple[Check, Match]] = {
         tenancy.check_explicit_selectors,
         Match(PROPAGATION | OVERRIDE, WRITES, scope="tenant"),
     ),
-    "tenancy.data-scope": (tenancy.check_data_scope, Match(PROPAGATION, WRITES, scope="tenant")),
+    "tenancy.data-scope": (tenancy.check_data_scope, Match(PROPAGATION, WRITES, scope="any")),
     "tenancy.propagate-deps": (
         tenancy.check_propagate_deps,
         Match(PROPAGATION, WRITES, scope="tenant"),
@@ -80,6 +80,10 @@ BUILTINS: dict[str, tuple[Check, Match]] = {
     "tenancy.cluster-policy": (
         tenancy.check_cluster_policy,
         Match(CLUSTER_POLICIES, frozenset({"CREATE", "UPDATE", "DELETE"}), scope="any"),
+    ),
+    "tenancy.conflict-overwrite": (
+        tenancy.check_conflict_overwrite,
+        Match(PROPAGATION, WRITES, scope="any"),
     ),
     "tenancy.override-registry": (
         tenancy.check_override_registry,

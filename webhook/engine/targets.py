@@ -353,8 +353,39 @@ def check_takeover(review: Review, rule: Rule) -> Iterator[Violation]:
             + ": one template, one policy; change the placement in Git",
             pointer="/spec/resourceSelectors",
         )
+    yield from _named_git_data(review, rule, policy, index)
     yield from _preemption_reach(review, rule, policy)
     yield from _priority_reach(review, rule, policy, index)
+
+
+def _named_git_data(
+    review: Review, rule: Rule, policy: Mapping[str, Any], index: TreeIndex
+) -> Iterator[Violation]:
+    """An object Git's policies select by name but Git does not hold (a Secret or ConfigMap
+    made by hand beside Git's app) is Git's to place as much as a template is: a tenant's
+    policy naming it would take it by priority (with preemption) or, at equal priority, by name
+    order (Karmada's detector, ``webhook/karmada/detector.py``), and send it where Git's does
+    not. Asked of Karmada's own claim, with the object as the selector names it."""
+    own = policy_ref(policy)
+    for key, pointer in _named_unknown(index, policy):
+        group, kind, namespace, name = key
+        stub = {
+            "apiVersion": f"{group}/v1" if group else "v1",
+            "kind": kind,
+            "metadata": {"name": name, "namespace": namespace},
+        }
+        claim = Policies.of(index.policies(namespace)).claim(stub)
+        if claim.policy is None or policy_ref(claim.policy) == own:
+            continue
+        holder = policy_ref(claim.policy)
+        yield review.violation(
+            rule,
+            f"this policy selects {_show(key)}, which {holder[0]} "
+            f"{'/'.join(p for p in holder[1:] if p)} from Git propagates by name: one object, "
+            "one policy (Karmada would give it to the higher priority, or at equal priority to "
+            "the first name); change the placement in Git",
+            pointer=pointer,
+        )
 
 
 def _same_selection(review: Review) -> bool:
