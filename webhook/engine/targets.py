@@ -38,7 +38,7 @@ from webhook.bundle.rules import Rule
 from webhook.engine.context import Review, labels_of, ledger_of
 from webhook.engine.decision import Violation
 from webhook.engine.synthesize import sync_request
-from webhook.engine.workloads import pod_spec
+from webhook.engine.workloads import POD_SPEC_AT, REPLICAS_AT, WORKLOAD_KINDS, pod_spec
 from webhook.karmada.detector import Policies, explicit_priority, policy_ref, selectors
 from webhook.karmada.propagation import MemberCopy, copies_anywhere, propagate
 from webhook.karmada.selector import (
@@ -155,6 +155,48 @@ def check_override_effects(review: Review, rule: Rule) -> Iterator[Violation]:
             )
     for target in selected_templates(index, policy):
         yield from _member_copy_violations(review, rule, index, policy, target)
+    if trusted:  # a tenant's override on an unknown target is denied above
+        for key, _ in _named_unknown(index, policy):
+            stand_in = _stand_in(review, key)
+            if stand_in is not None:
+                yield from _member_copy_violations(
+                    review, rule, index, policy, stand_in, stand_in=True
+                )
+
+
+def _stand_in(review: Review, key: Key) -> Mapping[str, Any] | None:
+    """A template of the kind a selector names, for an override whose target Git does not
+    hold: one container with an image of the namespace's tenant's first registry, small
+    requests, one replica. What the override writes over it (a registry, a tag, replicas, a
+    container) is the override's own doing, whatever the real target holds. None for kinds
+    that run no pod template."""
+    group, kind, namespace, name = key
+    path = POD_SPEC_AT.get(kind)
+    if path is None or (group, kind) not in WORKLOAD_KINDS:
+        return None
+    tenant = review.bundle.tenant_of_namespace(namespace)
+    registry = tenant.registries[0] if tenant is not None and tenant.registries else "registry/"
+    pod = {
+        "containers": [
+            {
+                "name": "stand-in",
+                "image": f"{registry.rstrip('/')}/stand-in:1.0",
+                "resources": {"requests": {"cpu": "1m", "memory": "1Mi"}},
+            }
+        ]
+    }
+    obj: dict[str, Any] = {
+        "apiVersion": f"{group}/v1" if group else "v1",
+        "kind": kind,
+        "metadata": {"name": name, "namespace": namespace},
+    }
+    holder = obj
+    for step in path[:-1]:
+        holder = holder.setdefault(step, {})
+    holder[path[-1]] = pod
+    if kind in REPLICAS_AT and REPLICAS_AT[kind] == ("spec", "replicas"):
+        obj["spec"]["replicas"] = 1
+    return obj
 
 
 def _member_copy_violations(
@@ -163,8 +205,11 @@ def _member_copy_violations(
     index: TreeIndex,
     policy: Mapping[str, Any],
     target: Mapping[str, Any],
+    *,
+    stand_in: bool = False,
 ) -> Iterator[Violation]:
-    """The rules on every member's copy of ``target`` as the override changes it."""
+    """The rules on every member's copy of ``target`` as the override changes it; a copy
+    Karmada cannot build from a stand-in says nothing of the real target, so it is skipped."""
     own = key_of(policy)
     others = [p for p in index.policies(_namespace(target)) if key_of(p) != own]
     without, with_it = Policies.of(others), Policies.of([*others, policy])
@@ -178,11 +223,15 @@ def _member_copy_violations(
     found: dict[tuple[str, str, str, str, str], tuple[Violation, list[str]]] = {}
     for cluster, copy_after in sorted(after.items()):
         copy_before = before.get(cluster)
+        if stand_in and copy_after.object is None:
+            continue
         for violation in _copy_violations(review, cluster, copy_before, copy_after):
             v = violation
             key = (v.rule, v.action, v.status, v.pointer, v.message)
             found.setdefault(key, (violation, []))[1].append(cluster)
-    what = _show(key_of(target))
+    what = _show(key_of(target)) + (
+        " (not in the index: judged on a stand-in of its kind)" if stand_in else ""
+    )
     pointer = "/spec/overrideRules" if _spec(policy).get("overrideRules") else "/spec"
     for violation, where in (found[k] for k in sorted(found)):
         at = f" at {violation.pointer}" if violation.pointer else ""
