@@ -21,11 +21,13 @@ from functools import lru_cache
 from typing import Any
 
 from webhook.bundle.index import Key, TreeIndex, key_of
-from webhook.bundle.model import Tenant
+from webhook.bundle.model import Bundle, Tenant
 from webhook.bundle.rules import Rule
 from webhook.engine.context import Review
 from webhook.engine.decision import Violation
 from webhook.engine.workloads import containers, pod_spec, replicas
+from webhook.karmada.detector import Policies
+from webhook.karmada.propagation import propagate
 from webhook.quantity import QuantityError, format_cpu, format_memory, parse_quantity
 from webhook.values import is_mapping
 
@@ -127,10 +129,47 @@ def requested(obj: Mapping[str, Any]) -> Bill:
     return {r: amount * count for r, amount in per_pod(spec).items()}
 
 
-def git_bill(index: TreeIndex, tenant: Tenant) -> tuple[Bill, Mapping[Key, Bill]]:
-    """The tenant's templates in the index: their bill in total, and each one's."""
+@dataclass(frozen=True)
+class Pods:
+    """How many pods the members run of one template at once, at least, and why."""
+
+    count: int
+    why: str = ""
+    """Empty when it is the template's own count; else how the members multiply it."""
+
+
+def member_pods(obj: Mapping[str, Any], bundle: Bundle, index: TreeIndex | None) -> Pods:
+    """The pods of ``obj`` the members run at least: as Git's policies (the index) place it,
+    with Karmada's own division, so a Duplicated app runs its replicas in every cluster it is
+    placed on. A template no policy from Git places is counted once: its writer's own policy,
+    which fedgate does not see, may divide it."""
+    count = replicas(obj)
+    metadata = obj.get("metadata")
+    namespace = metadata.get("namespace") if is_mapping(metadata) else None
+    if index is not None and isinstance(namespace, str):
+        plan = propagate(obj, Policies.of(index.policies(namespace)), bundle.clusters)
+        if plan.policy is not None:
+            placed = [count if n is None else n for n in plan.placement.values()]
+            if len(placed) <= 1 or sum(placed) <= count:
+                return Pods(count)
+            policy = f"{plan.policy[0]} {plan.policy[2]}"
+            return Pods(sum(placed), f"{policy} from Git runs it in {len(placed)} clusters")
+    return Pods(count)
+
+
+def _billed(t: Mapping[str, Any], bundle: Bundle, index: TreeIndex | None) -> Bill:
+    spec = pod_spec(t)
+    if spec is None:
+        return {}
+    pods = member_pods(t, bundle, index).count
+    return {r: amount * pods for r, amount in per_pod(spec).items()}
+
+
+def git_bill(index: TreeIndex, tenant: Tenant, bundle: Bundle) -> tuple[Bill, Mapping[Key, Bill]]:
+    """The tenant's templates in the index, as the members run them: their bill in total, and
+    each one's."""
     each = {
-        key_of(t): requested(t)
+        key_of(t): _billed(t, bundle, index)
         for namespace in tenant.namespaces
         for t in index.templates(namespace)
         if pod_spec(t) is not None
@@ -213,7 +252,9 @@ def _fit(review: Review, tenant: Tenant, obj: Mapping[str, Any], spec: Mapping[s
 
     def compute() -> Fit:
         git, each = (
-            review.bundle.memo("tenant-bill", tenant.name, lambda: git_bill(index, tenant))
+            review.bundle.memo(
+                "tenant-bill", tenant.name, lambda: git_bill(index, tenant, review.bundle)
+            )
             if index is not None
             else ({}, {})
         )
@@ -235,8 +276,9 @@ def check_quota(review: Review, rule: Rule) -> Iterator[Violation]:
     spec = pod_spec(obj)
     if spec is None or (tenant.quota.cpu is None and tenant.quota.memory is None):
         return
-    count = replicas(obj)
-    if is_mapping(old) and count <= replicas(old) and pod_spec(old) == spec:
+    pods = member_pods(obj, review.bundle, review.bundle.index)
+    count = pods.count
+    if is_mapping(old) and replicas(obj) <= replicas(old) and pod_spec(old) == spec:
         return  # no more pods of the same template: Karmada's fields, status, scaling down
     value = unreadable(spec)
     if value is not None:
@@ -253,8 +295,9 @@ def check_quota(review: Review, rule: Rule) -> Iterator[Violation]:
     over = [r for r in RESOURCES if (most := found.with_git[r]) is not None and count > most]
     if not over:
         return
-    before = requested(old) if is_mapping(old) else {}
+    before = _billed(old, review.bundle, review.bundle.index) if is_mapping(old) else {}
     kind = str(obj.get("kind"))
+    why = f"; {pods.why}" if pods.why else ""
     for resource in over:
         limit, amount = _limit(tenant, resource), found.pod[resource] * count
         if limit is None or amount <= before.get(resource, Fraction(0)):
@@ -264,7 +307,7 @@ def check_quota(review: Review, rule: Rule) -> Iterator[Violation]:
             yield review.violation(
                 rule,
                 f"this {kind} requests at least {_show(resource, amount)} ({count} x "
-                f"{_show(resource, found.pod[resource])}), more than tenant "
+                f"{_show(resource, found.pod[resource])}{why}), more than tenant "
                 f"{tenant.name}'s whole quota of {_show(resource, limit)}",
                 pointer="/spec",
             )
@@ -272,7 +315,7 @@ def check_quota(review: Review, rule: Rule) -> Iterator[Violation]:
         others = found.others.get(resource, Fraction(0))
         yield review.violation(
             rule,
-            f"with this {kind} ({_show(resource, amount)}), tenant {tenant.name} requests "
+            f"with this {kind} ({_show(resource, amount)}{why}), tenant {tenant.name} requests "
             f"at least {_show(resource, others + amount)} (Git's templates "
             f"{_show(resource, others)}, in the index of the synced tree), more than its "
             f"quota of {_show(resource, limit)}",
