@@ -25,6 +25,7 @@ from webhook.engine.context import (
     BROKEN_LEDGER,
     Review,
     annotations_of,
+    labels_of,
     ledger_of,
     with_karmada_fields,
 )
@@ -228,10 +229,6 @@ def _owned_changes(
         )
 
 
-def _verb(old: Mapping[str, Any], owned: str) -> str:
-    return "change" if _resolve(old, owned) is not _MISSING else "set"
-
-
 MINTED_BY_KARMADA = {
     "PropagationPolicy": KARMADA_CLAIM_FIELDS[0],
     "ClusterPropagationPolicy": KARMADA_CLAIM_FIELDS[1],
@@ -262,24 +259,38 @@ def _created(review: Review, rule: Rule, new: Mapping[str, Any]) -> Iterator[Vio
     yield from _claims_set(review, rule, {}, new)
 
 
+def _unescape(token: str) -> str:
+    return token.replace("~1", "/").replace("~0", "~")
+
+
+CLAIM_KEYS = tuple(
+    (owned, owned.split("/")[2], _unescape(owned.split("/")[3])) for owned in KARMADA_CLAIM_FIELDS
+)
+"""Karmada's claim fields as (pointer, metadata map, key): each a label or an annotation."""
+
+
 def _claims_set(
     review: Review, rule: Rule, old: Mapping[str, Any], new: Mapping[str, Any]
 ) -> Iterator[Violation]:
     """Karmada's claim fields the write sets or changes, by a writer other than Karmada:
     Karmada's detector binds the template to the policy they name. Removing them is left to
     the ledger (on a managed object): Karmada claims the template again."""
-    if may_write(review, "karmada"):
+    maps = {"labels": labels_of(new), "annotations": annotations_of(new)}
+    if not (maps["labels"] or maps["annotations"]) or may_write(review, "karmada"):
         return
+    before = {"labels": labels_of(old), "annotations": annotations_of(old)}
     minted = MINTED_BY_KARMADA.get(str(new.get("kind"))) if not old else None
-    for owned in KARMADA_CLAIM_FIELDS:
-        value = _resolve(new, owned)
-        if value is _MISSING or owned == minted or value == _resolve(old, owned):
+    for owned, where, key in CLAIM_KEYS:
+        if key not in maps[where] or owned == minted:
+            continue
+        had = key in before[where]
+        if had and same_json(before[where][key], maps[where][key]):
             continue
         yield review.violation(
             rule,
             f"{owned} is Karmada's claim of a resource template (the detector binds the "
             "template to the policy it names); "
-            f"{review.identity.describe()} may not {_verb(old, owned)} it: "
+            f"{review.identity.describe()} may not {'change' if had else 'set'} it: "
             "leave it out, and let Karmada's detector pick the policy",
             pointer=owned,
             owner="karmada",

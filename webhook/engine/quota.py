@@ -26,7 +26,7 @@ from webhook.bundle.rules import Rule
 from webhook.engine.context import Review
 from webhook.engine.decision import Violation
 from webhook.engine.workloads import containers, pod_spec, replicas
-from webhook.karmada.detector import Policies
+from webhook.karmada.detector import Policies, policy_ref
 from webhook.karmada.propagation import propagate
 from webhook.quantity import QuantityError, format_cpu, format_memory, parse_quantity
 from webhook.values import is_mapping
@@ -146,15 +146,40 @@ def member_pods(obj: Mapping[str, Any], bundle: Bundle, index: TreeIndex | None)
     count = replicas(obj)
     metadata = obj.get("metadata")
     namespace = metadata.get("namespace") if is_mapping(metadata) else None
-    if index is not None and isinstance(namespace, str):
-        plan = propagate(obj, Policies.of(index.policies(namespace)), bundle.clusters)
-        if plan.policy is not None:
-            placed = [count if n is None else n for n in plan.placement.values()]
-            if len(placed) <= 1 or sum(placed) <= count:
-                return Pods(count)
-            policy = f"{plan.policy[0]} {plan.policy[2]}"
-            return Pods(sum(placed), f"{policy} from Git runs it in {len(placed)} clusters")
-    return Pods(count)
+    if index is None or not isinstance(namespace, str) or not namespace:
+        return Pods(count)
+    policies = bundle.memo("git-policies", namespace, lambda: git_policies(index, namespace))
+    claim = policies.claim(obj)
+    if claim.policy is None or _divided(claim.policy):
+        return Pods(count)  # a Divided placement's shares add up to its replicas
+    ref = policy_ref(claim.policy)
+    return bundle.memo(
+        "member-pods", (key_of(obj), count, ref), lambda: _placed(obj, policies, bundle, count)
+    )
+
+
+def git_policies(index: TreeIndex, namespace: str) -> Policies:
+    """Git's policies that can claim a template of ``namespace``, indexed for the detector."""
+    return Policies.of(index.policies(namespace))
+
+
+def _divided(policy: Mapping[str, Any]) -> bool:
+    """Whether the policy divides replicas: Karmada duplicates them when the placement names no
+    replicaScheduling (its default)."""
+    spec = policy.get("spec")
+    placement = spec.get("placement") if is_mapping(spec) else None
+    scheduling = placement.get("replicaScheduling") if is_mapping(placement) else None
+    return is_mapping(scheduling) and scheduling.get("replicaSchedulingType") == "Divided"
+
+
+def _placed(obj: Mapping[str, Any], policies: Policies, bundle: Bundle, count: int) -> Pods:
+    """The pods of a Duplicated placement: the template's in each cluster it is placed on."""
+    plan = propagate(obj, policies, bundle.clusters)
+    placed = [count if n is None else n for n in plan.placement.values()]
+    if plan.policy is None or len(placed) <= 1 or sum(placed) <= count:
+        return Pods(count)
+    policy = f"{plan.policy[0]} {plan.policy[2]}"
+    return Pods(sum(placed), f"{policy} from Git runs it in {len(placed)} clusters")
 
 
 def _billed(t: Mapping[str, Any], bundle: Bundle, index: TreeIndex | None) -> Bill:
