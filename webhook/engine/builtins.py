@@ -41,7 +41,7 @@ BINDINGS = frozenset({(WORK, "ResourceBinding"), (WORK, "ClusterResourceBinding"
 BUILTINS: dict[str, tuple[Check, Match]] = {
     "ownership.field-owner": (
         ownership.check_field_owner,
-        Match(ANY, frozenset({"UPDATE"}), OBJECT_WRITES, "any"),
+        Match(ANY, WRITES, OBJECT_WRITES, "any"),
     ),
     "ownership.delete": (ownership.check_delete, Match(ANY, frozenset({"DELETE"}), scope="any")),
     "ownership.ledger-writer": (
@@ -72,7 +72,7 @@ BUILTINS: dict[str, tuple[Check, Match]] = {
         tenancy.check_explicit_selectors,
         Match(PROPAGATION | OVERRIDE, WRITES, scope="tenant"),
     ),
-    "tenancy.data-scope": (tenancy.check_data_scope, Match(PROPAGATION, WRITES, scope="tenant")),
+    "tenancy.data-scope": (tenancy.check_data_scope, Match(PROPAGATION, WRITES, scope="any")),
     "tenancy.propagate-deps": (
         tenancy.check_propagate_deps,
         Match(PROPAGATION, WRITES, scope="tenant"),
@@ -80,6 +80,10 @@ BUILTINS: dict[str, tuple[Check, Match]] = {
     "tenancy.cluster-policy": (
         tenancy.check_cluster_policy,
         Match(CLUSTER_POLICIES, frozenset({"CREATE", "UPDATE", "DELETE"}), scope="any"),
+    ),
+    "tenancy.conflict-overwrite": (
+        tenancy.check_conflict_overwrite,
+        Match(PROPAGATION, WRITES, scope="any"),
     ),
     "tenancy.override-registry": (
         tenancy.check_override_registry,

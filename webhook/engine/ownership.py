@@ -1,7 +1,15 @@
 """Single-writer field ownership: every field of a managed object has one writer.
 
-Built-in rules: ``ownership.field-owner`` (UPDATE of a field owned by someone else),
+Built-in rules: ``ownership.field-owner`` (a write of a field owned by someone else),
 ``ownership.delete`` (DELETE of a managed object), ``ownership.scale`` (the scale subresource).
+
+Who owns an object Git syncs is what the index of the synced tree says (``bundle/index.py``),
+not the live object's annotation: a replace that drops the annotation, or a tenant creating
+Git's name before Argo CD does, would otherwise make Git's object the writer's. The live
+annotation (which only git and the platform team may write) decides for objects the index does
+not hold yet. Karmada's claim fields are Karmada's on every object, managed or not: the
+detector binds a template that carries them to the policy they name (karmada v1.18.2
+pkg/detector/policy.go, propagateResource), so a writer who sets them picks the policy.
 """
 
 from __future__ import annotations
@@ -11,13 +19,23 @@ from typing import Any
 
 import jsonpointer
 
+from webhook.bundle.index import Key
 from webhook.bundle.rules import Rule
-from webhook.engine.context import BROKEN_LEDGER, Review, annotations_of
+from webhook.engine.context import (
+    BROKEN_LEDGER,
+    Review,
+    annotations_of,
+    labels_of,
+    ledger_of,
+    with_karmada_fields,
+)
 from webhook.engine.decision import Violation
 from webhook.engine.untouched import Region, regions, untouched
 from webhook.ledger import (
     ANNOTATION,
     ANNOTATION_POINTER,
+    KARMADA_CLAIM_FIELDS,
+    Ledger,
     entries_below,
     escape,
     ledger_problem,
@@ -129,14 +147,50 @@ def _owner_label(review: Review, owner: str) -> str:
     return f"{owner} ({who})"
 
 
+def git_object(review: Review) -> Mapping[str, Any] | None:
+    """The object the request names as the index of the synced tree holds it (Git's), None
+    when the index does not hold it (or the bundle carries no index)."""
+    index = review.bundle.index
+    if index is None:
+        return None
+    request = review.request
+    key: Key = (request.kind.group, request.kind.kind, request.namespace, request.name)
+    return index.get(key)
+
+
+GIT_WHOLE = Ledger(with_karmada_fields({"": "git"}))
+"""The ledger of an object the index holds without one (hand-written in Git): git's, but for
+Karmada's fields."""
+
+
+def _git_ledger(indexed: Mapping[str, Any]) -> tuple[str, Ledger]:
+    """Git's ledger of an indexed object and a text that keys it (for the memo)."""
+    text = annotations_of(indexed).get(ANNOTATION)
+    ledger = ledger_of(indexed) if isinstance(text, str) else None
+    if ledger is None or not isinstance(text, str):
+        return "index:git", GIT_WHOLE
+    return f"index:{text}", ledger
+
+
 def check_field_owner(review: Review, rule: Rule) -> Iterator[Violation]:
     request = review.request
     old, new = request.old_object, request.object
+    if request.operation == "CREATE" and new is not None:
+        yield from _created(review, rule, new)
+        return
     if request.operation != "UPDATE" or old is None or new is None:
+        return
+    indexed = git_object(review)
+    if indexed is not None:
+        if review.identity.writer in REPAIRERS and review.old_ledger is None:
+            return  # the live ledger is broken or gone: git or the platform restores it
+        key, git = _git_ledger(indexed)
+        yield from _owned_changes(review, rule, key, git, request.sub_resource == "status")
         return
     text = annotations_of(old).get(ANNOTATION)
     if not isinstance(text, str):
-        return  # not managed by fedgate
+        yield from _claims_set(review, rule, old, new)  # not managed: Karmada's fields only
+        return
     ledger = review.old_ledger
     status_write = request.sub_resource == "status"
     if ledger is None:  # broken: repaired by git or the platform, Karmada keeps its fields
@@ -144,6 +198,16 @@ def check_field_owner(review: Review, rule: Rule) -> Iterator[Violation]:
             return
         yield from _broken_ledger_changes(review, rule, text, status_write)
         return
+    yield from _owned_changes(review, rule, text, ledger, status_write)
+
+
+def _owned_changes(
+    review: Review, rule: Rule, text: str, ledger: Ledger, status_write: bool
+) -> Iterator[Violation]:
+    """Every field the UPDATE changes that ``ledger`` gives to a writer other than this one."""
+    request = review.request
+    old, new = request.old_object, request.object
+    assert old is not None and new is not None
     if not status_write:
         found = _regions(review, text, ledger)
         if found is not None and untouched(found, old, new):
@@ -162,6 +226,74 @@ def check_field_owner(review: Review, rule: Rule) -> Iterator[Violation]:
             f"{review.identity.describe()} may not change it",
             pointer=shown,
             owner=owner,
+        )
+
+
+MINTED_BY_KARMADA = {
+    "PropagationPolicy": KARMADA_CLAIM_FIELDS[0],
+    "ClusterPropagationPolicy": KARMADA_CLAIM_FIELDS[1],
+}
+"""A policy's own permanent-id label: Karmada's mutating webhook sets it on every CREATE, over
+whatever the writer sent (karmada v1.18.2 pkg/webhook/propagationpolicy/mutating.go), before
+fedgate sees the request: the writer's request, Karmada's value."""
+
+
+def _created(review: Review, rule: Rule, new: Mapping[str, Any]) -> Iterator[Violation]:
+    """A CREATE writes every field it carries: of an object Git syncs (the index), all Git's
+    (Argo CD's client-side apply keeps what it did not write, so a squatter's extra container
+    would survive the sync); and, on any object, Karmada's claim fields."""
+    indexed = git_object(review)
+    who = review.identity.describe()
+    if indexed is not None and review.identity.writer not in REPAIRERS:
+        owner = _git_ledger(indexed)[1].get("") or "git"
+        if not may_write(review, owner):
+            request = review.request
+            yield review.violation(
+                rule,
+                f"{request.kind.kind} {request.namespace}/{request.name} is in Git (the index "
+                f"of the synced tree), owned by {_owner_label(review, owner)}; {who} may not "
+                "create it (Argo CD does, from Git; creating it first would keep what the "
+                "writer put in it): pick another name, or change it in Git",
+                owner=owner,
+            )
+    yield from _claims_set(review, rule, {}, new)
+
+
+def _unescape(token: str) -> str:
+    return token.replace("~1", "/").replace("~0", "~")
+
+
+CLAIM_KEYS = tuple(
+    (owned, owned.split("/")[2], _unescape(owned.split("/")[3])) for owned in KARMADA_CLAIM_FIELDS
+)
+"""Karmada's claim fields as (pointer, metadata map, key): each a label or an annotation."""
+
+
+def _claims_set(
+    review: Review, rule: Rule, old: Mapping[str, Any], new: Mapping[str, Any]
+) -> Iterator[Violation]:
+    """Karmada's claim fields the write sets or changes, by a writer other than Karmada:
+    Karmada's detector binds the template to the policy they name. Removing them is left to
+    the ledger (on a managed object): Karmada claims the template again."""
+    maps = {"labels": labels_of(new), "annotations": annotations_of(new)}
+    if not (maps["labels"] or maps["annotations"]) or may_write(review, "karmada"):
+        return
+    before = {"labels": labels_of(old), "annotations": annotations_of(old)}
+    minted = MINTED_BY_KARMADA.get(str(new.get("kind"))) if not old else None
+    for owned, where, key in CLAIM_KEYS:
+        if key not in maps[where] or owned == minted:
+            continue
+        had = key in before[where]
+        if had and same_json(before[where][key], maps[where][key]):
+            continue
+        yield review.violation(
+            rule,
+            f"{owned} is Karmada's claim of a resource template (the detector binds the "
+            "template to the policy it names); "
+            f"{review.identity.describe()} may not {'change' if had else 'set'} it: "
+            "leave it out, and let Karmada's detector pick the policy",
+            pointer=owned,
+            owner="karmada",
         )
 
 
@@ -249,8 +381,9 @@ def check_delete(review: Review, rule: Rule) -> Iterator[Violation]:
     request = review.request
     if request.operation != "DELETE":
         return
-    if not isinstance(annotations_of(request.old_object).get(ANNOTATION), str):
-        return  # not managed (a broken ledger still is: git prunes it, the platform removes it)
+    managed = isinstance(annotations_of(request.old_object).get(ANNOTATION), str)
+    if not managed and git_object(review) is None:
+        return  # not Git's (a broken ledger still is: git prunes it, the platform removes it)
     if review.identity.writer in DELETERS:
         return
     yield review.violation(

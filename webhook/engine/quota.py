@@ -4,7 +4,8 @@ fedgate cannot see the whole live bill of a tenant, but one write can prove it g
 workload whose requests times replicas alone exceed the tenant's whole quota (50 replicas of
 64 CPU against 20), or Git's templates in the tenant's namespaces (the index of the synced
 tree) plus the write. Every amount is a lower bound: a pod's requests as the scheduler counts
-them (containers and sidecars, init containers, pod-level requests, overhead; per_pod) times
+them (containers and sidecars, init containers, pod-level requests, overhead; a limit without
+a request bills the limit, as Kubernetes defaults the request to it; per_pod) times
 the pods it runs at once (replicas, a Job's parallelism; 1 where absent, for a Pod and a
 DaemonSet), counted once however many clusters share it. A write that does not raise its own
 bill (Karmada's fields, a status write, scaling down) is never denied.
@@ -20,11 +21,13 @@ from functools import lru_cache
 from typing import Any
 
 from webhook.bundle.index import Key, TreeIndex, key_of
-from webhook.bundle.model import Tenant
+from webhook.bundle.model import Bundle, Tenant
 from webhook.bundle.rules import Rule
 from webhook.engine.context import Review
 from webhook.engine.decision import Violation
 from webhook.engine.workloads import containers, pod_spec, replicas
+from webhook.karmada.detector import Policies, policy_ref
+from webhook.karmada.propagation import propagate
 from webhook.quantity import QuantityError, format_cpu, format_memory, parse_quantity
 from webhook.values import is_mapping
 
@@ -58,10 +61,18 @@ def _quantity(value: Any) -> Fraction | None:
 
 
 def _requests(holder: Mapping[str, Any]) -> Mapping[str, Any]:
-    """A container's requests (or, on a pod spec, its pod-level requests)."""
+    """A container's requests (or, on a pod spec, its pod-level requests) as the pod will have
+    them: a resource with a limit and no request requests its limit. Kubernetes defaults them so
+    when it creates the pod (pkg/apis/core/v1/defaults.go: SetDefaults_Pod for containers and
+    init containers, defaultPodRequests for pod-level resources), in the member, after the
+    template passed here without them."""
     resources = holder.get("resources")
-    requests = resources.get("requests") if is_mapping(resources) else None
-    return requests if is_mapping(requests) else {}
+    if not is_mapping(resources):
+        return {}
+    requests, limits = resources.get("requests"), resources.get("limits")
+    if not is_mapping(limits):
+        return requests if is_mapping(requests) else {}
+    return {**limits, **requests} if is_mapping(requests) else limits
 
 
 def _amount(holder: Mapping[str, Any], resource: str) -> Fraction:
@@ -118,10 +129,72 @@ def requested(obj: Mapping[str, Any]) -> Bill:
     return {r: amount * count for r, amount in per_pod(spec).items()}
 
 
-def git_bill(index: TreeIndex, tenant: Tenant) -> tuple[Bill, Mapping[Key, Bill]]:
-    """The tenant's templates in the index: their bill in total, and each one's."""
+@dataclass(frozen=True)
+class Pods:
+    """How many pods the members run of one template at once, at least, and why."""
+
+    count: int
+    why: str = ""
+    """Empty when it is the template's own count; else how the members multiply it."""
+
+
+def member_pods(obj: Mapping[str, Any], bundle: Bundle, index: TreeIndex | None) -> Pods:
+    """The pods of ``obj`` the members run at least: as Git's policies (the index) place it,
+    with Karmada's own division, so a Duplicated app runs its replicas in every cluster it is
+    placed on. A template no policy from Git places is counted once: its writer's own policy,
+    which fedgate does not see, may divide it."""
+    count = replicas(obj)
+    metadata = obj.get("metadata")
+    namespace = metadata.get("namespace") if is_mapping(metadata) else None
+    if index is None or not isinstance(namespace, str) or not namespace:
+        return Pods(count)
+    policies = bundle.memo("git-policies", namespace, lambda: git_policies(index, namespace))
+    claim = policies.claim(obj)
+    if claim.policy is None or _divided(claim.policy):
+        return Pods(count)  # a Divided placement's shares add up to its replicas
+    ref = policy_ref(claim.policy)
+    return bundle.memo(
+        "member-pods", (key_of(obj), count, ref), lambda: _placed(obj, policies, bundle, count)
+    )
+
+
+def git_policies(index: TreeIndex, namespace: str) -> Policies:
+    """Git's policies that can claim a template of ``namespace``, indexed for the detector."""
+    return Policies.of(index.policies(namespace))
+
+
+def _divided(policy: Mapping[str, Any]) -> bool:
+    """Whether the policy divides replicas: Karmada duplicates them when the placement names no
+    replicaScheduling (its default)."""
+    spec = policy.get("spec")
+    placement = spec.get("placement") if is_mapping(spec) else None
+    scheduling = placement.get("replicaScheduling") if is_mapping(placement) else None
+    return is_mapping(scheduling) and scheduling.get("replicaSchedulingType") == "Divided"
+
+
+def _placed(obj: Mapping[str, Any], policies: Policies, bundle: Bundle, count: int) -> Pods:
+    """The pods of a Duplicated placement: the template's in each cluster it is placed on."""
+    plan = propagate(obj, policies, bundle.clusters)
+    placed = [count if n is None else n for n in plan.placement.values()]
+    if plan.policy is None or len(placed) <= 1 or sum(placed) <= count:
+        return Pods(count)
+    policy = f"{plan.policy[0]} {plan.policy[2]}"
+    return Pods(sum(placed), f"{policy} from Git runs it in {len(placed)} clusters")
+
+
+def _billed(t: Mapping[str, Any], bundle: Bundle, index: TreeIndex | None) -> Bill:
+    spec = pod_spec(t)
+    if spec is None:
+        return {}
+    pods = member_pods(t, bundle, index).count
+    return {r: amount * pods for r, amount in per_pod(spec).items()}
+
+
+def git_bill(index: TreeIndex, tenant: Tenant, bundle: Bundle) -> tuple[Bill, Mapping[Key, Bill]]:
+    """The tenant's templates in the index, as the members run them: their bill in total, and
+    each one's."""
     each = {
-        key_of(t): requested(t)
+        key_of(t): _billed(t, bundle, index)
         for namespace in tenant.namespaces
         for t in index.templates(namespace)
         if pod_spec(t) is not None
@@ -183,10 +256,17 @@ def _requests_key(spec: Mapping[str, Any]) -> tuple[Any, ...] | None:
             if not read(container, "restartPolicy"):
                 return None
             for resource in RESOURCES:
-                if not read(container, "resources", "requests", resource):
+                if not (
+                    read(container, "resources", "requests", resource)
+                    and read(container, "resources", "limits", resource)
+                ):
                     return None
     for resource in RESOURCES:
-        if not (read(spec, "resources", "requests", resource) and read(spec, "overhead", resource)):
+        if not (
+            read(spec, "resources", "requests", resource)
+            and read(spec, "resources", "limits", resource)
+            and read(spec, "overhead", resource)
+        ):
             return None
     return tuple(found)
 
@@ -197,7 +277,9 @@ def _fit(review: Review, tenant: Tenant, obj: Mapping[str, Any], spec: Mapping[s
 
     def compute() -> Fit:
         git, each = (
-            review.bundle.memo("tenant-bill", tenant.name, lambda: git_bill(index, tenant))
+            review.bundle.memo(
+                "tenant-bill", tenant.name, lambda: git_bill(index, tenant, review.bundle)
+            )
             if index is not None
             else ({}, {})
         )
@@ -219,8 +301,9 @@ def check_quota(review: Review, rule: Rule) -> Iterator[Violation]:
     spec = pod_spec(obj)
     if spec is None or (tenant.quota.cpu is None and tenant.quota.memory is None):
         return
-    count = replicas(obj)
-    if is_mapping(old) and count <= replicas(old) and pod_spec(old) == spec:
+    pods = member_pods(obj, review.bundle, review.bundle.index)
+    count = pods.count
+    if is_mapping(old) and replicas(obj) <= replicas(old) and pod_spec(old) == spec:
         return  # no more pods of the same template: Karmada's fields, status, scaling down
     value = unreadable(spec)
     if value is not None:
@@ -237,8 +320,9 @@ def check_quota(review: Review, rule: Rule) -> Iterator[Violation]:
     over = [r for r in RESOURCES if (most := found.with_git[r]) is not None and count > most]
     if not over:
         return
-    before = requested(old) if is_mapping(old) else {}
+    before = _billed(old, review.bundle, review.bundle.index) if is_mapping(old) else {}
     kind = str(obj.get("kind"))
+    why = f"; {pods.why}" if pods.why else ""
     for resource in over:
         limit, amount = _limit(tenant, resource), found.pod[resource] * count
         if limit is None or amount <= before.get(resource, Fraction(0)):
@@ -248,7 +332,7 @@ def check_quota(review: Review, rule: Rule) -> Iterator[Violation]:
             yield review.violation(
                 rule,
                 f"this {kind} requests at least {_show(resource, amount)} ({count} x "
-                f"{_show(resource, found.pod[resource])}), more than tenant "
+                f"{_show(resource, found.pod[resource])}{why}), more than tenant "
                 f"{tenant.name}'s whole quota of {_show(resource, limit)}",
                 pointer="/spec",
             )
@@ -256,7 +340,7 @@ def check_quota(review: Review, rule: Rule) -> Iterator[Violation]:
         others = found.others.get(resource, Fraction(0))
         yield review.violation(
             rule,
-            f"with this {kind} ({_show(resource, amount)}), tenant {tenant.name} requests "
+            f"with this {kind} ({_show(resource, amount)}{why}), tenant {tenant.name} requests "
             f"at least {_show(resource, others + amount)} (Git's templates "
             f"{_show(resource, others)}, in the index of the synced tree), more than its "
             f"quota of {_show(resource, limit)}",

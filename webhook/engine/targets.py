@@ -38,7 +38,7 @@ from webhook.bundle.rules import Rule
 from webhook.engine.context import Review, labels_of, ledger_of
 from webhook.engine.decision import Violation
 from webhook.engine.synthesize import sync_request
-from webhook.engine.workloads import pod_spec
+from webhook.engine.workloads import POD_SPEC_AT, REPLICAS_AT, WORKLOAD_KINDS, pod_spec
 from webhook.karmada.detector import Policies, explicit_priority, policy_ref, selectors
 from webhook.karmada.propagation import MemberCopy, copies_anywhere, propagate
 from webhook.karmada.selector import (
@@ -60,6 +60,13 @@ SCALERS = {
 }
 """The ledger owner each autoscaler kind acts as (no ledger names a CronFederatedHPA; a
 HorizontalPodAutoscaler template becomes each member's HPA)."""
+
+
+MEMBER_RETAINED = frozenset({("apps", "Deployment")})
+"""The kinds whose replicas Karmada keeps as the member has them (with the retain-replicas
+label): its default retention interpreter registers the replicas retention for Deployments
+only (karmada v1.18.2 pkg/resourceinterpreter/default/native/retain.go). A member HPA on any
+other kind fights Karmada, which writes the template's replicas back."""
 
 
 def _trusted(review: Review) -> bool:
@@ -148,6 +155,48 @@ def check_override_effects(review: Review, rule: Rule) -> Iterator[Violation]:
             )
     for target in selected_templates(index, policy):
         yield from _member_copy_violations(review, rule, index, policy, target)
+    if trusted:  # a tenant's override on an unknown target is denied above
+        for key, _ in _named_unknown(index, policy):
+            stand_in = _stand_in(review, key)
+            if stand_in is not None:
+                yield from _member_copy_violations(
+                    review, rule, index, policy, stand_in, stand_in=True
+                )
+
+
+def _stand_in(review: Review, key: Key) -> Mapping[str, Any] | None:
+    """A template of the kind a selector names, for an override whose target Git does not
+    hold: one container with an image of the namespace's tenant's first registry, small
+    requests, one replica. What the override writes over it (a registry, a tag, replicas, a
+    container) is the override's own doing, whatever the real target holds. None for kinds
+    that run no pod template."""
+    group, kind, namespace, name = key
+    path = POD_SPEC_AT.get(kind)
+    if path is None or (group, kind) not in WORKLOAD_KINDS:
+        return None
+    tenant = review.bundle.tenant_of_namespace(namespace)
+    registry = tenant.registries[0] if tenant is not None and tenant.registries else "registry/"
+    pod = {
+        "containers": [
+            {
+                "name": "stand-in",
+                "image": f"{registry.rstrip('/')}/stand-in:1.0",
+                "resources": {"requests": {"cpu": "1m", "memory": "1Mi"}},
+            }
+        ]
+    }
+    obj: dict[str, Any] = {
+        "apiVersion": f"{group}/v1" if group else "v1",
+        "kind": kind,
+        "metadata": {"name": name, "namespace": namespace},
+    }
+    holder = obj
+    for step in path[:-1]:
+        holder = holder.setdefault(step, {})
+    holder[path[-1]] = pod
+    if kind in REPLICAS_AT and REPLICAS_AT[kind] == ("spec", "replicas"):
+        obj["spec"]["replicas"] = 1
+    return obj
 
 
 def _member_copy_violations(
@@ -156,8 +205,11 @@ def _member_copy_violations(
     index: TreeIndex,
     policy: Mapping[str, Any],
     target: Mapping[str, Any],
+    *,
+    stand_in: bool = False,
 ) -> Iterator[Violation]:
-    """The rules on every member's copy of ``target`` as the override changes it."""
+    """The rules on every member's copy of ``target`` as the override changes it; a copy
+    Karmada cannot build from a stand-in says nothing of the real target, so it is skipped."""
     own = key_of(policy)
     others = [p for p in index.policies(_namespace(target)) if key_of(p) != own]
     without, with_it = Policies.of(others), Policies.of([*others, policy])
@@ -171,11 +223,15 @@ def _member_copy_violations(
     found: dict[tuple[str, str, str, str, str], tuple[Violation, list[str]]] = {}
     for cluster, copy_after in sorted(after.items()):
         copy_before = before.get(cluster)
+        if stand_in and copy_after.object is None:
+            continue
         for violation in _copy_violations(review, cluster, copy_before, copy_after):
             v = violation
             key = (v.rule, v.action, v.status, v.pointer, v.message)
             found.setdefault(key, (violation, []))[1].append(cluster)
-    what = _show(key_of(target))
+    what = _show(key_of(target)) + (
+        " (not in the index: judged on a stand-in of its kind)" if stand_in else ""
+    )
     pointer = "/spec/overrideRules" if _spec(policy).get("overrideRules") else "/spec"
     for violation, where in (found[k] for k in sorted(found)):
         at = f" at {violation.pointer}" if violation.pointer else ""
@@ -263,6 +319,16 @@ def check_autoscaler_target(review: Review, rule: Rule) -> Iterator[Violation]:
     key = _scale_target(scaler, review.request.namespace)
     if key is None:
         return
+    if scaler.get("kind") == "HorizontalPodAutoscaler" and key[:2] not in MEMBER_RETAINED:
+        yield review.violation(
+            rule,
+            f"a member HorizontalPodAutoscaler would scale each member's {key[1]} {key[3]}, and "
+            f"Karmada keeps the members' replicas only for a Deployment: it would write the "
+            f"{key[1]}'s replicas back from the template, fighting the HPA; scale it with a "
+            "FederatedHPA, or keep the replicas in Git",
+            pointer="/spec/scaleTargetRef",
+            owner="karmada",
+        )
     index = review.bundle.index
     trusted = _trusted(review)
     if index is None:
@@ -336,8 +402,39 @@ def check_takeover(review: Review, rule: Rule) -> Iterator[Violation]:
             + ": one template, one policy; change the placement in Git",
             pointer="/spec/resourceSelectors",
         )
+    yield from _named_git_data(review, rule, policy, index)
     yield from _preemption_reach(review, rule, policy)
     yield from _priority_reach(review, rule, policy, index)
+
+
+def _named_git_data(
+    review: Review, rule: Rule, policy: Mapping[str, Any], index: TreeIndex
+) -> Iterator[Violation]:
+    """An object Git's policies select by name but Git does not hold (a Secret or ConfigMap
+    made by hand beside Git's app) is Git's to place as much as a template is: a tenant's
+    policy naming it would take it by priority (with preemption) or, at equal priority, by name
+    order (Karmada's detector, ``webhook/karmada/detector.py``), and send it where Git's does
+    not. Asked of Karmada's own claim, with the object as the selector names it."""
+    own = policy_ref(policy)
+    for key, pointer in _named_unknown(index, policy):
+        group, kind, namespace, name = key
+        stub = {
+            "apiVersion": f"{group}/v1" if group else "v1",
+            "kind": kind,
+            "metadata": {"name": name, "namespace": namespace},
+        }
+        claim = Policies.of(index.policies(namespace)).claim(stub)
+        if claim.policy is None or policy_ref(claim.policy) == own:
+            continue
+        holder = policy_ref(claim.policy)
+        yield review.violation(
+            rule,
+            f"this policy selects {_show(key)}, which {holder[0]} "
+            f"{'/'.join(p for p in holder[1:] if p)} from Git propagates by name: one object, "
+            "one policy (Karmada would give it to the higher priority, or at equal priority to "
+            "the first name); change the placement in Git",
+            pointer=pointer,
+        )
 
 
 def _same_selection(review: Review) -> bool:
@@ -482,25 +579,32 @@ def _judged_by_cel(policy: Mapping[str, Any]) -> bool:
     )
 
 
+FAILOVERS = ("application", "cluster")
+"""The failover behaviours of a PropagationPolicy (Karmada v1.18 FailoverBehavior): each keeps
+the old copy until the new one runs unless its purgeMode is Directly (Gracefully by default)."""
+
+
 def check_stateful_targets(review: Review, rule: Rule) -> Iterator[Violation]:
     policy = review.request.object
-    if not is_mapping(policy):
-        return
-    application = (_spec(policy).get("failover") or {}).get("application")
-    if not is_mapping(application):
-        return
-    purge = application.get("purgeMode", "Gracefully")
-    if purge == "Directly" or _judged_by_cel(policy):
+    if not is_mapping(policy) or _judged_by_cel(policy):
         return  # the CEL rule stateful-purge judges what the policy says of itself
-    found = sorted(_show(key_of(t)) for t in _stateful_selected(review.bundle.index, policy))
-    if found:
-        yield review.violation(
-            rule,
-            f"it fails over {', '.join(found)}, which is stateful, with purgeMode {purge}: "
-            "two copies of a stateful app during a partition corrupt its data; use "
-            "purgeMode Directly (spec.failover.purge: direct)",
-            pointer="/spec/failover/application/purgeMode",
-        )
+    failover = _spec(policy).get("failover")
+    for behaviour in FAILOVERS:
+        found = failover.get(behaviour) if is_mapping(failover) else None
+        if not is_mapping(found):
+            continue
+        purge = found.get("purgeMode", "Gracefully")
+        if purge == "Directly":
+            continue
+        found = sorted(_show(key_of(t)) for t in _stateful_selected(review.bundle.index, policy))
+        if found:
+            yield review.violation(
+                rule,
+                f"it fails over {', '.join(found)}, which is stateful, with purgeMode "
+                f"{purge} (spec.failover.{behaviour}): two copies of a stateful app during a "
+                "partition corrupt its data; use purgeMode Directly",
+                pointer=f"/spec/failover/{behaviour}/purgeMode",
+            )
 
 
 def _stateful_selected(

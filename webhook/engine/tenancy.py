@@ -2,7 +2,8 @@
 
 Built-in rules: ``tenancy.namespace-writer``, ``tenancy.platform-namespace``,
 ``tenancy.placement-scope``, ``tenancy.explicit-selectors``, ``tenancy.data-scope``,
-``tenancy.propagate-deps``, ``tenancy.cluster-policy`` and ``tenancy.override-registry``.
+``tenancy.propagate-deps``, ``tenancy.cluster-policy``, ``tenancy.override-registry`` and
+``tenancy.conflict-overwrite``.
 """
 
 from __future__ import annotations
@@ -215,17 +216,48 @@ def _data_kind(selector: Mapping[str, Any]) -> str | None:
     return kind if selector.get("apiVersion") == "v1" and kind in DATA_KINDS else None
 
 
+def _data_tenants(review: Review, selector: Mapping[str, Any]) -> list[Tenant]:
+    """The tenants whose data a selector can reach: the namespace's, for a namespaced policy;
+    for a cluster-wide one, the tenant of the namespace it names, or every tenant when it
+    names none (it selects in every namespace)."""
+    if review.request.namespace:
+        return [review.tenant] if review.tenant is not None else []
+    namespace = selector.get("namespace")
+    if isinstance(namespace, str) and namespace:
+        found = review.bundle.tenant_of_namespace(namespace)
+        return [found] if found is not None else []
+    return list(review.bundle.tenants.values())
+
+
+def _same_cluster_policy(review: Review) -> bool:
+    """An UPDATE of a cluster-wide policy that keeps its spec (Karmada's finalizer, labels):
+    judged when the spec was written, so the control plane's own writes always pass."""
+    request = review.request
+    old, new = request.old_object, request.object
+    return (
+        request.operation == "UPDATE"
+        and is_mapping(old)
+        and is_mapping(new)
+        and old.get("spec") == new.get("spec")
+    )
+
+
 def check_data_scope(review: Review, rule: Rule) -> Iterator[Violation]:
-    spec, tenant = _spec(review), review.tenant
-    if tenant is None:
+    """Every writer's policy, the platform team's cluster-wide ones too: a tenant's data
+    scope (residency) holds whoever places the data, and a policy's labels say nothing of who
+    wrote it."""
+    spec = _spec(review)
+    if not review.request.namespace and _same_cluster_policy(review):
         return
     clusters = _candidates(review)
     for index, selector in _selectors(spec):
         kind = _data_kind(selector)
         if kind is None:
             continue
-        outside = [c for c in clusters if c not in tenant.data_clusters(kind)]
-        if outside:
+        for tenant in _data_tenants(review, selector):
+            outside = [c for c in clusters if c not in tenant.data_clusters(kind)]
+            if not outside:
+                continue
             what = f"{kind} {selector.get('name') or '(by label)'}"
             yield review.violation(
                 rule,
@@ -335,3 +367,29 @@ def _image_override_problem(image: Mapping[str, Any], tenant: Tenant) -> str | N
         if operator == "add" or not any(str(value).startswith(p) for p in paths if p):
             return f"image repository {operator} {value!r} leaves the tenant's repositories"
     return None
+
+
+OVERWRITERS = ("git", "platform")
+"""Who may set ``conflictResolution: Overwrite``: Karmada then takes over an object of the same
+name a member already has (Karmada v1.18 api: Abort, the default, leaves it alone). Only the
+platform knows what the members hold; a tenant's policy would take over a member's own
+default-deny NetworkPolicy or another team's Secret of the same name."""
+
+
+def check_conflict_overwrite(review: Review, rule: Rule) -> Iterator[Violation]:
+    if review.identity.writer in OVERWRITERS or _spec(review).get("conflictResolution") != (
+        "Overwrite"
+    ):
+        return
+    old = review.request.old_object if review.request.operation == "UPDATE" else None
+    old_spec = old.get("spec") if is_mapping(old) else None
+    if is_mapping(old_spec) and old_spec.get("conflictResolution") == "Overwrite":
+        return  # chosen when it was written (Karmada adding its finalizer writes the rest)
+    yield review.violation(
+        rule,
+        "conflictResolution: Overwrite would take over an object of the same name that a "
+        "member cluster already has (its own NetworkPolicy, another team's Secret), which "
+        f"fedgate cannot see; only git and the platform team may choose it, not "
+        f"{review.identity.describe()}: use Abort (the default)",
+        pointer="/spec/conflictResolution",
+    )
