@@ -15,6 +15,8 @@ from webhook.bundle.index import INDEX_FILES, TreeIndex, parse_index
 from webhook.bundle.load_rules import RULE_FILES, load_rules
 from webhook.bundle.model import (
     DATA_KINDS,
+    DEFAULT_KARMADA_COMPONENTS,
+    KARMADA_COMPONENTS,
     LEDGER_OWNERS,
     ArgoCD,
     Bundle,
@@ -52,7 +54,8 @@ _TENANT_KEYS = (
 _WRITER_KEYS = ("name", "usernames", "usernamePrefixes", "groups", "description")
 _OWNER_KEYS = ("writer", "usernames", "description")
 RULES_DIRECTORY = "rules"
-_EXTRA_SECTIONS = {"writers": ("ledgerOwners",)}
+_EXTRA_SECTIONS = {"writers": ("ledgerOwners", "karmadaComponents")}
+_COMPONENT_KEYS = ("usernames", "usernamePrefixes", "groups", "description")
 
 
 @dataclass(frozen=True)
@@ -221,6 +224,7 @@ def build_bundle(documents: Mapping[str, Document], source: str = "<memory>") ->
     tenants = _tenants(checkers["tenants.yaml"], clusters)
     writers = _writers(checkers["writers.yaml"])
     owners = _owners(checkers["writers.yaml"], writers)
+    components = _karmada_components(checkers["writers.yaml"])
     argocd = None
     if "argocd.yaml" in documents:
         checkers["argocd.yaml"] = Checker(documents["argocd.yaml"])
@@ -233,6 +237,7 @@ def build_bundle(documents: Mapping[str, Document], source: str = "<memory>") ->
         tenants=tenants,
         writers=writers,
         owners=owners,
+        karmada_components=components,
         argocd=argocd,
         source=source,
     )
@@ -463,6 +468,31 @@ def _owners(checker: Checker, writers: tuple[Writer, ...]) -> dict[str, OwnerBin
             owner, writer, frozenset(checker.string_list((*path, owner, "usernames")))
         )
     return owners
+
+
+def _karmada_components(checker: Checker) -> tuple[Writer, ...]:
+    """``karmadaComponents``: which users each Karmada component is (as the karmada writer);
+    absent, each component its own user as Karmada's hack/deploy-karmada.sh names them."""
+    path: tuple[str | int, ...] = ("karmadaComponents",)
+    if checker.get(path) is None:
+        return DEFAULT_KARMADA_COMPONENTS
+    raw = checker.mapping(path, KARMADA_COMPONENTS)
+    components = []
+    for name in KARMADA_COMPONENTS:
+        if name not in raw:
+            continue  # a component not installed, or one that never writes
+        entry = (*path, name)
+        checker.mapping(entry, _COMPONENT_KEYS)
+        component = Writer(
+            name=name,
+            usernames=frozenset(checker.string_list((*entry, "usernames"))),
+            username_prefixes=checker.string_list((*entry, "usernamePrefixes")),
+            groups=frozenset(checker.string_list((*entry, "groups"))),
+        )
+        if not (component.usernames or component.username_prefixes or component.groups):
+            checker.report(entry, "a component needs usernames, usernamePrefixes or groups")
+        components.append(component)
+    return tuple(components)
 
 
 def _writers(checker: Checker) -> tuple[Writer, ...]:

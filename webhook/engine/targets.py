@@ -459,6 +459,9 @@ def check_selector_reach(review: Review, rule: Rule) -> Iterator[Violation]:
 
 
 STATEFUL_KINDS = ("StatefulSet", "PersistentVolumeClaim")
+DIRECT_PURGE = ("Directly", "Immediately")
+"""The purgeModes that evict the old copy first: Immediately is Karmada v1.18's deprecated, still
+served spelling of Directly (pkg/apis/policy/v1alpha1/propagation_types.go)."""
 
 
 def _stateful(obj: Mapping[str, Any]) -> bool:
@@ -490,7 +493,7 @@ def check_stateful_targets(review: Review, rule: Rule) -> Iterator[Violation]:
     if not is_mapping(application):
         return
     purge = application.get("purgeMode", "Gracefully")
-    if purge == "Directly" or _judged_by_cel(policy):
+    if purge in DIRECT_PURGE or _judged_by_cel(policy):
         return  # the CEL rule stateful-purge judges what the policy says of itself
     stateful = sorted(_show(key_of(t)) for t in _stateful_selected(review.bundle.index, policy))
     if stateful:
