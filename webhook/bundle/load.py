@@ -225,6 +225,7 @@ def build_bundle(documents: Mapping[str, Document], source: str = "<memory>") ->
     writers = _writers(checkers["writers.yaml"])
     owners = _owners(checkers["writers.yaml"], writers)
     components = _karmada_components(checkers["writers.yaml"])
+    _karmada_users_have_components(checkers["writers.yaml"], writers, components)
     argocd = None
     if "argocd.yaml" in documents:
         checkers["argocd.yaml"] = Checker(documents["argocd.yaml"])
@@ -493,6 +494,24 @@ def _karmada_components(checker: Checker) -> tuple[Writer, ...]:
             checker.report(entry, "a component needs usernames, usernamePrefixes or groups")
         components.append(component)
     return tuple(components)
+
+
+def _karmada_users_have_components(
+    checker: Checker, writers: tuple[Writer, ...], components: tuple[Writer, ...]
+) -> None:
+    """A user the karmada writer names by name that no component names would write nothing
+    (every write of it denied): the mistake that locks an install's Karmada out."""
+    for index, writer in enumerate(writers):
+        if writer.name != "karmada":
+            continue
+        for username in sorted(writer.usernames):
+            if not any(c.matches(username, ()) for c in components):
+                checker.report(
+                    ("writers", index, "usernames"),
+                    f"{username} is a karmada user no component of karmadaComponents names, "
+                    "so it could write nothing: name it under its component (the "
+                    "controller-manager, where one user serves every component)",
+                )
 
 
 def _writers(checker: Checker) -> tuple[Writer, ...]:

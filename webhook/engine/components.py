@@ -46,9 +46,7 @@ class Scope:
     def admits(self, review: Review) -> bool:
         request = review.request
         kind = (request.kind.group, request.kind.kind)
-        return (
-            ("*", "*") in self.kinds or kind in self.kinds
-        ) and (
+        return (("*", "*") in self.kinds or kind in self.kinds) and (
             request.operation in self.operations
             and request.sub_resource in self.subresources
             and (not self.own_execution_namespace or _own_namespace(review))

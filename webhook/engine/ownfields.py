@@ -28,19 +28,23 @@ from typing import Any
 
 from webhook.engine.identity import KARMADA, Identity
 from webhook.engine.request import AdmissionRequest
+from webhook.ledger import KARMADA_CLAIM_FIELDS
 from webhook.values import same_json
 
-KARMADA_CLAIM_LABELS = (
-    "propagationpolicy.karmada.io/permanent-id",
-    "clusterpropagationpolicy.karmada.io/permanent-id",
-)
-KARMADA_CLAIM_ANNOTATIONS = (
-    "propagationpolicy.karmada.io/name",
-    "propagationpolicy.karmada.io/namespace",
-    "clusterpropagationpolicy.karmada.io/name",
-)
+
+def _claim_keys(where: str) -> tuple[str, ...]:
+    prefix = f"/metadata/{where}/"
+    return tuple(
+        p[len(prefix) :].replace("~1", "/").replace("~0", "~")
+        for p in KARMADA_CLAIM_FIELDS
+        if p.startswith(prefix)
+    )
+
+
+KARMADA_CLAIM_LABELS = _claim_keys("labels")
+KARMADA_CLAIM_ANNOTATIONS = _claim_keys("annotations")
 """What Karmada's detector writes on a template it claims, and removes when it lets it go
-(Karmada v1.18 pkg/detector/claim.go); the same fields as ``webhook.ledger.KARMADA_CLAIM_FIELDS``."""
+(Karmada v1.18 pkg/detector/claim.go): the keys of ``webhook.ledger.KARMADA_CLAIM_FIELDS``."""
 KARMADA_FINALIZER_PREFIX = "karmada.io/"
 """Karmada's controllers' finalizers (pkg/util/constants.go: karmada.io/propagation-policy-
 controller, karmada.io/binding-controller, ...)."""
