@@ -456,6 +456,16 @@ JOBS: tuple[Job, ...] = (
         spoilable=False,
     ),
     Job(
+        "deleted-by-karmada",
+        "karmada-controller-manager (binding controller, detector: what a template drops)",
+        CONTROLLER_MANAGER,
+        "DELETE",
+        (*BINDINGS, "Work"),
+        _delete,
+        source="pkg/controllers/binding, pkg/detector",
+        spoilable=False,
+    ),
+    Job(
         "work-finalizer-removed",
         "karmada-controller-manager (execution controller, push mode)",
         CONTROLLER_MANAGER,

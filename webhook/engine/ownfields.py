@@ -18,7 +18,9 @@ So an UPDATE whose only changes are
 
 meets only the rules about who writes (``WRITER_RULES`` in ``builtins.py``): whether this
 writer may change those fields, in this namespace, as this component. Every other change, even
-one field beside them, is a write of that field, and every rule judges it.
+one field beside them, is a write of that field, and every rule judges it. So does a DELETE by
+a Karmada user (its controllers delete bindings and Works they derived): what the object held
+is no reason to keep it (the control plane's kube-controller-manager is never judged at all).
 """
 
 from __future__ import annotations
@@ -62,7 +64,10 @@ SERVER_METADATA = (
 
 
 def own_fields_only(request: AdmissionRequest, identity: Identity) -> bool:
-    """Whether this UPDATE changes only fields its writer owns (module docstring)."""
+    """Whether this write changes only fields its writer owns, or is Karmada's DELETE (module
+    docstring): judged by the rules about who writes alone."""
+    if request.operation == "DELETE":
+        return identity.writer == KARMADA
     old, new = request.old_object, request.object
     if request.operation != "UPDATE" or old is None or new is None:
         return False
