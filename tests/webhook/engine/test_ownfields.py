@@ -38,7 +38,7 @@ metadata = st.fixed_dictionaries(
             st.sampled_from(KARMADA_CLAIM_LABELS + OTHER_LABELS), st.sampled_from(["1", "2"])
         ),
         "annotations": st.dictionaries(
-            st.sampled_from(KARMADA_CLAIM_ANNOTATIONS + ("note", "fedgate.dev/ownership")),
+            st.sampled_from((*KARMADA_CLAIM_ANNOTATIONS, "note", "fedgate.dev/ownership")),
             st.sampled_from(["p", "q"]),
         ),
         "finalizers": st.lists(st.sampled_from(FINALIZERS), max_size=3, unique=True),
@@ -77,7 +77,7 @@ def _request(old: Any, new: Any, sub: str) -> Any:
 def _karmada_oracle(old: Any, new: Any, status: bool) -> bool:
     """Every changed pointer is Karmada's, the server's, or ``/status`` through status."""
 
-    def karmada_finalizers_only(obj: Any) -> list[Any]:
+    def finalizers_not_karmadas(obj: Any) -> list[Any]:
         found = obj.get("metadata", {}).get("finalizers") or []
         return [f for f in found if not f.startswith("karmada.io/")]
 
@@ -89,9 +89,9 @@ def _karmada_oracle(old: Any, new: Any, status: bool) -> bool:
             continue
         if status and (pointer == "/status" or pointer.startswith("/status/")):
             continue
-        if pointer == "/metadata/finalizers" or pointer.startswith("/metadata/finalizers/"):
-            if karmada_finalizers_only(old) == karmada_finalizers_only(new):
-                continue
+        finalizer = pointer == "/metadata/finalizers" or pointer.startswith("/metadata/finalizers/")
+        if finalizer and finalizers_not_karmadas(old) == finalizers_not_karmadas(new):
+            continue
         if pointer == "/metadata/labels" and all(
             claims_only(o, "labels", KARMADA_CLAIM_LABELS) for o in (old, new)
         ):
