@@ -16,6 +16,8 @@ from webhook.bundle.index import INDEX_FILES, TreeIndex, parse_index
 from webhook.bundle.load_rules import RULE_FILES, load_rules
 from webhook.bundle.model import (
     DATA_KINDS,
+    DEFAULT_KARMADA_COMPONENTS,
+    KARMADA_COMPONENTS,
     LEDGER_OWNERS,
     PURGE_MODES,
     Allocatable,
@@ -56,7 +58,8 @@ _TENANT_KEYS = (
 _WRITER_KEYS = ("name", "usernames", "usernamePrefixes", "groups", "description")
 _OWNER_KEYS = ("writer", "usernames", "description")
 RULES_DIRECTORY = "rules"
-_EXTRA_SECTIONS = {"writers": ("ledgerOwners",)}
+_EXTRA_SECTIONS = {"writers": ("ledgerOwners", "karmadaComponents")}
+_COMPONENT_KEYS = ("usernames", "usernamePrefixes", "groups", "description")
 
 
 @dataclass(frozen=True)
@@ -225,6 +228,8 @@ def build_bundle(documents: Mapping[str, Document], source: str = "<memory>") ->
     tenants = _tenants(checkers["tenants.yaml"], clusters)
     writers = _writers(checkers["writers.yaml"])
     owners = _owners(checkers["writers.yaml"], writers)
+    components = _karmada_components(checkers["writers.yaml"])
+    _karmada_users_have_components(checkers["writers.yaml"], writers, components)
     argocd = None
     if "argocd.yaml" in documents:
         checkers["argocd.yaml"] = Checker(documents["argocd.yaml"])
@@ -241,6 +246,7 @@ def build_bundle(documents: Mapping[str, Document], source: str = "<memory>") ->
         tenants=tenants,
         writers=writers,
         owners=owners,
+        karmada_components=components,
         argocd=argocd,
         karmada=karmada,
         source=source,
@@ -494,6 +500,49 @@ def _owners(checker: Checker, writers: tuple[Writer, ...]) -> dict[str, OwnerBin
             owner, writer, frozenset(checker.string_list((*path, owner, "usernames")))
         )
     return owners
+
+
+def _karmada_components(checker: Checker) -> tuple[Writer, ...]:
+    """``karmadaComponents``: which users each Karmada component is (as the karmada writer);
+    absent, each component its own user as Karmada's hack/deploy-karmada.sh names them."""
+    path: tuple[str | int, ...] = ("karmadaComponents",)
+    if checker.get(path) is None:
+        return DEFAULT_KARMADA_COMPONENTS
+    raw = checker.mapping(path, KARMADA_COMPONENTS)
+    components = []
+    for name in KARMADA_COMPONENTS:
+        if name not in raw:
+            continue  # a component not installed, or one that never writes
+        entry = (*path, name)
+        checker.mapping(entry, _COMPONENT_KEYS)
+        component = Writer(
+            name=name,
+            usernames=frozenset(checker.string_list((*entry, "usernames"))),
+            username_prefixes=checker.string_list((*entry, "usernamePrefixes")),
+            groups=frozenset(checker.string_list((*entry, "groups"))),
+        )
+        if not (component.usernames or component.username_prefixes or component.groups):
+            checker.report(entry, "a component needs usernames, usernamePrefixes or groups")
+        components.append(component)
+    return tuple(components)
+
+
+def _karmada_users_have_components(
+    checker: Checker, writers: tuple[Writer, ...], components: tuple[Writer, ...]
+) -> None:
+    """A user the karmada writer names by name that no component names would write nothing
+    (every write of it denied): the mistake that locks an install's Karmada out."""
+    for index, writer in enumerate(writers):
+        if writer.name != "karmada":
+            continue
+        for username in sorted(writer.usernames):
+            if not any(c.matches(username, ()) for c in components):
+                checker.report(
+                    ("writers", index, "usernames"),
+                    f"{username} is a karmada user no component of karmadaComponents names, "
+                    "so it could write nothing: name it under its component (the "
+                    "controller-manager, where one user serves every component)",
+                )
 
 
 def _writers(checker: Checker) -> tuple[Writer, ...]:

@@ -176,6 +176,42 @@ class OwnerBinding:
         return ", ".join(names) or self.writer
 
 
+KARMADA_COMPONENTS = (
+    "controller-manager",
+    "scheduler",
+    "descheduler",
+    "agent",
+    "webhook",
+    "search",
+    "metrics-adapter",
+    "scheduler-estimator",
+    "aggregated-apiserver",
+)
+"""Karmada's components that reach the Karmada API server with a user of their own. What each
+may write is Karmada's code and RBAC (``webhook/engine/components.py``); which user each is
+depends on how Karmada was installed (``writers.yaml`` ``karmadaComponents``)."""
+
+DEFAULT_KARMADA_COMPONENTS = (
+    Writer("controller-manager", frozenset({"system:karmada:karmada-controller-manager"})),
+    Writer("scheduler", frozenset({"system:karmada:karmada-scheduler"})),
+    Writer("descheduler", frozenset({"system:karmada:karmada-descheduler"})),
+    Writer(
+        "agent",
+        username_prefixes=("system:karmada:agent:",),
+        groups=frozenset({"system:karmada:agents"}),
+    ),
+    Writer("webhook", frozenset({"system:karmada:karmada-webhook"})),
+    Writer("search", frozenset({"system:karmada:karmada-search"})),
+    Writer("metrics-adapter", frozenset({"system:karmada:karmada-metrics-adapter"})),
+    Writer("scheduler-estimator", frozenset({"system:karmada:karmada-scheduler-estimator"})),
+    Writer("aggregated-apiserver", frozenset({"system:karmada:karmada-aggregated-apiserver"})),
+)
+"""Each component its own user, as hack/deploy-karmada.sh (v1.18) signs their client
+certificates (CN ``system:karmada:<component>``) and karmadactl register names a pull-mode
+cluster's agent (CN ``system:karmada:agent:<cluster>``, O ``system:karmada:agents``): the
+components of a bundle whose ``writers.yaml`` names none."""
+
+
 def _names(rule: Rule, group: str, kind: str) -> bool:
     return bool({(group, kind), ("*", kind), (group, "*"), ("*", "*")} & rule.match.kinds)
 
@@ -204,6 +240,9 @@ class Bundle:
     tenants: Mapping[str, Tenant]
     writers: tuple[Writer, ...]
     owners: Mapping[str, OwnerBinding] = field(default_factory=dict)
+    karmada_components: tuple[Writer, ...] = DEFAULT_KARMADA_COMPONENTS
+    """Which Karmada component a user of the ``karmada`` writer is (a Writer named after it);
+    the first that matches."""
     argocd: ArgoCD | None = None
     karmada: ControlPlane = field(default_factory=ControlPlane)
     """The control plane's failover settings (``policies/karmada.yaml``; v1.18's defaults)."""
@@ -249,6 +288,11 @@ class Bundle:
             if namespace in tenant.namespaces:
                 return tenant
         return None
+
+    def karmada_component(self, username: str, groups: tuple[str, ...]) -> str | None:
+        """The Karmada component ``username`` is, None for a user no component names."""
+        found = (c.name for c in self.karmada_components if c.matches(username, groups))
+        return next(found, None)
 
     def writer(self, name: str) -> Writer | None:
         return next((w for w in self.writers if w.name == name), None)

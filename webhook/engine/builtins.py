@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from webhook.bundle.rules import Match, Rule
-from webhook.engine import ownership, quota, retain, targets, tenancy
+from webhook.engine import components, ownership, quota, retain, targets, tenancy
 from webhook.engine.context import Review
 from webhook.engine.decision import Violation
 from webhook.engine.workloads import WORKLOAD_KINDS
@@ -109,6 +109,10 @@ BUILTINS: dict[str, tuple[Check, Match]] = {
         ownership.check_karmada_bindings,
         Match(BINDINGS, frozenset({"CREATE", "UPDATE", "DELETE"}), OBJECT_WRITES, "any"),
     ),
+    "ownership.karmada-component": (
+        components.check_karmada_component,
+        Match(ANY, frozenset({"CREATE", "UPDATE", "DELETE"}), ALL_SUBRESOURCES, "any"),
+    ),
     "tenancy.quota": (quota.check_quota, Match(WORKLOAD_KINDS, WRITES, scope="tenant")),
     "tenancy.takeover": (targets.check_takeover, Match(PROPAGATION, WRITES, scope="any")),
     "tenancy.selector-reach": (
@@ -120,3 +124,21 @@ BUILTINS: dict[str, tuple[Check, Match]] = {
         Match(PROPAGATION, WRITES, scope="any"),
     ),
 }
+
+WRITER_RULES = frozenset(
+    {
+        "ownership.field-owner",
+        "ownership.ledger-writer",
+        "ownership.status-subresource",
+        "ownership.karmada-bindings",
+        "ownership.karmada-component",
+        "ownership.scale",
+        "ownership.delete",
+        "tenancy.namespace-writer",
+        "tenancy.platform-namespace",
+        "tenancy.cluster-policy",
+    }
+)
+"""The rules about who writes (which fields, in which namespace, as which component), not about
+what the object contains: the only rules a write of its writer's own fields alone meets
+(``ownfields.py``). Every CEL rule is about contents."""

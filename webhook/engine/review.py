@@ -12,10 +12,11 @@ from dataclasses import replace
 from webhook.bundle.model import Bundle
 from webhook.bundle.rules import Rule
 from webhook.engine import admissible, celrules
-from webhook.engine.builtins import BUILTINS
+from webhook.engine.builtins import BUILTINS, WRITER_RULES
 from webhook.engine.context import Review
 from webhook.engine.decision import Decision, Violation
 from webhook.engine.identity import identify
+from webhook.engine.ownfields import own_fields_only
 from webhook.engine.request import AdmissionRequest
 from webhook.engine.tenancy import placement_targets
 
@@ -33,10 +34,11 @@ def review(request: AdmissionRequest, bundle: Bundle, *, cluster: str | None = N
 
     ``cluster`` names the member cluster the object is bound for, when it is one member's copy
     (``fedgate plan``); CEL rules see it as the ``cluster`` variable (empty at admission)."""
+    tenant = bundle.tenant_of_namespace(request.namespace) if request.namespace else None
     identity = bundle.memo(
         "identity",
-        (request.user.username, request.user.groups),
-        lambda: identify(request.user, bundle),
+        (request.user.username, request.user.groups, tenant.name if tenant else None),
+        lambda: identify(request.user, bundle, tenant),
     )
     unexpected = admissible.problems(request, bundle)
     if unexpected:  # before anyone's exemption: the API server never sends these
@@ -46,7 +48,6 @@ def review(request: AdmissionRequest, bundle: Bundle, *, cluster: str | None = N
                 for problem in unexpected
             ]
         )
-    tenant = bundle.tenant_of_namespace(request.namespace) if request.namespace else None
     context = Review(request, bundle, identity, tenant, cluster)
     targets = _targets(context)
     if identity.writer in EXEMPT_WRITERS:
@@ -68,6 +69,8 @@ def _violations(context: Review) -> Iterator[Violation]:
     matched = [
         r for r in _applicable(bundle, request, in_tenant_namespace) if r.match.selects(request)
     ]
+    if own_fields_only(request, context.identity):  # judged on those fields alone
+        matched = [r for r in matched if r.builtin in WRITER_RULES]
     refused: dict[str, str] = {}
     passed: set[str] = set()
     if activations is not None and runtime is not None:

@@ -556,6 +556,9 @@ def check_selector_reach(review: Review, rule: Rule) -> Iterator[Violation]:
 
 
 STATEFUL_KINDS = ("StatefulSet", "PersistentVolumeClaim")
+DIRECT_PURGE = ("Directly", "Immediately")
+"""The purgeModes that evict the old copy first: Immediately is Karmada v1.18's deprecated, still
+served spelling of Directly (pkg/apis/policy/v1alpha1/propagation_types.go)."""
 
 
 def stateful(obj: Mapping[str, Any]) -> bool:
@@ -590,11 +593,11 @@ def check_stateful_targets(review: Review, rule: Rule) -> Iterator[Violation]:
         return  # the CEL rule stateful-purge judges what the policy says of itself
     failover = _spec(policy).get("failover")
     for behaviour in FAILOVERS:
-        found = failover.get(behaviour) if is_mapping(failover) else None
-        if not is_mapping(found):
+        settings = failover.get(behaviour) if is_mapping(failover) else None
+        if not is_mapping(settings):
             continue
-        purge = found.get("purgeMode", "Gracefully")
-        if purge == "Directly":
+        purge = settings.get("purgeMode", "Gracefully")
+        if purge in DIRECT_PURGE:
             continue
         found = sorted(_show(key_of(t)) for t in _stateful_selected(review.bundle.index, policy))
         if found:
