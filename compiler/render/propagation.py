@@ -53,7 +53,13 @@ def _failover(r: Rendering) -> dict[str, Any] | None:
     }
     if failover.grace_period_seconds is not None:
         application["gracePeriodSeconds"] = failover.grace_period_seconds
-    return {"application": application}
+    rendered: dict[str, Any] = {"application": application}
+    if failover.purge_mode == "Directly":
+        # A cluster failure reads failover.cluster, not failover.application: without it the
+        # taint manager purges Gracefully (v1.18's default) and a stateful app runs twice.
+        # Its purgeMode is Directly or Gracefully only, so the other modes keep the default.
+        rendered["cluster"] = {"purgeMode": "Directly"}
+    return rendered
 
 
 def render(r: Rendering) -> None:
