@@ -39,6 +39,8 @@ class Repository:
     """The git repository holding the working tree: what HEAD commits, read through git itself."""
 
     root: Path
+    revision: str = "HEAD"
+    """What ``committed`` lists: HEAD, or a base to judge a branch against (``--base REF``)."""
     _listings: dict[str, dict[str, str]] = field(default_factory=dict, compare=False, repr=False)
     """``committed`` per folder, for this object's life (one command: HEAD does not move)."""
 
@@ -66,7 +68,7 @@ class Repository:
 
     def _list(self, prefixes: list[str]) -> None:
         listings: dict[str, dict[str, str]] = {p: {} for p in prefixes}
-        out = _git(self.root, "ls-tree", "-r", "-z", "HEAD", "--", *prefixes)
+        out = _git(self.root, "ls-tree", "-r", "-z", self.revision, "--", *prefixes)
         for record in (out or b"").split(b"\0"):
             if not record:
                 continue

@@ -17,7 +17,9 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
+from compiler.argocd.acting_files import acting_files
 from compiler.argocd.sync import ArgoCDTree
 from compiler.core import Compiled
 from compiler.gitrepo import Repository, blob_id
@@ -69,10 +71,12 @@ class TreeCheck:
     findings: tuple[Finding, ...] = ()
     """Manifests that cannot be read (invalid YAML, no kind, ...)."""
     stale_fields: tuple[StaleField, ...] = ()
-    skipped: tuple[str, ...] = field(default=())
-    """Files Argo CD renders that fedgate cannot read (``.jsonnet``)."""
     refused: tuple[Finding, ...] = ()
     """Hand-written objects the Application syncing them may not sync (its AppProject)."""
+    unjudged: tuple[Finding, ...] = field(default=())
+    """Hand-written files Argo CD acts on that fedgate cannot judge as objects
+    (``argocd/acting_files.py``): source overrides, synced jsonnet, files in the Argo CD
+    folder, symbolic links out of the repository."""
 
     @property
     def denied(self) -> bool:
@@ -81,6 +85,7 @@ class TreeCheck:
             or any(t.denied for t in self.templates)
             or bool(self.findings)
             or bool(self.refused)
+            or bool(self.unjudged)
         )
 
 
@@ -204,10 +209,21 @@ def check_tree(
         if _karmada_file(p)
     }
     disk = _fedgate_disk(tree, compiled, diff)
-    hand_paths = [
-        p for p in hand_written_files(tree, compiled.files) if not p.startswith(f"{ARGOCD_FOLDER}/")
+    all_hand = hand_written_files(tree, compiled.files)
+    acting = [
+        Finding(str(tree / path), 0, "", why)
+        for path, why in acting_files(
+            all_hand, prefix, argocd, _all_applications(compiled), ARGOCD_FOLDER
+        )
     ]
-    skipped = tuple(p for p in hand_paths if not p.endswith(MANIFEST_SUFFIXES))
+    acting += _outside_links(tree, all_hand, repository)
+    judged_elsewhere = {f.file for f in acting}
+    hand_paths = [
+        p
+        for p in all_hand
+        if not p.startswith(f"{ARGOCD_FOLDER}/") and str(tree / p) not in judged_elsewhere
+    ]
+    unread = [p for p in hand_paths if not p.endswith(MANIFEST_SUFFIXES)]  # jsonnet, unsynced
     for path in hand_paths:
         if path.endswith(MANIFEST_SUFFIXES):
             data = _read(tree / path)
@@ -242,7 +258,7 @@ def check_tree(
     ]
     unsynced = tuple(
         str(tree / p)
-        for p in sorted(hand_written)
+        for p in sorted([*hand_written, *unread])
         if argocd is not None and not syncing(argocd, f"{prefix}/{p}")
     )
     writes: list[Write] = []
@@ -277,9 +293,48 @@ def check_tree(
         unsynced,
         tuple(sorted(set(findings))),
         tuple(_stale_fields(tree, compiled, diff, disk)),
-        skipped,
         tuple(refused),
+        tuple(sorted(acting)),
     )
+
+
+def _all_applications(compiled: Compiled) -> list[Mapping[str, Any]]:
+    """Every Application fedgate writes, the root one included."""
+    found = []
+    for path, data in compiled.files.items():
+        if path.startswith(f"{ARGOCD_FOLDER}/"):
+            objects, _ = parse_manifests(data.decode("utf-8"), path)
+            found += [m.object for m in objects if m.object.get("kind") == "Application"]
+    return found
+
+
+def _outside_links(
+    tree: Path, paths: Iterable[str], repository: Repository | None
+) -> list[Finding]:
+    """Hand-written files that are symbolic links out of the repository: Argo CD's repo server
+    refuses to render anything of a repository holding one (``CheckOutOfBoundsSymlinks``), so
+    no Application of it syncs, while check would judge whatever the link reaches here."""
+    if repository is None:
+        return []
+    root = repository.root.resolve()
+    found = []
+    for path in paths:
+        file = tree / path
+        if not file.is_symlink():
+            continue
+        target = file.resolve()
+        if target != root and root not in target.parents:
+            found.append(
+                Finding(
+                    str(file),
+                    0,
+                    "",
+                    "a symbolic link out of the repository: Argo CD refuses to render any "
+                    "Application of a repository holding one (out-of-bounds symlink), so no "
+                    "change of any tenant would sync; commit the file itself",
+                )
+            )
+    return found
 
 
 def _sync_refusals(

@@ -1,0 +1,206 @@
+"""Which rules a change of ``policies/`` removes or weakens, against a base (git HEAD), and
+which of them the change acknowledges.
+
+A rule folder deleted, an action lowered (deny -> warn -> audit), a match that no longer covers
+a kind, operation, subresource or namespace scope it covered, a match condition or object
+selector added or changed, a validation removed or its expression changed, a builtin or its
+parameters changed: each lets through what the base bundle stopped, and the webhook would
+admit it from the next sync on. fedgate cannot tell in general whether a changed CEL
+expression or parameter is looser, so a changed one counts as a weakening. Adding rules,
+validations, kinds or operations, or raising an action, is not one.
+
+A weakening is acknowledged by an entry ``{rule: <id>, reason: <why>}`` that the change adds
+to ``policies/weakenings.yaml`` (an entry the base already has acknowledges nothing: it was
+for an earlier change). The reviewer sees the entry in the diff of the change itself, in every
+review tool, whatever happens to commit messages (a squash merge rewrites them, and the
+pre-commit stage runs before the message exists).
+
+Pure: the files of both bundles in, the weakenings out. ``commands/check.py`` reads git.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from webhook.bundle.load_rules import RULE_FILES, build_rule
+from webhook.bundle.rules import Match, Rule
+from webhook.bundle.vap import VAP_DIRECTORY
+from webhook.errors import Finding
+from webhook.schema import Checker
+from webhook.yamlsource import YamlSyntaxError, parse_single
+
+ACKNOWLEDGEMENTS = "weakenings.yaml"
+"""The file of ``policies/`` where a change acknowledges the rules it weakens."""
+STRENGTH = {"audit": 0, "warn": 1, "deny": 2}
+SHORT = 70
+
+
+@dataclass(frozen=True)
+class Weakening:
+    """A rule the change removes or weakens, how, and the reason given when acknowledged."""
+
+    rule: str
+    changes: tuple[str, ...]
+    reason: str | None = None
+
+    @property
+    def acknowledged(self) -> bool:
+        return self.reason is not None
+
+
+def rules(files: Mapping[str, str], root: str) -> dict[str, Rule]:
+    """The rules of a bundle's files (paths relative to it), by id; a rule that does not load
+    is left out (loading the bundle reports it)."""
+    folders = sorted(
+        {p.split("/")[1] for p in files if p.startswith("rules/") and p.count("/") == 2}
+    )
+    found = {}
+    for folder in folders:
+        texts = [files.get(f"rules/{folder}/{name}") for name in RULE_FILES]
+        if None in texts:
+            continue
+        try:
+            documents = [
+                parse_single(str(text), f"{root}/rules/{folder}/{name}")
+                for text, name in zip(texts, RULE_FILES, strict=True)
+            ]
+        except YamlSyntaxError:
+            continue
+        rule, _ = build_rule(folder, f"{root}/rules/{folder}", documents[0], documents[1])
+        if rule is not None:
+            found[rule.id] = rule
+    return found
+
+
+def _short(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= SHORT else flat[: SHORT - 3] + "..."
+
+
+def _covered(kind: tuple[str, str], kinds: frozenset[tuple[str, str]]) -> bool:
+    group, name = kind
+    return bool({(group, name), ("*", name), (group, "*"), ("*", "*")} & kinds)
+
+
+def _match_changes(old: Match, new: Match) -> list[str]:
+    changes = [
+        f"its match no longer covers {g or 'core'}/{k}"
+        for g, k in sorted(old.kinds)
+        if not _covered((g, k), new.kinds)
+    ]
+    changes += [
+        f"its match no longer covers {op}" for op in sorted(old.operations - new.operations)
+    ]
+    changes += [
+        f"its match no longer covers subresource {s or '(none)'}"
+        for s in sorted(old.sub_resources - new.sub_resources)
+    ]
+    if old.scope == "any" and new.scope == "tenant":
+        changes.append("its match moved from every namespace to tenants' namespaces only")
+    if new.object_selector is not None and new.object_selector != old.object_selector:
+        changes.append("its objectSelector was added or changed")
+    return changes
+
+
+def _changes(old: Rule, new: Rule) -> list[str]:
+    """How ``new`` lets through what ``old`` stopped (empty: it does not, as far as told)."""
+    changes = []
+    if STRENGTH[new.action] < STRENGTH[old.action]:
+        changes.append(f"action {old.action} -> {new.action}")
+    if old.failure_policy == "Fail" and new.failure_policy == "Ignore":
+        changes.append("failurePolicy Fail -> Ignore")
+    if isinstance(old.match, Match) and isinstance(new.match, Match):
+        changes += _match_changes(old.match, new.match)
+    elif old.match != new.match:
+        changes.append("its match changed")
+    added = sorted(set(new.match_conditions) - set(old.match_conditions))
+    changes += [f"match condition added or changed: {_short(c)}" for c in added]
+    if old.builtin != new.builtin:
+        changes.append(f"builtin {old.builtin} -> {new.builtin}")
+    expressions = {v.expression for v in new.validations}
+    changes += [
+        f"validation removed or changed: {_short(v.expression)}"
+        for v in old.validations
+        if v.expression not in expressions
+    ]
+    if dict(old.params) != dict(new.params):
+        keys = sorted(
+            {*old.params, *new.params}
+            - {k for k in old.params if old.params.get(k) == new.params.get(k)}
+        )
+        changes.append(
+            f"params changed ({', '.join(map(str, keys))}); fedgate cannot tell they are not looser"
+        )
+    if old.variables != new.variables:
+        changes.append("variables changed")
+    return changes
+
+
+def _vap_changes(base: Mapping[str, str], new: Mapping[str, str]) -> list[Weakening]:
+    """ValidatingAdmissionPolicy files of the base removed or changed (compared as text)."""
+    found = []
+    for path in sorted(p for p in base if p.startswith(f"{VAP_DIRECTORY}/")):
+        if path not in new:
+            found.append(Weakening(path, ("removed",)))
+        elif new[path] != base[path]:
+            found.append(Weakening(path, ("changed; fedgate cannot tell it is not looser",)))
+    return found
+
+
+def weakenings(base: Mapping[str, str], new: Mapping[str, str], root: str) -> list[Weakening]:
+    """Every rule of the base bundle's files that ``new`` removes or weakens, by rule id (a
+    ValidatingAdmissionPolicy file by its path)."""
+    old_rules, new_rules = rules(base, root), rules(new, root)
+    found = []
+    for rule_id, old in sorted(old_rules.items()):
+        if rule_id not in new_rules:
+            found.append(
+                Weakening(rule_id, (f"removed ({root}/rules/{rule_id}/ is gone or broken)",))
+            )
+            continue
+        changes = _changes(old, new_rules[rule_id])
+        if changes:
+            found.append(Weakening(rule_id, tuple(changes)))
+    return found + _vap_changes(base, new)
+
+
+def _entries(text: str | None, file: str) -> tuple[list[tuple[str, str]], list[Finding]]:
+    """(rule, reason) of each entry of an acknowledgements file, and its problems."""
+    if text is None:
+        return [], []
+    try:
+        document = parse_single(text, file)
+    except YamlSyntaxError as exc:
+        return [], [exc.finding]
+    if document.data is None:
+        return [], []
+    checker = Checker(document)
+    entries = []
+    if not isinstance(document.data, list):
+        return [], [document.finding((), "a list of {rule, reason} entries")]
+    for index in range(len(document.data)):
+        checker.mapping((index,), ("rule", "reason"), required=("rule", "reason"))
+        rule, reason = checker.string((index, "rule")), checker.string((index, "reason"))
+        if rule and reason and reason.strip():
+            entries.append((rule, reason.strip()))
+        elif rule and reason is not None:
+            checker.report((index, "reason"), "say why the rule is weakened")
+    return entries, list(checker.findings)
+
+
+def acknowledge(
+    found: list[Weakening], base_text: str | None, new_text: str | None, file: str
+) -> tuple[list[Weakening], list[Finding]]:
+    """``found`` with the reason of each weakening the change acknowledges: an entry of
+    ``new_text`` (the acknowledgements file) that ``base_text`` does not have."""
+    old, _ = _entries(base_text, file)
+    new, problems = _entries(new_text, file)
+    added: dict[str, str] = {}
+    for rule, reason in new:
+        if (rule, reason) not in old:
+            added.setdefault(rule, reason)
+    acknowledged = [
+        Weakening(w.rule, w.changes, added[w.rule]) if w.rule in added else w for w in found
+    ]
+    return acknowledged, problems
