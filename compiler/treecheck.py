@@ -13,6 +13,7 @@ hand-written file is checked for an Application that syncs it.
 
 from __future__ import annotations
 
+import os
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -311,30 +312,46 @@ def _all_applications(compiled: Compiled) -> list[Mapping[str, Any]]:
 def _outside_links(
     tree: Path, paths: Iterable[str], repository: Repository | None
 ) -> list[Finding]:
-    """Hand-written files that are symbolic links out of the repository: Argo CD's repo server
-    refuses to render anything of a repository holding one (``CheckOutOfBoundsSymlinks``), so
-    no Application of it syncs, while check would judge whatever the link reaches here."""
+    """Hand-written files that are symbolic links Argo CD calls out of bounds: its repo server
+    then renders nothing of the repository (``CheckOutOfBoundsSymlinks``), so no Application
+    of it syncs, while check would judge whatever the link reaches here."""
     if repository is None:
         return []
-    root = repository.root.resolve()
+    root = os.path.abspath(repository.root)
     found = []
     for path in paths:
-        file = tree / path
-        if not file.is_symlink():
-            continue
-        target = file.resolve()
-        if target != root and root not in target.parents:
+        file = os.path.abspath(tree / path)
+        try:
+            target = os.readlink(file)
+        except OSError:
+            continue  # not a link
+        if out_of_bounds(root, file, target):
             found.append(
                 Finding(
-                    str(file),
+                    str(tree / path),
                     0,
                     "",
-                    "a symbolic link out of the repository: Argo CD refuses to render any "
-                    "Application of a repository holding one (out-of-bounds symlink), so no "
-                    "change of any tenant would sync; commit the file itself",
+                    f"a symbolic link out of the repository (to {target}): Argo CD refuses "
+                    "to render any Application of a repository holding one (out-of-bounds "
+                    "symlink), so no change of any tenant would sync; commit the file itself",
                 )
             )
     return found
+
+
+def out_of_bounds(root: str, link: str, target: str) -> bool:
+    """``CheckOutOfBoundsSymlinks`` for one link (absolute paths, ``target`` as ``readlink``
+    gives it): every absolute target, and every relative one that leaves ``root`` at any step
+    of its parts (``a/../../x`` does, even if it comes back)."""
+    if os.path.isabs(target):
+        return True
+    current = os.path.dirname(link)
+    for part in target.split("/"):
+        current = os.path.normpath(os.path.join(current, part))
+        relative = os.path.relpath(current, root)
+        if relative == ".." or relative.startswith("../"):
+            return True
+    return False
 
 
 def _sync_refusals(

@@ -789,3 +789,19 @@ def test_a_rule_removed_or_weakened_is_named_and_fails_until_acknowledged(repo: 
     assert report["weakened"] == [
         {"rule": "registry-allowed", "changes": ["action warn -> audit"], "acknowledged": None}
     ]
+
+
+@pytest.mark.parametrize(
+    ("link", "target", "outside"),
+    [
+        ("/r/rendered/a/x.yaml", "../b/y.yaml", False),
+        ("/r/rendered/a/x.yaml", "/r/rendered/b/y.yaml", True),  # every absolute target
+        ("/r/rendered/a/x.yaml", "../../../etc/passwd", True),
+        ("/r/rendered/a/x.yaml", "../../../r/rendered/b/y.yaml", True),  # leaves, then back
+        ("/r/x.yaml", "rendered/../apps/y.yaml", False),
+    ],
+)
+def test_out_of_bounds_as_argo_cd_tells_it(link: str, target: str, outside: bool) -> None:
+    from compiler.treecheck import out_of_bounds  # noqa: PLC0415
+
+    assert out_of_bounds("/r", link, target) is outside
