@@ -7,7 +7,9 @@ selector added or changed, a validation removed or its expression changed, a bui
 parameters changed: each lets through what the base bundle stopped, and the webhook would
 admit it from the next sync on. fedgate cannot tell in general whether a changed CEL
 expression or parameter is looser, so a changed one counts as a weakening. Adding rules,
-validations, kinds or operations, or raising an action, is not one.
+validations, kinds or operations, or raising an action, is not one. The world widened counts
+too: a tenant given clusters, data scope, registries, namespaces, groups or quota (or removed),
+a writer matching more identities, a ledger owner bound to another writer.
 
 A weakening is acknowledged by an entry ``{rule: <id>, reason: <why>}`` that the change adds
 to ``policies/weakenings.yaml`` (an entry the base already has acknowledges nothing: it was
@@ -20,13 +22,16 @@ Pure: the files of both bundles in, the weakenings out. ``commands/check.py`` re
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from fractions import Fraction
 
+from webhook.bundle.load import BUNDLE_FILES, build_bundle
 from webhook.bundle.load_rules import RULE_FILES, build_rule
+from webhook.bundle.model import DATA_KINDS, Bundle, Tenant, Writer
 from webhook.bundle.rules import Match, Rule
 from webhook.bundle.vap import VAP_DIRECTORY
-from webhook.errors import Finding
+from webhook.errors import BundleError, Finding
 from webhook.schema import Checker
 from webhook.yamlsource import YamlSyntaxError, parse_single
 
@@ -148,9 +153,87 @@ def _vap_changes(base: Mapping[str, str], new: Mapping[str, str]) -> list[Weaken
     return found
 
 
+def _world(files: Mapping[str, str], root: str) -> Bundle | None:
+    """The clusters, tenants and writers of a bundle's files; None when they do not load."""
+    try:
+        documents = {n: parse_single(files[n], f"{root}/{n}") for n in BUNDLE_FILES}
+        return build_bundle(documents, source=root)
+    except (KeyError, YamlSyntaxError, BundleError):
+        return None
+
+
+def _names(values: Iterable[str]) -> str:
+    return ", ".join(sorted(values))
+
+
+def _more(old: Fraction | int | None, new: Fraction | int | None) -> bool:
+    """A limit raised, or removed (None: unlimited)."""
+    return old is not None and (new is None or new > old)
+
+
+def _tenant_changes(old: Tenant, new: Tenant) -> list[str]:
+    changes = []
+    if new.clusters - old.clusters:
+        changes.append(f"may now run on {_names(new.clusters - old.clusters)}")
+    for kind in DATA_KINDS:
+        wider = new.data_clusters(kind) - old.data_clusters(kind)
+        if wider:
+            changes.append(f"its {kind}s may now go to {_names(wider)}")
+    if set(new.registries) - set(old.registries):
+        changes.append(f"may now pull from {_names(set(new.registries) - set(old.registries))}")
+    if set(new.namespaces) - set(old.namespaces):
+        changes.append(f"now owns namespace {_names(set(new.namespaces) - set(old.namespaces))}")
+    if set(new.groups) - set(old.groups):
+        changes.append(f"now includes group {_names(set(new.groups) - set(old.groups))}")
+    for what in ("cpu", "memory"):
+        if _more(getattr(old.quota, what), getattr(new.quota, what)):
+            changes.append(f"its {what} quota is raised or removed")
+    if _more(old.max_replicas_per_app, new.max_replicas_per_app):
+        changes.append("its maxReplicasPerApp is raised or removed")
+    return changes
+
+
+def _writer_changes(old: Writer, new: Writer) -> list[str]:
+    added = [
+        *(f"user {u}" for u in sorted(new.usernames - old.usernames)),
+        *(f"prefix {p}" for p in sorted(set(new.username_prefixes) - set(old.username_prefixes))),
+        *(f"group {g}" for g in sorted(new.groups - old.groups)),
+    ]
+    return [f"now matches {', '.join(added)}"] if added else []
+
+
+def _world_weakenings(
+    base: Mapping[str, str], new: Mapping[str, str], root: str
+) -> list[Weakening]:
+    """Tenants given more (clusters, data scope, registries, namespaces, people, quota) or
+    removed (their namespaces leave every tenant rule), writers matching more identities,
+    ledger owners bound to other writers: named ``tenant:<name>``, ``writer:<name>``,
+    ``owner:<name>``."""
+    old_world, new_world = _world(base, root), _world(new, root)
+    if old_world is None or new_world is None:
+        return []
+    found = []
+    for name, tenant in sorted(old_world.tenants.items()):
+        now = new_world.tenants.get(name)
+        changes = ["removed: its namespaces leave every tenant rule"] if now is None else []
+        changes += _tenant_changes(tenant, now) if now is not None else []
+        if changes:
+            found.append(Weakening(f"tenant:{name}", tuple(changes)))
+    for writer in old_world.writers:
+        now_writer = new_world.writer(writer.name)
+        changes = ["removed"] if now_writer is None else _writer_changes(writer, now_writer)
+        if changes:
+            found.append(Weakening(f"writer:{writer.name}", tuple(changes)))
+    for owner, binding in sorted(old_world.owners.items()):
+        if new_world.owners.get(owner) != binding:
+            found.append(Weakening(f"owner:{owner}", ("its writer binding changed",)))
+    return found
+
+
 def weakenings(base: Mapping[str, str], new: Mapping[str, str], root: str) -> list[Weakening]:
     """Every rule of the base bundle's files that ``new`` removes or weakens, by rule id (a
-    ValidatingAdmissionPolicy file by its path)."""
+    ValidatingAdmissionPolicy file by its path), then the tenants, writers and ledger owners
+    it widens."""
     old_rules, new_rules = rules(base, root), rules(new, root)
     found = []
     for rule_id, old in sorted(old_rules.items()):
@@ -162,7 +245,7 @@ def weakenings(base: Mapping[str, str], new: Mapping[str, str], root: str) -> li
         changes = _changes(old, new_rules[rule_id])
         if changes:
             found.append(Weakening(rule_id, tuple(changes)))
-    return found + _vap_changes(base, new)
+    return found + _vap_changes(base, new) + _world_weakenings(base, new, root)
 
 
 def _entries(text: str | None, file: str) -> tuple[list[tuple[str, str]], list[Finding]]:

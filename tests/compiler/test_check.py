@@ -524,6 +524,18 @@ def test_a_rule_change_alone_reviews_every_manifest_again(
     path = repo / "rendered" / "platform-demo" / "extra" / "mirrored.yaml"
     path.parent.mkdir(parents=True)
     path.write_text(MIRRORED_DEPLOYMENT)
+    code, report = check()  # a registry given to team-a widens it: named, not yet acknowledged
+    assert code == 1
+    assert report["weakened"] == [
+        {
+            "rule": "tenant:team-a",
+            "changes": ["may now pull from quay.example.org/platform/"],
+            "acknowledged": None,
+        }
+    ]
+    (repo / "policies" / "weakenings.yaml").write_text(
+        "- {rule: 'tenant:team-a', reason: team-a mirrors its images on quay}\n"
+    )
     assert check()[0] == 0
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "team-a may pull from quay; a hand-written Deployment does")

@@ -172,3 +172,78 @@ def test_the_shipped_bundle_loads_as_the_loader_does() -> None:
 
     loaded = {r.id for r in load_bundle(Path(POLICIES), proofs=False).rules}
     assert set(rules(BASE, "policies")) == loaded
+
+
+TENANTS = "tenants.yaml"
+
+
+@pytest.mark.parametrize(
+    ("path", "old", "new", "expected"),
+    [
+        pytest.param(
+            TENANTS,
+            "clusters: [cluster-a, cluster-b]\n",
+            "clusters: [cluster-a, cluster-b, cluster-c]\n",
+            [
+                (
+                    "tenant:team-a",
+                    (
+                        "may now run on cluster-c",  # and its unscoped data follows it
+                        "its ConfigMaps may now go to cluster-c",
+                        "its PersistentVolumeClaims may now go to cluster-c",
+                    ),
+                )
+            ],
+            id="a-cluster-given",
+        ),
+        pytest.param(
+            TENANTS,
+            "      Secret: {clusterLabels: {residency: eu}}\n    registries:\n"
+            "      - registry.example.com/platform/",
+            "    registries:\n      - registry.example.com/platform/",
+            [],  # team-a's clusters are all eu: the Secret scope is its clusters either way
+            id="a-scope-that-changes-nothing",
+        ),
+        pytest.param(
+            TENANTS,
+            "      - registry.example.com/payments/\n",
+            "      - registry.example.com/payments/\n      - docker.io/\n",
+            [("tenant:team-b", ("may now pull from docker.io/",))],
+            id="a-registry-added",
+        ),
+        pytest.param(
+            TENANTS,
+            'quota: {cpu: "20", memory: 40Gi}',
+            'quota: {cpu: "200", memory: 40Gi}',
+            [("tenant:team-a", ("its cpu quota is raised or removed",))],
+            id="a-quota-raised",
+        ),
+        pytest.param(
+            TENANTS,
+            'quota: {cpu: "20", memory: 40Gi}',
+            'quota: {cpu: "10", memory: 40Gi}',
+            [],
+            id="a-quota-lowered",
+        ),
+    ],
+)
+def test_world_weakenings(
+    path: str, old: str, new: str, expected: list[tuple[str, tuple[str, ...]]]
+) -> None:
+    changed = _edit(BASE, path, old, new)
+    assert [(w.rule, w.changes) for w in weakenings(BASE, changed, "policies")] == expected
+
+
+def test_a_writer_matching_more_people_is_a_weakening() -> None:
+    text = BASE["writers.yaml"]
+    assert "platform-admins" in text
+    changed = {
+        **BASE,
+        "writers.yaml": text.replace("platform-admins]", "platform-admins, team-a]", 1),
+    }
+    found = [(w.rule, w.changes) for w in weakenings(BASE, changed, "policies")]
+    assert found == [("writer:platform", ("now matches group team-a",))]
+
+
+def test_nothing_changed_is_no_weakening() -> None:
+    assert weakenings(BASE, BASE, "policies") == []
