@@ -8,7 +8,9 @@ looks at what differs from HEAD: fedgate's files as the working tree has them (a
 has yet to write: as it will write it), hand-written files beside them, files removed since
 HEAD; ``files`` narrows that to some spec or rendered files (and the files removed since HEAD,
 which pre-commit never passes), ``everything`` widens it to every synced file. Every
-hand-written file is checked for an Application that syncs it.
+hand-written file is checked for an Application that syncs it, and for being one Argo CD acts
+on that is no object to review (``argocd/acting_files.py``: source overrides, synced jsonnet,
+the Argo CD folder; and links out of the repository).
 """
 
 from __future__ import annotations
