@@ -26,7 +26,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 
-from webhook.bundle.load import BUNDLE_FILES, build_bundle
+from webhook.bundle.load import BUNDLE_FILES, OPTIONAL_FILES, build_bundle
 from webhook.bundle.load_rules import RULE_FILES, build_rule
 from webhook.bundle.model import DATA_KINDS, Bundle, Tenant, Writer
 from webhook.bundle.rules import Match, Rule
@@ -156,7 +156,8 @@ def _vap_changes(base: Mapping[str, str], new: Mapping[str, str]) -> list[Weaken
 def _world(files: Mapping[str, str], root: str) -> Bundle | None:
     """The clusters, tenants and writers of a bundle's files; None when they do not load."""
     try:
-        documents = {n: parse_single(files[n], f"{root}/{n}") for n in BUNDLE_FILES}
+        names = [*BUNDLE_FILES, *(n for n in OPTIONAL_FILES if n in files)]
+        documents = {n: parse_single(files[n], f"{root}/{n}") for n in names}
         return build_bundle(documents, source=root)
     except (KeyError, YamlSyntaxError, BundleError):
         return None
@@ -227,6 +228,13 @@ def _world_weakenings(
     for owner, binding in sorted(old_world.owners.items()):
         if new_world.owners.get(owner) != binding:
             found.append(Weakening(f"owner:{owner}", ("its writer binding changed",)))
+    if old_world.argocd is not None and new_world.argocd is not None:
+        kinds = set(new_world.argocd.tenant_kinds) - set(old_world.argocd.tenant_kinds)
+        if kinds:
+            named = ", ".join(f"{g or 'core'}/{k}" for g, k in sorted(kinds))
+            found.append(
+                Weakening("argocd:tenantKinds", (f"tenants' AppProjects now permit {named}",))
+            )
     return found
 
 

@@ -247,3 +247,11 @@ def test_a_writer_matching_more_people_is_a_weakening() -> None:
 
 def test_nothing_changed_is_no_weakening() -> None:
     assert weakenings(BASE, BASE, "policies") == []
+
+
+def test_a_kind_given_to_the_tenants_projects_is_a_weakening() -> None:
+    text = BASE["argocd.yaml"]
+    assert "tenantKinds" not in text
+    changed = {**BASE, "argocd.yaml": text + "  tenantKinds:\n    - {group: '', kind: Service}\n"}
+    found = [(w.rule, w.changes) for w in weakenings(BASE, changed, "policies")]
+    assert found == [("argocd:tenantKinds", ("tenants' AppProjects now permit core/Service",))]
