@@ -314,23 +314,28 @@ def _all_applications(compiled: Compiled) -> list[Mapping[str, Any]]:
 def _outside_links(
     tree: Path, paths: Iterable[str], repository: Repository | None
 ) -> list[Finding]:
-    """Hand-written files that are symbolic links Argo CD calls out of bounds: its repo server
-    then renders nothing of the repository (``CheckOutOfBoundsSymlinks``), so no Application
-    of it syncs, while check would judge whatever the link reaches here."""
+    """Symbolic links Argo CD calls out of bounds, among the hand-written files of the tree
+    and every link the index holds (a linked directory, or one outside the tree, counts: Argo
+    CD walks the whole repository): its repo server then renders nothing of the repository
+    (``CheckOutOfBoundsSymlinks``), so no Application of it syncs, while check would judge
+    whatever a link reaches here."""
     if repository is None:
         return []
     root = os.path.abspath(repository.root)
+    named = {os.path.abspath(tree / p): str(tree / p) for p in paths}
+    for link in repository.symbolic_links():  # anywhere in the repository, directories too
+        file = os.path.join(root, link)
+        named.setdefault(file, os.path.relpath(file))
     found = []
-    for path in paths:
-        file = os.path.abspath(tree / path)
+    for file, shown in sorted(named.items()):
         try:
             target = os.readlink(file)
         except OSError:
-            continue  # not a link
+            continue  # not a link (or gone from the working tree)
         if out_of_bounds(root, file, target):
             found.append(
                 Finding(
-                    str(tree / path),
+                    shown,
                     0,
                     "",
                     f"a symbolic link out of the repository (to {target}): Argo CD refuses "

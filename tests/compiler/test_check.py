@@ -817,3 +817,19 @@ def test_out_of_bounds_as_argo_cd_tells_it(link: str, target: str, outside: bool
     from compiler.treecheck import out_of_bounds  # noqa: PLC0415
 
     assert out_of_bounds("/r", link, target) is outside
+
+
+def test_a_linked_directory_out_of_the_repository_anywhere_in_it_is_refused(
+    repo: Path, tmp_path: Path
+) -> None:
+    """Argo CD walks the whole repository for out-of-bounds links, directories included, not
+    only the synced tree's manifest files."""
+    (repo / "apps" / "shared").symlink_to(tmp_path.parent)
+    git(repo, "add", "apps/shared")
+    code, report = check()
+    assert code == 1
+    [error] = report["unjudged"]
+    assert error["file"] == "apps/shared"
+    assert error["message"].startswith(
+        f"a symbolic link out of the repository (to {tmp_path.parent})"
+    )
