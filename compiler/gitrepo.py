@@ -116,6 +116,17 @@ class Repository:
         except ValueError:
             return None
 
+    def symbolic_links(self) -> list[str]:
+        """Every symbolic link the index holds (what the next commit holds), relative to the
+        root: one ``git ls-files -s``."""
+        out = _git(self.root, "ls-files", "-s", "-z")
+        links = []
+        for record in (out or b"").split(b"\0"):
+            meta, _, path = record.decode("utf-8", "replace").partition("\t")
+            if meta.startswith("120000 "):
+                links.append(path)
+        return links
+
     def read(self, blobs: Iterable[str]) -> dict[str, bytes]:
         """Blob id -> content, all through one ``git cat-file --batch``."""
         ids = list(dict.fromkeys(blobs))

@@ -6,6 +6,12 @@ Argo CD (``reposerver/repository/repository.go`` ``getObjsFromYAMLOrJSON``) read
 be a mapping with a string ``apiVersion``, ``kind`` and ``metadata.name``; anything else is a
 finding with file, line and field, and the rest of the tree is still read.
 
+A document whose top-level ``items`` is a list is a list, whatever its kind (a ``List``, a
+``ConfigMap`` with ``items``): Argo CD applies each item and never the document itself
+(``GenerateManifests``: ``obj.IsList()`` then ``EachListItem``, apimachinery's
+``Unstructured.IsList``: an ``items`` field holding a list); ``items: null`` with no ``spec``
+or ``status`` applies nothing (``isNullList``). Items are not expanded again.
+
 ``parse_manifests`` is pure (text in, manifests out); ``read_tree`` is the only I/O.
 """
 
@@ -13,7 +19,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -82,23 +88,58 @@ def _json_documents(text: str, file: str) -> Iterator[tuple[int, Any]]:
         raise YamlSyntaxError(Finding(file, exc.lineno, "", f"not valid JSON: {exc.msg}")) from None
 
 
+Located = tuple[int, Any, str]
+"""(line, object, field path of the object in its document: "" or ``items[3]``)."""
+
+
+def _json_line(_path: tuple[str | int, ...]) -> int:
+    return 1
+
+
+def _null_list(obj: Mapping[str, Any]) -> bool:
+    return "items" in obj and obj["items"] is None and "spec" not in obj and "status" not in obj
+
+
+def _applied(obj: Any, line: Callable[[tuple[str | int, ...]], int]) -> list[Located]:
+    """The objects Argo CD applies of one document: the document, or the items of a list."""
+    if not isinstance(obj, dict) or not isinstance(obj.get("items"), list):
+        return [] if isinstance(obj, dict) and _null_list(obj) else [(line(()), obj, "")]
+    return [(line(("items", i)), item, f"items[{i}]") for i, item in enumerate(obj["items"])]
+
+
 def parse_manifests(text: str, file: str) -> tuple[list[Manifest], list[Finding]]:
-    """The objects of one manifest file (named ``file``); the findings of what is not one."""
+    """The objects of one manifest file (named ``file``) as Argo CD applies them (the items of
+    a list, see the module doc); the findings of what is not one."""
+    documents: list[tuple[Callable[[tuple[str | int, ...]], int], Any]]
     try:
         if file.endswith(".json"):
-            documents = list(_json_documents(text, file))
+            documents = [(_json_line, obj) for _, obj in _json_documents(text, file)]
         else:
-            documents = [(d.line(()), d.data) for d in parse_documents(text, file)]
+            documents = [(d.line, d.data) for d in parse_documents(text, file)]
     except YamlSyntaxError as exc:
         return [], [exc.finding]
     manifests, findings = [], []
-    for index, (line, obj) in enumerate(documents):
-        problem = _invalid(obj)
-        if problem is not None:
-            findings.append(Finding(file, line, problem[0], problem[1]))
+    position = 0  # of each applied object in the file, valid or not
+    for line, document in documents:
+        listed = isinstance(document, dict) and isinstance(document.get("items"), list)
+        if listed and not (isinstance(document.get("kind"), str) and document["kind"]):
+            findings.append(Finding(file, line(()), "kind", "kind must be a non-empty string"))
             continue
-        manifests.append(Manifest(file, line, obj, index))
+        for at, obj, where in _applied(document, line):
+            position += 1
+            problem = _invalid(obj)
+            if problem is not None:
+                path = ".".join(p for p in (where, problem[0]) if p)
+                findings.append(Finding(file, at, path, _in_list(problem[1], where)))
+                continue
+            manifests.append(Manifest(file, at, obj, position - 1))
     return manifests, findings
+
+
+def _in_list(problem: str, where: str) -> str:
+    if not where:
+        return problem
+    return f"{problem} (Argo CD applies each of a list's items as an object of its own)"
 
 
 def tree_files(root: Path) -> list[str]:

@@ -8,16 +8,21 @@ looks at what differs from HEAD: fedgate's files as the working tree has them (a
 has yet to write: as it will write it), hand-written files beside them, files removed since
 HEAD; ``files`` narrows that to some spec or rendered files (and the files removed since HEAD,
 which pre-commit never passes), ``everything`` widens it to every synced file. Every
-hand-written file is checked for an Application that syncs it.
+hand-written file is checked for an Application that syncs it, and for being one Argo CD acts
+on that is no object to review (``argocd/acting_files.py``: source overrides, synced jsonnet,
+the Argo CD folder; and links out of the repository).
 """
 
 from __future__ import annotations
 
+import os
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
+from compiler.argocd.acting_files import acting_files
 from compiler.argocd.sync import ArgoCDTree
 from compiler.core import Compiled
 from compiler.gitrepo import Repository, blob_id
@@ -69,10 +74,12 @@ class TreeCheck:
     findings: tuple[Finding, ...] = ()
     """Manifests that cannot be read (invalid YAML, no kind, ...)."""
     stale_fields: tuple[StaleField, ...] = ()
-    skipped: tuple[str, ...] = field(default=())
-    """Files Argo CD renders that fedgate cannot read (``.jsonnet``)."""
     refused: tuple[Finding, ...] = ()
     """Hand-written objects the Application syncing them may not sync (its AppProject)."""
+    unjudged: tuple[Finding, ...] = field(default=())
+    """Hand-written files Argo CD acts on that fedgate cannot judge as objects
+    (``argocd/acting_files.py``): source overrides, synced jsonnet, files in the Argo CD
+    folder, symbolic links out of the repository."""
 
     @property
     def denied(self) -> bool:
@@ -81,6 +88,7 @@ class TreeCheck:
             or any(t.denied for t in self.templates)
             or bool(self.findings)
             or bool(self.refused)
+            or bool(self.unjudged)
         )
 
 
@@ -204,10 +212,21 @@ def check_tree(
         if _karmada_file(p)
     }
     disk = _fedgate_disk(tree, compiled, diff)
-    hand_paths = [
-        p for p in hand_written_files(tree, compiled.files) if not p.startswith(f"{ARGOCD_FOLDER}/")
+    all_hand = hand_written_files(tree, compiled.files)
+    acting = [
+        Finding(str(tree / path), 0, "", why)
+        for path, why in acting_files(
+            all_hand, prefix, argocd, _all_applications(compiled), ARGOCD_FOLDER
+        )
     ]
-    skipped = tuple(p for p in hand_paths if not p.endswith(MANIFEST_SUFFIXES))
+    acting += _outside_links(tree, all_hand, repository)
+    judged_elsewhere = {f.file for f in acting}
+    hand_paths = [
+        p
+        for p in all_hand
+        if not p.startswith(f"{ARGOCD_FOLDER}/") and str(tree / p) not in judged_elsewhere
+    ]
+    unread = [p for p in hand_paths if not p.endswith(MANIFEST_SUFFIXES)]  # jsonnet, unsynced
     for path in hand_paths:
         if path.endswith(MANIFEST_SUFFIXES):
             data = _read(tree / path)
@@ -242,7 +261,7 @@ def check_tree(
     ]
     unsynced = tuple(
         str(tree / p)
-        for p in sorted(hand_written)
+        for p in sorted([*hand_written, *unread])
         if argocd is not None and not syncing(argocd, f"{prefix}/{p}")
     )
     writes: list[Write] = []
@@ -277,9 +296,69 @@ def check_tree(
         unsynced,
         tuple(sorted(set(findings))),
         tuple(_stale_fields(tree, compiled, diff, disk)),
-        skipped,
         tuple(refused),
+        tuple(sorted(acting)),
     )
+
+
+def _all_applications(compiled: Compiled) -> list[Mapping[str, Any]]:
+    """Every Application fedgate writes, the root one included."""
+    found = []
+    for path, data in compiled.files.items():
+        if path.startswith(f"{ARGOCD_FOLDER}/"):
+            objects, _ = parse_manifests(data.decode("utf-8"), path)
+            found += [m.object for m in objects if m.object.get("kind") == "Application"]
+    return found
+
+
+def _outside_links(
+    tree: Path, paths: Iterable[str], repository: Repository | None
+) -> list[Finding]:
+    """Symbolic links Argo CD calls out of bounds, among the hand-written files of the tree
+    and every link the index holds (a linked directory, or one outside the tree, counts: Argo
+    CD walks the whole repository): its repo server then renders nothing of the repository
+    (``CheckOutOfBoundsSymlinks``), so no Application of it syncs, while check would judge
+    whatever a link reaches here."""
+    if repository is None:
+        return []
+    root = os.path.abspath(repository.root)
+    named = {os.path.abspath(tree / p): str(tree / p) for p in paths}
+    for link in repository.symbolic_links():  # anywhere in the repository, directories too
+        file = os.path.join(root, link)
+        named.setdefault(file, os.path.relpath(file))
+    found = []
+    for file, shown in sorted(named.items()):
+        try:
+            target = os.readlink(file)
+        except OSError:
+            continue  # not a link (or gone from the working tree)
+        if out_of_bounds(root, file, target):
+            found.append(
+                Finding(
+                    shown,
+                    0,
+                    "",
+                    f"a symbolic link out of the repository (to {target}): Argo CD refuses "
+                    "to render any Application of a repository holding one (out-of-bounds "
+                    "symlink), so no change of any tenant would sync; commit the file itself",
+                )
+            )
+    return found
+
+
+def out_of_bounds(root: str, link: str, target: str) -> bool:
+    """``CheckOutOfBoundsSymlinks`` for one link (absolute paths, ``target`` as ``readlink``
+    gives it): every absolute target, and every relative one that leaves ``root`` at any step
+    of its parts (``a/../../x`` does, even if it comes back)."""
+    if os.path.isabs(target):
+        return True
+    current = os.path.dirname(link)
+    for part in target.split("/"):
+        current = os.path.normpath(os.path.join(current, part))
+        relative = os.path.relpath(current, root)
+        if relative == ".." or relative.startswith("../"):
+            return True
+    return False
 
 
 def _sync_refusals(

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from compiler.argocd.sync import ArgoCDTree, Selections
+from compiler.render.argocd import ROOT_PROJECT
 from compiler.render.pipeline import object_path
 from compiler.summary import AppSummary
 from webhook.bundle.model import ArgoCD, Bundle
@@ -53,6 +54,16 @@ def refusals(
         Finding(where, 0, "argocd", f"Argo CD would refuse Application {name}: {why}")
         for name, why in tree.application_refusals()
     ]
+    if ROOT_PROJECT in bundle.tenants:
+        findings.append(
+            Finding(
+                f"{bundle.source}/tenants.yaml",
+                0,
+                "tenants",
+                f"tenant {ROOT_PROJECT}: its AppProject would replace the root Application's "
+                "(which permits Argo CD's own Applications and AppProjects); rename the tenant",
+            )
+        )
     for path, obj in objects.items():
         for why in tree.object_refusals(f"{settings.path}/{path}", obj):
             findings.append(Finding(where, 0, "argocd", f"{path}: {why}"))

@@ -23,6 +23,7 @@ from compiler.manifests import read_tree
 from compiler.output import Output
 from compiler.policies import repository_root
 from compiler.render.argocd import FOLDER as ARGOCD_FOLDER
+from compiler.tree import read_manifest
 from webhook.bundle.index import build_index, gzipped
 from webhook.bundle.load import FLAT_SEPARATOR, read_source
 from webhook.bundle.model import Bundle
@@ -72,7 +73,10 @@ def synced_objects(tree: Path, bundle: Bundle) -> tuple[list[Mapping[str, Any]],
     if manifests.findings:
         raise FindingsError(manifests.findings)
     pieces = [m for m in manifests.manifests if m.file.startswith(f"{ARGOCD_FOLDER}/")]
-    applications = ArgoCDTree.of(m.object for m in pieces)
+    # Only fedgate's own Applications say what is synced: one written by hand into the Argo
+    # CD folder is not one Argo CD reads (the root Application's include names fedgate's).
+    written = read_manifest(tree)
+    applications = ArgoCDTree.of(m.object for m in pieces if not written or m.file in written)
     settings = bundle.argocd
     synced, unsynced = [], 0
     for manifest in manifests.manifests:

@@ -17,9 +17,10 @@ from compiler.output import Output, plural
 from compiler.spec.load import find_spec_files
 from compiler.tree import MANIFEST, TreeDiff, diff_tree, digest, parse_manifest, read_manifest
 from compiler.treecheck import TreeCheck, check_tree
+from compiler.weakenings import ACKNOWLEDGEMENTS, Weakening, acknowledge, weakenings
 from compiler.wipe import ALLOW_FLAG, Wipe, wipes
 from webhook.bundle.model import Bundle
-from webhook.errors import UsageError
+from webhook.errors import Finding, UsageError
 from webhook.explain import explain
 
 NAME = "check"
@@ -97,23 +98,32 @@ def run(args: argparse.Namespace, out: Output) -> int:
         everything=args.all or rules_changed,
     )
     deleted = [] if args.allow_empty else _wipes(compiled, bundle, tree, repository)
-    ok = diff.clean and not result.denied and not deleted
+    weakened, unreadable = _weakened(args.policies, repository) if rules_changed else ([], [])
+    silent = [w for w in weakened if not w.acknowledged]
+    ok = diff.clean and not result.denied and not deleted and not silent and not unreadable
     if out.format == "json":
+        report = _as_json(ok, diff, result, deleted)
+        report["errors"] += [f.as_json() for f in unreadable]
         out.json(
             {
-                **_as_json(ok, diff, result, deleted),
+                **report,
                 "policies": str(args.policies),
                 "policiesChanged": rules_changed,
+                "weakened": [
+                    {"rule": w.rule, "changes": list(w.changes), "acknowledged": w.reason}
+                    for w in weakened
+                ],
             }
         )
         return 0 if ok else 1
     _report_stale(out, diff, result, tree, apps_dir)
+    against = repository.label if repository is not None else "git HEAD"
     if rules_changed:
         out.line(
-            f"{args.policies}/ differs from {repository.label if repository else 'git HEAD'}: "
-            "every synced manifest is reviewed "
+            f"{args.policies}/ differs from {against}: every synced manifest is reviewed "
             "under the new rules, changed or not"
         )
+    _report_weakened(out, args.policies, weakened, unreadable, against)
     _report_reviews(out, result)
     for wipe in deleted:
         out.line(f"{tree}/: {wipe.message()}")
@@ -135,23 +145,31 @@ def run(args: argparse.Namespace, out: Output) -> int:
             if result.refused
             else ""
         )
+        + (
+            f"; {plural(len(result.unjudged), 'file')} Argo CD acts on that fedgate cannot judge"
+            if result.unjudged
+            else ""
+        )
         + (f"; DELETES every workload of {_whose(deleted)}" if deleted else "")
+        + (f"; {plural(len(silent), 'rule')} weakened without acknowledgement" if silent else "")
     )
     return 0 if ok else 1
 
 
-def _policies_changed(policies: Path, repository: Repository | None) -> bool:
-    """Whether the bundle in the working tree differs from git HEAD's (a file added, removed
-    or edited): its rules then judge every manifest anew, a lowered quota or a new rule
-    included. False outside git, or for a bundle outside the repository (no HEAD to compare)."""
+def _in_repository(policies: Path, repository: Repository | None) -> bool:
     if repository is None or not policies.is_dir():
         return False
     try:
         policies.resolve().relative_to(repository.root.resolve())
     except ValueError:
         return False
-    committed = repository.committed(policies)
-    on_disk: dict[str, str] = {}
+    return True
+
+
+def _policy_files(policies: Path) -> dict[str, bytes] | None:
+    """Every file of the bundle in the working tree (hidden ones left out); None when one
+    cannot be read."""
+    on_disk: dict[str, bytes] = {}
     for directory, folders, names in os.walk(policies):
         folders[:] = [f for f in folders if not f.startswith(".")]
         for name in names:
@@ -159,10 +177,71 @@ def _policies_changed(policies: Path, repository: Repository | None) -> bool:
             if name.startswith(".") or not path.is_file():
                 continue
             try:
-                on_disk[path.relative_to(policies).as_posix()] = blob_id(path.read_bytes())
+                on_disk[path.relative_to(policies).as_posix()] = path.read_bytes()
             except OSError:
-                return True  # unreadable: the bundle load says why; judge everything
-    return on_disk != {p: b for p, b in committed.items() if not _hidden(p)}
+                return None
+    return on_disk
+
+
+def _policies_changed(policies: Path, repository: Repository | None) -> bool:
+    """Whether the bundle in the working tree differs from git HEAD's (a file added, removed
+    or edited): its rules then judge every manifest anew, a lowered quota or a new rule
+    included. False outside git, or for a bundle outside the repository (no HEAD to compare)."""
+    if repository is None or not _in_repository(policies, repository):
+        return False
+    committed = repository.committed(policies)
+    on_disk = _policy_files(policies)
+    if on_disk is None:
+        return True  # unreadable: the bundle load says why; judge everything
+    return {p: blob_id(d) for p, d in on_disk.items()} != {
+        p: b for p, b in committed.items() if not _hidden(p)
+    }
+
+
+def _weakened(
+    policies: Path, repository: Repository | None
+) -> tuple[list[Weakening], list[Finding]]:
+    """The rules of the base bundle (git HEAD's) the working tree's removes or weakens, each
+    with the reason its acknowledgement gives (``compiler/weakenings.py``)."""
+    if repository is None or not _in_repository(policies, repository):
+        return [], []
+    on_disk = _policy_files(policies) or {}
+    committed = {p: b for p, b in repository.committed(policies).items() if not _hidden(p)}
+    blobs = repository.read(committed.values())
+    base = {p: blobs[b].decode("utf-8", "replace") for p, b in committed.items() if b in blobs}
+    new = {p: d.decode("utf-8", "replace") for p, d in on_disk.items()}
+    found = weakenings(base, new, str(policies))
+    return acknowledge(
+        found,
+        base.get(ACKNOWLEDGEMENTS),
+        new.get(ACKNOWLEDGEMENTS),
+        f"{policies}/{ACKNOWLEDGEMENTS}",
+    )
+
+
+def _report_weakened(
+    out: Output,
+    policies: Path,
+    weakened: list[Weakening],
+    unreadable: list[Finding],
+    against: str = "git HEAD",
+) -> None:
+    for finding in unreadable:
+        out.line(f"error: {finding.render()}")
+    for weakening in weakened:
+        how = "; ".join(weakening.changes)
+        if weakening.acknowledged:
+            out.line(
+                f"note: rule {weakening.rule} is weakened against {against}: {how} "
+                f"(acknowledged in {policies}/{ACKNOWLEDGEMENTS}: {weakening.reason})"
+            )
+        else:
+            out.line(
+                f"error: rule {weakening.rule} is weakened against {against}: {how}. The webhook "
+                "would admit what it stopped from the next sync on: if that is meant, add "
+                f"`- {{rule: {weakening.rule}, reason: <why>}}` to {policies}/{ACKNOWLEDGEMENTS} "
+                "in this change, for its reviewers to see"
+            )
 
 
 def _hidden(path: str) -> bool:
@@ -219,14 +298,12 @@ def _as_written(path: Path, sha256: str | None) -> bool:
 
 
 def _report_reviews(out: Output, result: TreeCheck) -> None:
-    for finding in (*result.findings, *result.refused):
+    for finding in (*result.findings, *result.refused, *result.unjudged):
         out.line(f"error: {finding.render()}")
     for file in result.unsynced:
         out.line(
             f"warning: {file}: no Argo CD Application syncs this file: it never reaches the cluster"
         )
-    for file in result.skipped:
-        out.line(f"warning: {file}: Argo CD renders it (jsonnet); fedgate cannot review it")
     for write in result.writes:
         if write.decision.violations or write.decision.warnings or write.notes:
             out.line(f"{write.file}:")
@@ -281,6 +358,7 @@ def _as_json(ok: bool, diff: TreeDiff, result: TreeCheck, deleted: list[Wipe]) -
         "unsynced": list(result.unsynced),
         "errors": [f.as_json() for f in result.findings],
         "refused": [f.as_json() for f in result.refused],
+        "unjudged": [f.as_json() for f in result.unjudged],
         "deletes": [
             {"tenant": w.tenant, "apps": list(w.apps), "manifests": w.files} for w in deleted
         ],

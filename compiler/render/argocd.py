@@ -28,6 +28,11 @@ from webhook.bundle.model import ArgoCD, Bundle
 API_VERSION = "argoproj.io/v1alpha1"
 FOLDER = "argocd"
 ROOT_APPLICATION = "fedgate-tenants"
+ROOT_PROJECT = "fedgate-root"
+"""The root Application's AppProject: Argo CD's ``default`` permits everything everywhere."""
+IN_CLUSTER = "https://kubernetes.default.svc"
+ROOT_KINDS = (("argoproj.io", "AppProject"), ("argoproj.io", "Application"))
+"""All the root Application syncs: the tenants' AppProjects and Applications (and its own)."""
 SYNC_OPTIONS = ["RespectIgnoreDifferences=true"]
 RENDERED_KINDS = (
     ("apps", "Deployment"),
@@ -138,22 +143,41 @@ def _project(tenant: str, namespaces: Sequence[str], settings: ArgoCD) -> dict[s
     }
 
 
-def _root(settings: ArgoCD) -> dict[str, Any]:
+def _root_project(settings: ArgoCD) -> dict[str, Any]:
+    """What the root Application may sync: Applications and AppProjects in Argo CD's namespace
+    of its own cluster, from the platform repository; nothing cluster-scoped, no other place."""
+    return {
+        "apiVersion": API_VERSION,
+        "kind": "AppProject",
+        "metadata": _metadata(ROOT_PROJECT, settings),
+        "spec": {
+            "description": "fedgate's root Application: the tenants' Applications and AppProjects",
+            "sourceRepos": [settings.repo_url],
+            "destinations": [{"server": IN_CLUSTER, "namespace": settings.namespace}],
+            "clusterResourceWhitelist": [],
+            "namespaceResourceWhitelist": [{"group": g, "kind": k} for g, k in ROOT_KINDS],
+        },
+    }
+
+
+def _root(settings: ArgoCD, files: Sequence[str]) -> dict[str, Any]:
+    """The Application syncing ``files`` (fedgate's, under the folder) into Argo CD. Its
+    directory include names them, so Argo CD reads nothing else of the folder (no hand-written
+    Application, no kustomization.yaml or Chart.yaml making it a Kustomize or Helm source)."""
+    names = ",".join(sorted(f.rsplit("/", 1)[-1] for f in files))
     return {
         "apiVersion": API_VERSION,
         "kind": "Application",
         "metadata": _metadata(ROOT_APPLICATION, settings),
         "spec": {
-            "project": "default",
+            "project": ROOT_PROJECT,
             "source": {
                 "repoURL": settings.repo_url,
                 "targetRevision": settings.target_revision,
                 "path": f"{settings.path}/{FOLDER}",
+                "directory": {"include": f"{{{names}}}"},
             },
-            "destination": {
-                "server": "https://kubernetes.default.svc",
-                "namespace": settings.namespace,
-            },
+            "destination": {"server": IN_CLUSTER, "namespace": settings.namespace},
             "syncPolicy": {"automated": {"prune": True, "selfHeal": True}},
         },
     }
@@ -169,7 +193,7 @@ def render_argocd(apps: Sequence[AppSummary], bundle: Bundle) -> dict[str, dict[
     by_tenant: dict[str, list[AppSummary]] = defaultdict(list)
     for app in apps:
         by_tenant[app.tenant].append(app)
-    files = {f"{FOLDER}/{ROOT_APPLICATION}.yaml": _root(settings)}
+    files = {f"{FOLDER}/{ROOT_PROJECT}.yaml": _root_project(settings)}
     for tenant in sorted(bundle.tenants.values(), key=lambda t: t.name):
         namespaces = sorted(tenant.namespaces)
         if not namespaces:
@@ -178,4 +202,6 @@ def render_argocd(apps: Sequence[AppSummary], bundle: Bundle) -> dict[str, dict[
             tenant.name, namespaces, by_tenant[tenant.name], settings
         )
         files[f"{FOLDER}/{tenant.name}-project.yaml"] = _project(tenant.name, namespaces, settings)
-    return files
+    root = f"{FOLDER}/{ROOT_APPLICATION}.yaml"
+    files[root] = _root(settings, [*files, root])
+    return dict(sorted(files.items()))

@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
+import yaml
 
 from tests.compiler.test_examples import run
 from tests.shiftleft.test_precommit import git
@@ -523,6 +524,18 @@ def test_a_rule_change_alone_reviews_every_manifest_again(
     path = repo / "rendered" / "platform-demo" / "extra" / "mirrored.yaml"
     path.parent.mkdir(parents=True)
     path.write_text(MIRRORED_DEPLOYMENT)
+    code, report = check()  # a registry given to team-a widens it: named, not yet acknowledged
+    assert code == 1
+    assert report["weakened"] == [
+        {
+            "rule": "tenant:team-a",
+            "changes": ["may now pull from quay.example.org/platform/"],
+            "acknowledged": None,
+        }
+    ]
+    (repo / "policies" / "weakenings.yaml").write_text(
+        "- {rule: 'tenant:team-a', reason: team-a mirrors its images on quay}\n"
+    )
     assert check()[0] == 0
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "team-a may pull from quay; a hand-written Deployment does")
@@ -536,3 +549,287 @@ def test_a_rule_change_alone_reviews_every_manifest_again(
     assert len(report["reviews"]) > 19  # every synced manifest, fedgate's and this one
     code, out, _ = run(["check", *files])
     assert code == 1 and "policies/ differs from git HEAD" in out
+
+
+CLUSTER_ADMIN = """\
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: team-a-admin}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cluster-admin}
+subjects: [{kind: Group, name: team-a, apiGroup: rbac.authorization.k8s.io}]
+"""
+TO_KARMADA = """\
+apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: team-a-anything, namespace: argocd}
+spec:
+  project: default
+  source: {repoURL: 'https://git.example.com/platform/federation.git', path: team-a}
+  destination: {name: karmada-apiserver, namespace: kube-system}
+"""
+
+
+def test_only_fedgate_writes_the_argo_cd_folder(repo: Path) -> None:
+    """The root Application syncs rendered/argocd/ into Argo CD's own cluster: a cluster-admin
+    binding for team-a or an Application of project ``default`` aimed at the Karmada API
+    server, written there by hand, was never looked at (the folder was skipped as "Argo CD's,
+    not Karmada's") and passed."""
+    folder = repo / "rendered" / "argocd"
+    (folder / "admin.yaml").write_text(CLUSTER_ADMIN)
+    (folder / "anything.yaml").write_text(TO_KARMADA)
+    code, report = check()
+    assert code == 1 and not report["ok"]
+    assert [(u["file"], u["message"].split(":")[0]) for u in report["unjudged"]] == [
+        ("rendered/argocd/admin.yaml", "only fedgate writes rendered/argocd/"),
+        ("rendered/argocd/anything.yaml", "only fedgate writes rendered/argocd/"),
+    ]
+    code, out, _ = run(["check"])
+    assert code == 1
+    assert "; 2 files Argo CD acts on that fedgate cannot judge" in out
+
+
+def test_the_root_application_reads_only_fedgates_files_under_its_own_project(
+    repo: Path,
+) -> None:
+    """Argo CD's ``default`` project permits everything everywhere; the root Application's own
+    project permits Applications and AppProjects in argocd only, and its include names
+    fedgate's files, so Argo CD itself would not read a hand-written one."""
+    from compiler.argocd import directory, permissions  # noqa: PLC0415
+
+    folder = repo / "rendered" / "argocd"
+    root = yaml.safe_load((folder / "fedgate-tenants.yaml").read_text())
+    project = yaml.safe_load((folder / "fedgate-root.yaml").read_text())
+    assert root["spec"]["project"] == project["metadata"]["name"] == "fedgate-root"
+    assert permissions.application_refusals(root, project) == []
+    cluster = permissions.application_cluster(root)
+    binding = yaml.safe_load(CLUSTER_ADMIN)
+    assert permissions.sync_refusal(project, cluster, binding, namespaced=False) == (
+        "resource rbac.authorization.k8s.io:ClusterRoleBinding is not permitted in project "
+        "fedgate-root"
+    )
+    application = yaml.safe_load(TO_KARMADA)
+    assert permissions.sync_refusal(project, cluster, application, namespaced=True) is None
+    source = root["spec"]["source"]
+    assert directory.selects(source, "rendered/argocd/team-a-application.yaml")
+    assert not directory.selects(source, "rendered/argocd/anything.yaml")
+    assert not directory.selects(source, "rendered/argocd/kustomization.yaml")
+
+
+LISTED_POLICY = """\
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: innocent, namespace: platform-demo}
+items:
+  - apiVersion: policy.karmada.io/v1alpha1
+    kind: PropagationPolicy
+    metadata: {name: sneaky, namespace: platform-demo}
+    spec:
+      resourceSelectors: [{apiVersion: v1, kind: Secret}]
+      placement: {clusterAffinity: {clusterNames: [cluster-c]}}
+"""
+
+
+def test_a_list_is_judged_item_by_item(repo: Path) -> None:
+    """Argo CD applies each item of a document whose ``items`` is a list (``IsList()``), never
+    the document: a "ConfigMap" carrying a PropagationPolicy that sends every Secret to
+    cluster-c was reviewed as one harmless ConfigMap."""
+    path = repo / "rendered" / "platform-demo" / "extra" / "list.yaml"
+    path.parent.mkdir()
+    path.write_text(LISTED_POLICY)
+    code, report = check()
+    assert code == 1
+    [write] = report["reviews"]
+    assert (write["operation"], write["allowed"]) == ("CREATE", False)
+    assert {v["rule"] for v in write["violations"]} == {
+        "tenancy.data-scope",
+        "tenancy.explicit-selectors",
+        "tenancy.placement-scope",
+    }
+    path.write_text(LISTED_APP)
+    code, out, _ = run(["plan", "--tree", "rendered/platform-demo/extra", "--output", "json"])
+    [template] = json.loads(out)["templates"]
+    assert (template["kind"], template["name"], template["placement"]) == (
+        "Deployment",
+        "listed",
+        {"cluster-a": 1},
+    )
+    assert [v["rule"] for v in template["violations"]["cluster-a"]] == ["image-tag"]
+    assert code == 1
+
+
+LISTED_APP = """\
+apiVersion: v1
+kind: List
+items:
+  - apiVersion: apps/v1
+    kind: Deployment
+    metadata: {name: listed, namespace: platform-demo}
+    spec:
+      replicas: 1
+      selector: {matchLabels: {app: listed}}
+      template:
+        metadata: {labels: {app: listed}}
+        spec:
+          containers:
+            - name: web
+              image: registry.example.com/platform/web:latest
+              resources: {requests: {cpu: 100m, memory: 64Mi}}
+  - apiVersion: policy.karmada.io/v1alpha1
+    kind: PropagationPolicy
+    metadata: {name: listed, namespace: platform-demo}
+    spec:
+      resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: listed}]
+      placement: {clusterAffinity: {clusterNames: [cluster-a]}}
+"""
+
+
+def test_a_source_override_file_is_refused(repo: Path) -> None:
+    """``.argocd-source-<app>.yaml`` (and ``.argocd-source.yaml``) at an Application's path
+    is merged into its source by Argo CD's repo server: this one narrows team-a's include to
+    one app, so Argo CD would prune the other three. check called it a file that "never
+    reaches the cluster"."""
+    override = repo / "rendered" / ".argocd-source-fedgate-team-a.yaml"
+    override.write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: decoy}\n"
+        'directory:\n  include: "{platform-demo/demo-http/*}"\n'
+    )
+    (repo / "rendered" / "payments" / ".argocd-source.yaml").write_text("directory: {}\n")
+    code, report = check()
+    assert code == 1 and report["unsynced"] == []
+    assert [(u["file"], u["message"]) for u in report["unjudged"]] == [
+        (
+            "rendered/.argocd-source-fedgate-team-a.yaml",
+            "Argo CD's repo server merges this file into the source of Argo CD Application "
+            "fedgate-team-a before rendering it (directory include, exclude, recursion, "
+            "jsonnet, or a Helm, Kustomize or plugin source instead): it changes what Argo CD "
+            "syncs and prunes, and fedgate writes no such file; remove it",
+        ),
+        (
+            "rendered/payments/.argocd-source.yaml",
+            "Argo CD's repo server merges this file into the source of every Application whose "
+            "path is this folder (and of the one it names) before rendering it (directory "
+            "include, exclude, recursion, jsonnet, or a Helm, Kustomize or plugin source "
+            "instead): it changes what Argo CD syncs and prunes, and fedgate writes no such "
+            "file; remove it",
+        ),
+    ]
+
+
+def test_jsonnet_a_tenant_application_syncs_is_an_error(repo: Path) -> None:
+    """Argo CD's directory source evaluates every .jsonnet file it selects and applies what it
+    produces; fedgate cannot judge that (it was a warning)."""
+    synced = repo / "rendered" / "platform-demo" / "extra" / "gen.jsonnet"
+    synced.parent.mkdir()
+    synced.write_text("{apiVersion: 'v1', kind: 'ConfigMap', metadata: {name: 'x'}}\n")
+    unsynced = repo / "rendered" / "stray" / "gen.jsonnet"
+    unsynced.parent.mkdir()
+    unsynced.write_text("{}\n")
+    code, report = check()
+    assert code == 1
+    [error] = report["unjudged"]
+    assert error["file"] == "rendered/platform-demo/extra/gen.jsonnet"
+    assert error["message"].startswith(
+        "Argo CD evaluates this jsonnet file (fedgate-team-a renders every .jsonnet file its "
+        "directory source selects)"
+    )
+    assert report["unsynced"] == ["rendered/stray/gen.jsonnet"]
+
+
+def test_a_symbolic_link_out_of_the_repository_is_refused(repo: Path, tmp_path: Path) -> None:
+    """Argo CD refuses to render any Application of a repository holding an out-of-bounds
+    symbolic link; check judged whatever the link reached on this machine."""
+    outside = tmp_path.parent / f"{tmp_path.name}-outside.yaml"
+    outside.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n")
+    link = repo / "rendered" / "platform-demo" / "linked.yaml"
+    link.symlink_to(outside)
+    try:
+        code, report = check()
+    finally:
+        outside.unlink()
+    assert code == 1
+    [error] = report["unjudged"]
+    assert error["file"] == "rendered/platform-demo/linked.yaml"
+    assert error["message"].startswith("a symbolic link out of the repository")
+
+
+def test_a_rule_removed_or_weakened_is_named_and_fails_until_acknowledged(repo: Path) -> None:
+    """Deleting a rule folder, or lowering a rule to warn, disabled it silently: check said
+    "policies/ differs from git HEAD ... would all be admitted". Each is named now, and fails
+    until the change adds an acknowledgement the reviewer sees in its diff."""
+    import shutil  # noqa: PLC0415
+
+    shutil.rmtree(repo / "policies" / "rules" / "image-tag")
+    binding = repo / "policies" / "rules" / "registry-allowed" / "binding.yaml"
+    binding.write_text(binding.read_text().replace("action: deny", "action: warn", 1))
+    code, report = check()
+    assert code == 1 and report["policiesChanged"] is True
+    assert report["weakened"] == [
+        {
+            "rule": "image-tag",
+            "changes": ["removed (policies/rules/image-tag/ is gone or broken)"],
+            "acknowledged": None,
+        },
+        {"rule": "registry-allowed", "changes": ["action deny -> warn"], "acknowledged": None},
+    ]
+    code, out, _ = run(["check"])
+    assert code == 1
+    assert (
+        "error: rule registry-allowed is weakened against git HEAD: action deny -> warn. The "
+        "webhook would admit what it stopped from the next sync on: if that is meant, add "
+        "`- {rule: registry-allowed, reason: <why>}` to policies/weakenings.yaml in this "
+        "change, for its reviewers to see"
+    ) in out
+    assert "; 2 rules weakened without acknowledgement" in out
+    acknowledgements = repo / "policies" / "weakenings.yaml"
+    acknowledgements.write_text(
+        "- {rule: image-tag, reason: pinned by the registry's admission instead}\n"
+        "- {rule: registry-allowed, reason: warn for a week while mirrors move}\n"
+    )
+    code, out, _ = run(["check"])
+    assert code == 0, out
+    assert (
+        "note: rule image-tag is weakened against git HEAD: removed (policies/rules/image-tag/ "
+        "is gone or broken) (acknowledged in policies/weakenings.yaml: pinned by the "
+        "registry's admission instead)"
+    ) in out
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "image-tag retired, registry-allowed warns")
+    assert check()[0] == 0
+    binding.write_text(binding.read_text().replace("action: warn", "action: audit", 1))
+    code, report = check()  # the entry committed before acknowledges nothing now
+    assert code == 1
+    assert report["weakened"] == [
+        {"rule": "registry-allowed", "changes": ["action warn -> audit"], "acknowledged": None}
+    ]
+
+
+@pytest.mark.parametrize(
+    ("link", "target", "outside"),
+    [
+        ("/r/rendered/a/x.yaml", "../b/y.yaml", False),
+        ("/r/rendered/a/x.yaml", "/r/rendered/b/y.yaml", True),  # every absolute target
+        ("/r/rendered/a/x.yaml", "../../../etc/passwd", True),
+        ("/r/rendered/a/x.yaml", "../../../r/rendered/b/y.yaml", True),  # leaves, then back
+        ("/r/x.yaml", "rendered/../apps/y.yaml", False),
+    ],
+)
+def test_out_of_bounds_as_argo_cd_tells_it(link: str, target: str, outside: bool) -> None:
+    from compiler.treecheck import out_of_bounds  # noqa: PLC0415
+
+    assert out_of_bounds("/r", link, target) is outside
+
+
+def test_a_linked_directory_out_of_the_repository_anywhere_in_it_is_refused(
+    repo: Path, tmp_path: Path
+) -> None:
+    """Argo CD walks the whole repository for out-of-bounds links, directories included, not
+    only the synced tree's manifest files."""
+    (repo / "apps" / "shared").symlink_to(tmp_path.parent)
+    git(repo, "add", "apps/shared")
+    code, report = check()
+    assert code == 1
+    [error] = report["unjudged"]
+    assert error["file"] == "apps/shared"
+    assert error["message"].startswith(
+        f"a symbolic link out of the repository (to {tmp_path.parent})"
+    )

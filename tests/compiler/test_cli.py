@@ -38,7 +38,7 @@ def test_check_then_compile_then_check(tmp_path: Path) -> None:
     assert not (tmp_path / "rendered").exists()  # --check writes nothing
     assert run(["compile", apps, "--out", out])[0] == 0
     code, stdout, _ = run(["compile", apps, "--out", out, "--check"])
-    assert (code, stdout.strip()) == (0, f"{out}/ is up to date (24 files; bundle policies)")
+    assert (code, stdout.strip()) == (0, f"{out}/ is up to date (25 files; bundle policies)")
 
 
 def test_removed_app_is_pruned(tmp_path: Path) -> None:
@@ -90,7 +90,7 @@ def test_console_script_and_module_entry_agree(tmp_path: Path) -> None:
             check=False,
         )
         assert result.returncode == 0, result.stderr
-        assert "compiled 7 apps into 24 files" in result.stdout
+        assert "compiled 7 apps into 25 files" in result.stdout
 
 
 def test_version_and_help_alone(tmp_path: Path) -> None:

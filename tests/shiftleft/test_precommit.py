@@ -232,6 +232,35 @@ def test_a_hand_edit_of_a_rendered_file_is_refused(platform: Path) -> None:
     git(platform, "reset", "-q", "--hard", "HEAD")
 
 
+def test_a_source_override_file_is_refused(platform: Path) -> None:
+    """Argo CD merges ``.argocd-source-<app>.yaml`` into the Application's source: this one
+    would narrow team-a's include to one app and prune the rest."""
+    override = platform / "rendered" / ".argocd-source-fedgate-team-a.yaml"
+    override.write_text('directory:\n  include: "{platform-demo/demo-http/*}"\n')
+    result = commit(platform, "only demo-http")
+    output = result.stdout + result.stderr
+    assert result.returncode != 0, output
+    assert (
+        "error: rendered/.argocd-source-fedgate-team-a.yaml: Argo CD's repo server merges this "
+        "file into the source of Argo CD Application fedgate-team-a"
+    ) in output
+    git(platform, "reset", "-q", "HEAD")
+    override.unlink()
+
+
+def test_a_removed_rule_is_refused_until_the_change_acknowledges_it(platform: Path) -> None:
+    shutil.rmtree(platform / "policies" / "rules" / "image-tag")
+    result = commit(platform, "no more tag rule")
+    output = result.stdout + result.stderr
+    assert result.returncode != 0, output
+    assert "error: rule image-tag is weakened against git HEAD: removed" in output
+    (platform / "policies" / "weakenings.yaml").write_text(
+        "- {rule: image-tag, reason: the registry pins tags itself}\n"
+    )
+    result = commit(platform, "no more tag rule, on purpose")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
 def readme_block(first_line: str) -> str:
     """The README's YAML block that starts with ``first_line``, as written."""
     blocks = re.findall(r"```yaml\n(.*?)```", (ROOT / "README.md").read_text(), re.DOTALL)

@@ -269,3 +269,14 @@ def test_an_include_argo_cd_would_crash_on_is_reported_for_the_file() -> None:
         "pattern '??.yaml{' (matching 'ab.yaml'"
     )
     assert tree.object_refusals("rendered/abc.yaml", obj) == []
+
+
+def test_a_tenant_named_like_the_root_project_is_refused(tmp_path: Path) -> None:
+    """Its AppProject would replace the one the root Application syncs under."""
+    bundle = _bundle(tmp_path, tenants="name: team-b=>name: fedgate-root")
+    with pytest.raises(SpecError) as raised:
+        compile_apps([s for s in _specs() if s.namespace != "payments"], bundle)
+    assert any(
+        f.message.startswith("tenant fedgate-root: its AppProject would replace the root")
+        for f in raised.value.findings
+    )

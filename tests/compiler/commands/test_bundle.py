@@ -94,3 +94,42 @@ def test_without_a_tree_it_says_what_to_do(tmp_path: Path) -> None:
     plain = fedgate("bundle", "--no-index", "--out", "cm.yaml", cwd=repo)
     assert plain.returncode == 0, plain.stderr
     assert "binaryData" not in (repo / "cm.yaml").read_text()
+
+
+def test_the_index_holds_each_item_of_a_list_and_no_hand_written_application(
+    tmp_path: Path,
+) -> None:
+    """Argo CD applies the items of a list (``IsList()``), not the list: the index held one
+    ConfigMap. An Application written by hand into the Argo CD folder (which the root
+    Application does not read) made the files it names count as synced."""
+    repo = platform(tmp_path)
+    (repo / "policies" / "index.json").unlink()
+    assert fedgate("compile", cwd=repo).returncode == 0
+    (repo / "rendered" / "platform-demo" / "listed.yaml").write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: decoy, namespace: platform-demo}\n"
+        "items:\n"
+        "  - {apiVersion: v1, kind: ConfigMap, metadata: {name: one, namespace: platform-demo}}\n"
+        "  - {apiVersion: v1, kind: Secret, metadata: {name: two, namespace: platform-demo}}\n"
+    )
+    stray = repo / "rendered" / "stray"
+    stray.mkdir()
+    (stray / "cm.yaml").write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: stray, namespace: stray}\n"
+    )
+    (repo / "rendered" / "argocd" / "mine.yaml").write_text(
+        "apiVersion: argoproj.io/v1alpha1\nkind: Application\n"
+        "metadata: {name: mine, namespace: argocd}\n"
+        "spec:\n  project: default\n"
+        "  source: {repoURL: 'https://git.example.com/platform/federation.git',"
+        " path: rendered, directory: {recurse: true, include: 'stray/*'}}\n"
+        "  destination: {name: karmada-apiserver, namespace: stray}\n"
+    )
+    result = fedgate("bundle", cwd=repo)
+    assert result.returncode == 0, result.stderr
+    mounted = _mounted(result.stdout, tmp_path / "mounted")
+    index, _ = parse_index((mounted / "index.json.gz").read_bytes(), "index.json.gz")
+    assert index is not None
+    names = {(key[1], key[3]) for key in index.objects if key[2] in ("platform-demo", "stray")}
+    assert {("ConfigMap", "one"), ("Secret", "two")} <= names
+    assert ("ConfigMap", "decoy") not in names
+    assert ("ConfigMap", "stray") not in names

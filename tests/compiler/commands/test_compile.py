@@ -165,9 +165,9 @@ def test_the_listing_is_complete_with_verbose(tmp_path: Path) -> None:
     repo = platform(tmp_path)
     short = fedgate("compile", "--out", "a", cwd=repo).stdout.splitlines()
     assert sum(line.startswith("  added") for line in short) == 20
-    assert "  ... and 4 more added (-v lists them all)" in short
+    assert "  ... and 5 more added (-v lists them all)" in short
     full = fedgate("compile", "-v", "--out", "b", cwd=repo).stdout.splitlines()
-    assert sum(line.startswith("  added") for line in full) == 24
+    assert sum(line.startswith("  added") for line in full) == 25
     assert not any("more added" in line for line in full)
 
 
@@ -176,7 +176,7 @@ def test_apps_as_an_option_for_hook_args(tmp_path: Path) -> None:
     (repo / "apps").rename(repo / "teams")
     result = fedgate("compile", "--apps", "teams", "--out", "deploy/rendered", cwd=repo)
     assert result.returncode == 0, result.stderr
-    assert "compiled 7 apps into 24 files in deploy/rendered/" in result.stdout
+    assert "compiled 7 apps into 25 files in deploy/rendered/" in result.stdout
 
 
 def test_a_second_compile_waits_for_the_first(repo: Path, tmp_path: Path) -> None:
