@@ -126,6 +126,21 @@ def test_mixed_literals_do_not_compile_as_in_kubernetes(backend: Backend, expres
 
 
 @pytest.mark.parametrize(
+    ("expression", "expected"),
+    [
+        ("'%d %s'.format([1, 'abc'])", "1 abc"),
+        ("'%s'.format([[1, 'abc']]).size() > 0", True),
+        ("'%s %s'.format([{'a': 1}, ['x', 2.0]]).size() > 0", True),
+    ],
+)
+def test_format_arguments_may_mix_types_as_in_kubernetes(expression: str, expected: object) -> None:
+    """cel-go exempts format()'s arguments from the homogeneous-literal check (cel-python
+    refuses format() altogether)."""
+    backend = make_backend("cel-expr")
+    assert backend.evaluate(backend.compile(expression), backend.activation({})) == expected
+
+
+@pytest.mark.parametrize(
     "expression",
     [
         "[dyn(1), 'a'].size() == 2",
