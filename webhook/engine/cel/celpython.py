@@ -182,12 +182,18 @@ def _conversion(name: str, refused: tuple[type, ...]) -> Callable[[Any], Any]:
     def convert(value: Any) -> Any:
         if isinstance(value, refused):
             return CELEvalError(f"no such overload: {name}({_kind(value)})")
+        if name == "bool" and isinstance(value, celtypes.StringType):
+            if value not in _BOOLS:
+                return CELEvalError(f"type conversion error from string {value!r} to bool")
+            return celtypes.BoolType(value in _BOOLS[:6])
         return base_functions[name](value)
 
     return convert
 
 
 _NUMBERS = (celtypes.IntType, celtypes.UintType, celtypes.DoubleType)
+_BOOLS = ("1", "t", "T", "TRUE", "true", "True", "0", "f", "F", "FALSE", "false", "False")
+"""The strings cel-go's bool() reads (strconv.ParseBool): the first six are true."""
 
 OPERATORS: dict[str, Callable[..., Any]] = {
     "bool": _conversion("bool", (*_NUMBERS, celtypes.BytesType)),

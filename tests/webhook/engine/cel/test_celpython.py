@@ -30,6 +30,7 @@ def backend() -> Backend:
         pytest.param("true || object.n", True, id="true-decides-over-a-number"),
         pytest.param("object.l[1]", 2, id="list-index"),
         pytest.param("string(1)", "1", id="string-conversion-still-a-function"),
+        pytest.param("bool('T') && !bool('0')", True, id="bool-of-the-strings-strconv-reads"),
         pytest.param("{'a': [1, 2], 'b': [3]}.size()", 2, id="constant-nested-literals"),
     ],
 )
@@ -51,6 +52,7 @@ def test_answers_as_kubernetes(backend: Backend, expression: str, expected: obje
         pytest.param("uint(object.b)", id="uint-of-a-bool"),
         pytest.param("double(object.b)", id="double-of-a-bool"),
         pytest.param("object.l[2]", id="index-past-the-end"),
+        pytest.param("bool('-1')", id="bool-of-a-string-strconv-does-not-read"),
     ],
 )
 def test_fails_where_kubernetes_fails(backend: Backend, expression: str) -> None:
