@@ -12,6 +12,9 @@ from webhook.engine.cel import Backend, CelCompileError, CelEvalError, library
 from webhook.engine.cel.backend import BACKENDS, make_backend
 
 CASES = [
+    # Go's FindAllString: an empty match abutting the preceding match is skipped
+    ("'a.b-c_d'.findAll('(a|b)*')", ["a", "b", "", "", "", ""]),
+    ("'baaab'.findAll('a*')", ["", "aaa", ""]),
     # Kubernetes' strings library: code-point offsets, -1 when absent
     ("'registry:5000/team/app:1.2'.lastIndexOf(':')", 22),
     ("'registry:5000/team/app:1.2'.lastIndexOf('/')", 18),
