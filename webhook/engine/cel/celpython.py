@@ -85,7 +85,10 @@ def _ordering(compare: Callable[[Any, Any], bool]) -> Callable[[Any, Any], Any]:
         if kind != _kind(b) or kind not in _ORDERED:
             return CELEvalError(f"no such overload: {kind} and {_kind(b)} are not ordered")
         if kind == "number":
-            return celtypes.BoolType(compare(_number(a), _number(b)))
+            x, y = _number(a), _number(b)
+            if isinstance(x, float) != isinstance(y, float):  # cel-go compares an int with a
+                x, y = float(x), float(y)  # double as float64(int): 2^63-1 < 2^63 is false
+            return celtypes.BoolType(compare(x, y))
         return celtypes.BoolType(compare(a, b))
 
     return ordered
@@ -182,6 +185,9 @@ def _conversion(name: str, refused: tuple[type, ...]) -> Callable[[Any], Any]:
     def convert(value: Any) -> Any:
         if isinstance(value, refused):
             return CELEvalError(f"no such overload: {name}({_kind(value)})")
+        convertible = _CONVERTIBLE.get(name)
+        if convertible and isinstance(value, celtypes.DoubleType) and not convertible(value):
+            return CELEvalError(f"{name}() of {value}: out of range")
         if name == "bool" and isinstance(value, celtypes.StringType):
             if value not in _BOOLS:
                 return CELEvalError(f"type conversion error from string {value!r} to bool")
@@ -192,6 +198,11 @@ def _conversion(name: str, refused: tuple[type, ...]) -> Callable[[Any], Any]:
 
 
 _NUMBERS = (celtypes.IntType, celtypes.UintType, celtypes.DoubleType)
+_CONVERTIBLE: dict[str, Callable[[float], bool]] = {
+    "int": lambda v: -(2.0**63) < v < 2.0**63,
+    "uint": lambda v: 0 <= v < 2.0**64,
+}
+"""The doubles cel-go converts (doubleToInt64Checked: -2^63 and 2^63 themselves overflow)."""
 _BOOLS = ("1", "t", "T", "TRUE", "true", "True", "0", "f", "F", "FALSE", "false", "False")
 """The strings cel-go's bool() reads (strconv.ParseBool): the first six are true."""
 

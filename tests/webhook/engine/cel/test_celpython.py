@@ -31,6 +31,10 @@ def backend() -> Backend:
         pytest.param("object.l[1]", 2, id="list-index"),
         pytest.param("string(1)", "1", id="string-conversion-still-a-function"),
         pytest.param("bool('T') && !bool('0')", True, id="bool-of-the-strings-strconv-reads"),
+        pytest.param(
+            "dyn(9223372036854775807) < 9223372036854775808.0", False, id="int-as-float64"
+        ),
+        pytest.param("int(dyn(-9223372036854774784.0))", -9223372036854774784, id="int-in-range"),
         pytest.param("{'a': [1, 2], 'b': [3]}.size()", 2, id="constant-nested-literals"),
     ],
 )
@@ -53,6 +57,9 @@ def test_answers_as_kubernetes(backend: Backend, expression: str, expected: obje
         pytest.param("double(object.b)", id="double-of-a-bool"),
         pytest.param("object.l[2]", id="index-past-the-end"),
         pytest.param("bool('-1')", id="bool-of-a-string-strconv-does-not-read"),
+        pytest.param("int(dyn(-9223372036854775808.0))", id="int-of-minus-2-to-the-63"),
+        pytest.param("int(dyn(9223372036854775807.0))", id="int-of-2-to-the-63"),
+        pytest.param("uint(dyn(-0.5))", id="uint-of-a-negative-double"),
     ],
 )
 def test_fails_where_kubernetes_fails(backend: Backend, expression: str) -> None:
