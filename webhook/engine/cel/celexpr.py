@@ -342,6 +342,16 @@ def _ordering_declarations() -> list[Any]:
     ]
 
 
+def _format_arguments(tree: Any) -> set[int]:
+    """The nodes inside the arguments of ``format()``: cel-go's homogeneous-literal check
+    exempts them (the strings extension's ``'%d %s'.format([1, 'abc'])`` compiles)."""
+    exempt: set[int] = set()
+    for node in tree.iter_subtrees():
+        if node.data == "member_dot_arg" and str(node.children[1]) == "format":
+            exempt.update(id(inner) for inner in node.children[2].iter_subtrees())
+    return exempt
+
+
 def _literal_elements(node: Any) -> list[list[Any]]:
     """The element lists of a list or map literal node: its items; a map's keys and values."""
     if node.data == "list_lit" and node.children and node.children[0] is not None:
@@ -486,7 +496,10 @@ class CelExprBackend:
             tree = grammar.parse(expression)
         except Exception:
             return None
+        exempt = _format_arguments(tree)
         for node in tree.iter_subtrees():
+            if id(node) in exempt:
+                continue
             for elements in _literal_elements(node):
                 kinds = [self._type_of(expression, element) for element in elements]
                 for i, first in enumerate(kinds):

@@ -85,7 +85,10 @@ def _ordering(compare: Callable[[Any, Any], bool]) -> Callable[[Any, Any], Any]:
         if kind != _kind(b) or kind not in _ORDERED:
             return CELEvalError(f"no such overload: {kind} and {_kind(b)} are not ordered")
         if kind == "number":
-            return celtypes.BoolType(compare(_number(a), _number(b)))
+            x, y = _number(a), _number(b)
+            if isinstance(x, float) != isinstance(y, float):  # cel-go compares an int with a
+                x, y = float(x), float(y)  # double as float64(int): 2^63-1 < 2^63 is false
+            return celtypes.BoolType(compare(x, y))
         return celtypes.BoolType(compare(a, b))
 
     return ordered
@@ -120,7 +123,96 @@ def _string(value: Any) -> Any:
     return celtypes.StringType(value)
 
 
+def _index(target: Any, key: Any) -> Any:
+    """``target[key]`` on a list or a map only (celpy also indexed strings and bytes)."""
+    for operand in (target, key):
+        if isinstance(operand, CELEvalError):
+            return operand
+    if not isinstance(target, celtypes.ListType | celtypes.MapType):
+        return CELEvalError(f"no such overload: index of a {_kind(target)}")
+    if isinstance(target, celtypes.ListType) and (
+        not isinstance(key, celtypes.IntType | celtypes.UintType) or not -1 < int(key) < len(target)
+    ):
+        return CELEvalError(f"index out of range or not an int: {key}")
+    return base_functions["_[_]"](target, key)
+
+
+def _logical(*, conjunction: bool) -> Callable[[Any, Any], Any]:
+    """CEL's ``&&`` / ``||``: the deciding bool wins over an error or a value of another type
+    on either side; else an error, and a non-bool operand is one (celpy handed it back)."""
+    deciding = not conjunction
+
+    def run(a: Any, b: Any) -> Any:
+        if any(isinstance(v, celtypes.BoolType) and bool(v) is deciding for v in (a, b)):
+            return celtypes.BoolType(deciding)
+        for value in (a, b):
+            if isinstance(value, CELEvalError):
+                return value
+            if not isinstance(value, celtypes.BoolType):
+                return CELEvalError(f"no such overload: {_kind(value)} in && or ||")
+        return celtypes.BoolType(not deciding)
+
+    return run
+
+
+def _numeric_kind(value: Any) -> str | None:
+    for kind, name in ((celtypes.BoolType, None), (celtypes.UintType, "uint")):
+        if isinstance(value, kind):
+            return name
+    if isinstance(value, celtypes.IntType):
+        return "int"
+    return "double" if isinstance(value, celtypes.DoubleType) else None
+
+
+def _arithmetic(name: str) -> Callable[[Any, Any], Any]:
+    """celpy's ``+ - * / %``, refusing an int, a uint and a double mixed (CEL has no such
+    overload; celpy computed one, ``0u % 2`` among them)."""
+    run = base_functions[name]
+
+    def checked(a: Any, b: Any) -> Any:
+        one, other = _numeric_kind(a), _numeric_kind(b)
+        if one is not None and other is not None and one != other:
+            return CELEvalError(f"no such overload: {one} and {other} in {name}")
+        return run(a, b)
+
+    return checked
+
+
+def _conversion(name: str, refused: tuple[type, ...]) -> Callable[[Any], Any]:
+    """celpy's conversion ``name()``, refusing the types CEL has no overload for (a bool to
+    a number, a number to a bool: celpy converted them, bools being Python ints)."""
+
+    def convert(value: Any) -> Any:
+        if isinstance(value, refused):
+            return CELEvalError(f"no such overload: {name}({_kind(value)})")
+        convertible = _CONVERTIBLE.get(name)
+        if convertible and isinstance(value, celtypes.DoubleType) and not convertible(value):
+            return CELEvalError(f"{name}() of {value}: out of range")
+        if name == "bool" and isinstance(value, celtypes.StringType):
+            if value not in _BOOLS:
+                return CELEvalError(f"type conversion error from string {value!r} to bool")
+            return celtypes.BoolType(value in _BOOLS[:6])
+        return base_functions[name](value)
+
+    return convert
+
+
+_NUMBERS = (celtypes.IntType, celtypes.UintType, celtypes.DoubleType)
+_CONVERTIBLE: dict[str, Callable[[float], bool]] = {
+    "int": lambda v: -(2.0**63) < v < 2.0**63,
+    "uint": lambda v: 0 <= v < 2.0**64,
+}
+"""The doubles cel-go converts (doubleToInt64Checked: -2^63 and 2^63 themselves overflow)."""
+_BOOLS = ("1", "t", "T", "TRUE", "true", "True", "0", "f", "F", "FALSE", "false", "False")
+"""The strings cel-go's bool() reads (strconv.ParseBool): the first six are true."""
+
 OPERATORS: dict[str, Callable[..., Any]] = {
+    "bool": _conversion("bool", (*_NUMBERS, celtypes.BytesType)),
+    **{n: _conversion(n, (celtypes.BoolType,)) for n in ("int", "uint", "double")},
+    **{name: _arithmetic(name) for name in ("_+_", "_-_", "_*_", "_/_", "_%_")},
+    "_[_]": _index,
+    "_&&_": _logical(conjunction=True),
+    "_||_": _logical(conjunction=False),
     "_<_": _ordering(lambda a, b: a < b),
     "_<=_": _ordering(lambda a, b: a <= b),
     "_>_": _ordering(lambda a, b: a > b),
@@ -182,6 +274,15 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
 }
 
 
+_TYPE_NAMES = {
+    "string": celtypes.StringType,
+    "bool": celtypes.BoolType,
+    "int": celtypes.IntType,
+    "uint": celtypes.UintType,
+    "double": celtypes.DoubleType,
+}
+
+
 class _Evaluator(Evaluator):
     """celpy's evaluator with CEL's ``has()``: on a map, whether it has the key; an error
     inside the operand is that error; on anything else, an error (celpy said false)."""
@@ -206,6 +307,14 @@ class _Evaluator(Evaluator):
             if opaque is not None:
                 return opaque[0]
         return super().member_dot(tree)
+
+    def ident_value(self, name: str, root_scope: bool = False) -> Any:
+        """``string``, ``int``... as values are the types (``type(s) == string``): fedgate's
+        conversions had taken the names, and ``type('x') == string`` was false."""
+        value = super().ident_value(name, root_scope)
+        if name in _TYPE_NAMES and value is OPERATORS.get(name):
+            return _TYPE_NAMES[name]
+        return value
 
     def sub_evaluator(self, ast: lark.Tree[Any]) -> Evaluator:
         """Macro bodies are evaluated with these rules too (celpy built its own class)."""
@@ -304,6 +413,61 @@ def _unsupported(ast: Any) -> set[str]:
     return found
 
 
+_BAD_ESCAPE = re.compile(r"\\\\|(\\[?X`])")
+"""Escapes celpy reads wrongly (``\\?``, ``\\X4A``, ``\\```: kept as written); ``\\\\`` is
+matched first so that an escaped backslash is skipped."""
+
+
+def _inexact(ast: Any) -> set[str]:
+    """Constructs celpy runs without an error and with a value unlike CEL's: refused."""
+    found = set()
+    for token in ast.scan_values(lambda v: isinstance(v, lark.Token)):
+        text, kind = str(token), token.type
+        raw = text[-1] in "'\"" and "r" in text[: text.find(text[-1])].lower()
+        literal = kind in ("STRING_LIT", "MLSTRING_LIT", "BYTES_LIT", "MLBYTES_LIT")
+        if literal and not raw and any(m.group(1) for m in _BAD_ESCAPE.finditer(text)):
+            found.add("the escapes \\?, \\X and \\` in literals")
+        if kind.startswith("ML") and "\n" in text:
+            found.add("a line break inside a triple-quoted literal")
+        if "BYTES" in kind and (raw or kind.startswith("ML")) and not text.isascii():
+            found.add("a raw or triple-quoted bytes literal with a non-ASCII character")
+    for node in ast.iter_subtrees():
+        if node.data == "map_lit" and node.children and node.children[0] is not None:
+            entries = node.children[0].children
+            inits = [(_literal if i % 2 == 0 else _constant)(e) for i, e in enumerate(entries)]
+            if None in inits:
+                found.add("a map literal with a computed key or value")
+            elif len(set(inits[0::2])) < len(inits[0::2]):
+                found.add("a map literal with a repeated key")
+    return found
+
+
+_LEVELS = frozenset(
+    {"expr", "conditionalor", "conditionaland", "relation", "addition", "multiplication"}
+    | {"unary", "member", "primary"}
+)
+
+
+def _constant(tree: Any) -> str | None:
+    """The text of a constant (a literal, or a list or map literal of constants), else None."""
+    while isinstance(tree, lark.Tree) and len(tree.children) == 1 and tree.data in _LEVELS:
+        tree = tree.children[0]
+    if isinstance(tree, lark.Tree) and tree.data in ("list_lit", "map_lit"):
+        items = tree.children[0].children if tree.children and tree.children[0] else []
+        parts = [_constant(item) for item in items]
+        return None if None in parts else f"{tree.data}({', '.join(map(str, parts))})"
+    return _literal(tree)
+
+
+def _literal(tree: Any) -> str | None:
+    """The text of a literal an expression is (below CEL's precedence levels), else None."""
+    while isinstance(tree, lark.Tree) and len(tree.children) == 1 and tree.data in _LEVELS:
+        tree = tree.children[0]
+    if isinstance(tree, lark.Tree) and tree.data == "literal":
+        return str(tree.children[0])
+    return None
+
+
 def _unwrap(tree: Any) -> Any:
     """The node below a chain of single-child nodes (CEL's precedence levels)."""
     while (
@@ -345,7 +509,7 @@ class CelPythonBackend:
                 "cel-python's parser cannot read this (cel-expr's can: optional syntax .? or "
                 f"[?...]?): {str(exc).strip()}"
             ) from None
-        missing = sorted(_unsupported(ast))
+        missing = sorted(_unsupported(ast) | _inexact(ast))
         if missing:
             raise CelCompileError(
                 f"cel-python cannot run {', '.join(missing)}; "

@@ -34,35 +34,56 @@ class Outcome:
         return {"value": self.value, "error": self.error}
 
 
-def evaluate(backend: Backend, expression: str, variables: Mapping[str, Any]) -> Outcome:
+@dataclass(frozen=True)
+class Run:
+    """What one evaluation came to, before any timing: the plain value, or the stage that
+    stopped it (``input``: a variable no engine represents; ``compile``; ``eval``) and why."""
+
+    stage: str
+    value: Any = None
+    error: str | None = None
+    program: Any = None
+    activation: Any = None
+
+
+def run(backend: Backend, expression: str, variables: Mapping[str, Any]) -> Run:
     """``expression`` over ``variables`` (only CEL's variables: object, oldObject, request,
-    params, tenant, clusters, cluster, namespaceObject)."""
+    params, tenant, clusters, cluster, namespaceObject), once."""
     unknown = sorted(set(variables) - set(VARIABLES))
     if unknown:
-        return Outcome(error=f"unknown variable {', '.join(unknown)}: use {', '.join(VARIABLES)}")
+        names = ", ".join(unknown)
+        return Run("input", error=f"unknown variable {names}: use {', '.join(VARIABLES)}")
     found = [
         f"{where} {why}"
         for name, value in variables.items()
         for where, why in problems(value, name)
     ]
     if found:
-        return Outcome(error="; ".join(found))
+        return Run("input", error="; ".join(found))
     try:
         program = backend.compile(expression)
     except CelCompileError as exc:
-        return Outcome(error=f"does not compile: {exc}")
+        return Run("compile", error=f"does not compile: {exc}")
     activation = backend.activation({name: without_nulls(v) for name, v in variables.items()})
     try:
         value = backend.evaluate(program, activation)
     except CelEvalError as exc:
-        return Outcome(error=str(exc))
+        return Run("eval", error=str(exc))
+    return Run("value", value, None, program, activation)
+
+
+def evaluate(backend: Backend, expression: str, variables: Mapping[str, Any]) -> Outcome:
+    """``expression`` over ``variables``: its value as JSON and the median of warm runs."""
+    done = run(backend, expression, variables)
+    if done.stage != "value":
+        return Outcome(error=done.error)
     samples = []
     for _ in range(TIMINGS):  # warm, as a rule evaluates in the webhook
         start = time.perf_counter_ns()
-        backend.evaluate(program, activation)
+        backend.evaluate(done.program, done.activation)
         samples.append((time.perf_counter_ns() - start) / 1000)
     elapsed = statistics.median(samples)
-    plain, kind = as_json(value)
+    plain, kind = as_json(done.value)
     return Outcome(plain, kind, None, elapsed)
 
 

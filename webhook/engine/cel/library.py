@@ -375,7 +375,12 @@ def regex_find_all(text: str, pattern: str, limit: int = -1) -> list[str]:
     """Every match, or the first ``limit`` (Go's FindAllString: a negative limit is all)."""
     if limit == 0:
         return []
-    found = [m.group(0) for m in _pattern(pattern).finditer(text)]
+    found, end = [], -1
+    for match in _pattern(pattern).finditer(text):
+        if match.start() == match.end() == end:
+            continue  # Go ignores an empty match abutting the preceding match; Python keeps it
+        found.append(match.group(0))
+        end = match.end()
     return found if limit < 0 else found[:limit]
 
 

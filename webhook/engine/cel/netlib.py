@@ -156,14 +156,14 @@ def contains_ip(network: CIDR, value: IP | str) -> bool:
 
 
 def contains_cidr(network: CIDR, other: CIDR | str) -> bool:
-    """As Kubernetes' code has it (cidr.go): the other's address equals this network's masked
-    address, and its prefix is at least as long."""
+    """As Kubernetes' code has it (cidr.go): ``Overlaps`` and a prefix at least as long, that
+    is the other's address, masked to this network's prefix, is this network's masked address
+    (neither needs to be in canonical form: ``192.168.0.1/24`` contains ``192.168.0.7/32``)."""
     inner = parse_cidr(other) if isinstance(other, str) else other
-    return (
-        inner.address.version == network.address.version
-        and inner.address == network.masked_address()
-        and network.bits <= inner.bits
-    )
+    if inner.address.version != network.address.version or network.bits > inner.bits:
+        return False
+    masked = ipaddress.ip_network(f"{inner.address}/{network.bits}", strict=False)
+    return masked.network_address == network.masked_address()
 
 
 def cidr_ip(network: CIDR) -> IP:

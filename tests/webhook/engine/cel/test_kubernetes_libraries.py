@@ -116,6 +116,11 @@ CIDR = [
     ("cidr('192.168.0.0/24').containsCIDR(cidr('192.168.0.0/23'))", False),
     ("cidr('192.168.0.0/24').containsCIDR('192.168.0.0/25')", True),
     ("cidr('192.168.0.0/24').containsCIDR('192.168.0.0/23')", False),
+    # Kubernetes masks the inner address to the outer prefix (netip.Prefix.Overlaps)
+    ("cidr('192.168.0.0/24').containsCIDR(cidr('192.168.0.1/32'))", True),
+    ("cidr('192.168.0.1/24').containsCIDR('192.168.0.7/32')", True),
+    ("cidr('::/0').containsCIDR(cidr('fe80::/10'))", True),
+    ("cidr('10.0.0.0/8').containsCIDR('11.0.0.0/16')", False),
     ("cidr('192.168.0.0/24').ip() == ip('192.168.0.0')", True),
     ("cidr('192.168.0.0/24').masked() == cidr('192.168.0.0/24')", True),
     ("cidr('192.168.0.1/24').masked() == cidr('192.168.0.0/24')", True),

@@ -12,6 +12,9 @@ from webhook.engine.cel import Backend, CelCompileError, CelEvalError, library
 from webhook.engine.cel.backend import BACKENDS, make_backend
 
 CASES = [
+    # Go's FindAllString: an empty match abutting the preceding match is skipped
+    ("'a.b-c_d'.findAll('(a|b)*')", ["a", "b", "", "", "", ""]),
+    ("'baaab'.findAll('a*')", ["", "aaa", ""]),
     # Kubernetes' strings library: code-point offsets, -1 when absent
     ("'registry:5000/team/app:1.2'.lastIndexOf(':')", 22),
     ("'registry:5000/team/app:1.2'.lastIndexOf('/')", 18),
@@ -123,6 +126,21 @@ def test_cross_type_numeric_ordering_compiles(
 def test_mixed_literals_do_not_compile_as_in_kubernetes(backend: Backend, expression: str) -> None:
     with pytest.raises(CelCompileError):
         backend.compile(expression)
+
+
+@pytest.mark.parametrize(
+    ("expression", "expected"),
+    [
+        ("'%d %s'.format([1, 'abc'])", "1 abc"),
+        ("'%s'.format([[1, 'abc']]).size() > 0", True),
+        ("'%s %s'.format([{'a': 1}, ['x', 2.0]]).size() > 0", True),
+    ],
+)
+def test_format_arguments_may_mix_types_as_in_kubernetes(expression: str, expected: object) -> None:
+    """cel-go exempts format()'s arguments from the homogeneous-literal check (cel-python
+    refuses format() altogether)."""
+    backend = make_backend("cel-expr")
+    assert backend.evaluate(backend.compile(expression), backend.activation({})) == expected
 
 
 @pytest.mark.parametrize(
