@@ -14,8 +14,11 @@ repository), it runs, each in a new process with the compile cache warm, the med
 - `fedgate plan` (text, the default view);
 - `fedgate plan --all` (text, every app; skipped by a fedgate without --all);
 - `fedgate plan --output json`;
+- `fedgate plan --output markdown` and `--output html` (the pull-request comment and the page;
+  skipped by a fedgate without them);
 
-and prints the wall time, the lines on stdout, the widest line and the exit status.
+and prints the wall time, the lines and characters on stdout, the widest line and the exit
+status.
 """
 
 from __future__ import annotations
@@ -39,6 +42,8 @@ VIEWS = {
     "plan": ["plan"],
     "plan --all": ["plan", "--all"],
     "plan --output json": ["plan", "--output", "json"],
+    "plan --output markdown": ["plan", "--output", "markdown"],
+    "plan --output html": ["plan", "--output", "html"],
 }
 
 
@@ -91,7 +96,7 @@ def main() -> None:
             shutil.copytree(repo, copies[binary], symlinks=True)
             run(copies[binary], [str(binary), "plan"])  # warm its compile cache
         samples: dict[tuple[Path, str], list[float]] = {}
-        shapes: dict[tuple[Path, str], tuple[int, int, int]] = {}
+        shapes: dict[tuple[Path, str], tuple[int, int, int, int]] = {}
         for _ in range(args.repeat):
             for view, words in VIEWS.items():
                 for binary in binaries:
@@ -102,6 +107,7 @@ def main() -> None:
                     samples.setdefault((binary, view), []).append(seconds)
                     shapes[(binary, view)] = (
                         len(lines),
+                        len(stdout),
                         max((len(line) for line in lines), default=0),
                         status,
                     )
@@ -109,12 +115,15 @@ def main() -> None:
         f"{args.apps} apps and {args.hand_written} hand-written manifests, one app changed; "
         f"medians of {args.repeat}, interleaved:"
     )
-    print(f"  {'fedgate':44} {'view':20} {'seconds':>8} {'lines':>7} {'widest':>6} {'exit':>4}")
+    print(
+        f"  {'fedgate':44} {'view':24} {'seconds':>8} {'lines':>7} {'chars':>9} {'widest':>7} "
+        f"{'exit':>4}"
+    )
     for (binary, view), times in samples.items():
-        lines, widest, status = shapes[(binary, view)]
+        lines, chars, widest, status = shapes[(binary, view)]
         print(
-            f"  {str(binary)[-44:]:44} {view:20} {statistics.median(times):8.2f} "
-            f"{lines:7} {widest:6} {status:4}"
+            f"  {str(binary)[-44:]:44} {view:24} {statistics.median(times):8.2f} "
+            f"{lines:7} {chars:9} {widest:7} {status:4}"
         )
 
 

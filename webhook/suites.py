@@ -5,6 +5,11 @@ A suite is a ``tests.yaml`` with ``cases``; each case is a full AdmissionReview 
 ``oldObject``, ``subResource``, ``namespace``, ``kind``), and an ``expect``: ``allowed``, the
 exact set of violated ``rules``, ``messages`` and ``warnings`` (regular expressions that must
 each match one). ``run_case`` is pure; ``load_suite`` reads files.
+
+A suite's ``world`` says which clusters, tenants, writers and synced tree its cases are written
+against: ``own`` (the default), the bundle's; ``example``, the example world fedgate ships
+(the shipped rules' suites are: they test the rules' logic, so a platform that describes its
+own clusters and tenants keeps them meaningful, and its own suites test its world).
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ import json
 import re
 import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +47,8 @@ CASE_KEYS = (
     "expect",
 )
 FIXTURES = "fixtures.yaml"
+WORLDS = ("own", "example")
+"""``world:`` of a suite: the bundle's clusters, tenants and writers, or the example's."""
 EXPECT_KEYS = ("allowed", "rules", "messages", "warnings")
 
 
@@ -64,6 +71,8 @@ class Case:
     review: Mapping[str, Any]
     expect: Expectation
     line: int = 0
+    world: str = "own"
+    """``own`` or ``example``: the world the case is written against (the suite's ``world``)."""
 
 
 @dataclass(frozen=True)
@@ -120,7 +129,8 @@ def load_suite(path: Path) -> list[Case]:
     except YamlSyntaxError as exc:
         raise BundleError([exc.finding]) from None
     checker = Checker(document)
-    checker.mapping((), ("cases", "objects", "users"), required=("cases",))
+    checker.mapping((), ("cases", "objects", "users", "world"), required=("cases",))
+    world = checker.choice(("world",), WORLDS, default="own")
     fixtures = _fixtures(path)
     objects = {**fixtures.get("objects", {}), **checker.named_mapping(("objects",))}
     users = {**fixtures.get("users", {}), **checker.named_mapping(("users",))}
@@ -133,7 +143,7 @@ def load_suite(path: Path) -> list[Case]:
     for index in range(len(raw) if isinstance(raw, list) else 0):
         case = _case(checker, ("cases", index), path, objects, users)
         if case is not None:
-            cases.append(case)
+            cases.append(replace(case, world=world or "own"))
     if checker.findings:
         raise BundleError(checker.findings)
     return cases

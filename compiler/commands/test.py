@@ -5,10 +5,15 @@ from __future__ import annotations
 import argparse
 import time
 import xml.etree.ElementTree as ET
+from dataclasses import replace
 from pathlib import Path
 
-from compiler.commands.common import add_backend_argument, load_policy_bundle
+from compiler.commands.common import add_backend_argument, backend_name, load_policy_bundle
+from compiler.incremental import PROOFS_AFTER_REVIEWS
 from compiler.output import Output, plural
+from compiler.policies import BUNDLED
+from webhook.bundle.load import BUNDLE_FILES, OPTIONAL_FILES, bundle_from_source, read_source
+from webhook.bundle.model import Bundle
 from webhook.errors import BundleError, Finding, UsageError
 from webhook.suites import Case, CaseResult, find_suites, load_suite, run_case
 
@@ -19,6 +24,11 @@ Run every tests.yaml under DIR (default: the policy bundle) against the bundle, 
 test` and `gator verify` do. A case names a request (an AdmissionReview file, or inline:
 operation, user, object, oldObject) and what must come of it: allowed, the exact set of
 violated rules, and message patterns. Exit 1 when any case fails.
+
+A suite with `world: example` is written against the example world fedgate ships (its
+clusters, tenants, writers and synced tree): it runs with the bundle's rules in that world, so
+the shipped rules' suites stay meaningful once policies/ describes your own federation. A
+suite without it (`world: own`) runs against the bundle as it is: write yours that way.
 
 examples:
   fedgate test                          the suites of the bundle's rules
@@ -56,8 +66,11 @@ def run(args: argparse.Namespace, out: Output) -> int:
             findings += exc.findings
     if findings:
         raise BundleError(findings)
+    example = _example_world(args) if any(c.world == "example" for c in cases) else None
     started = time.perf_counter()
-    results = [run_case(case, bundle) for case in cases]
+    results = [
+        run_case(case, example if case.world == "example" and example else bundle) for case in cases
+    ]
     elapsed = time.perf_counter() - started
     if args.junit:
         write_junit(args.junit, results, elapsed)
@@ -89,6 +102,22 @@ def run(args: argparse.Namespace, out: Output) -> int:
             f"{len(failed)} failed ({elapsed:.2f} s)"
         )
     return 1 if failed else 0
+
+
+def _example_world(args: argparse.Namespace) -> Bundle:
+    """The bundle's rules in the example world fedgate ships: its clusters, tenants, writers,
+    Argo CD and Karmada settings and the index of its synced tree, for the suites written
+    against it (``world: example``)."""
+    source = read_source(args.policies)
+    shipped = read_source(BUNDLED)
+    world = (*BUNDLE_FILES, *OPTIONAL_FILES)
+    files = {name: text for name, text in source.files.items() if name not in world}
+    files.update({name: text for name, text in shipped.files.items() if name in world})
+    return bundle_from_source(
+        replace(source, files=files, index=shipped.index),
+        backend_name(args),
+        proofs_after=PROOFS_AFTER_REVIEWS,
+    )
 
 
 def write_junit(path: Path, results: list[CaseResult], elapsed: float) -> None:
