@@ -14,6 +14,7 @@ import json
 import shutil
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -186,66 +187,106 @@ def _containers(deployment: dict[str, Any]) -> dict[str, dict[str, Any]]:
     }
 
 
-def test_members_run_what_plan_predicts(federation: Federation, synced: Synced) -> None:
-    plan = subprocess.run(
-        [
-            FEDGATE,
-            "plan",
-            "--tree",
-            str(synced.rendered),
-            "--output",
-            "json",
-            "--policies",
-            str(REPO / "policies"),
-        ],
+def _plan(*args: str) -> dict[str, Any]:
+    result = subprocess.run(
+        [FEDGATE, "plan", *args, "--output", "json", "--policies", str(REPO / "policies")],
         cwd=REPO,
         capture_output=True,
         text=True,
         check=True,
     )
-    templates = [
-        t for t in json.loads(plan.stdout)["templates"] if t["namespace"] in TENANT_FOLDERS
-    ]
-    assert templates
-    differences: list[str] = []
-    for template in templates:
-        if template["kind"] != "Deployment":
+    return dict(json.loads(result.stdout))
+
+
+def _differences(federation: Federation, planned: dict[str, Any]) -> list[str]:
+    """How the members' Deployment differs from one planned app or template: replicas per
+    cluster (any of the plan's tie outcomes), containers' image, env and args, and the planned
+    labels and annotations (Karmada adds its own)."""
+    where = f"{planned['namespace']}/{planned['name']}"
+    placements = [planned["placement"], *planned["placementAlternatives"]]
+    live: dict[str, Any] = {}
+    for cluster in federation.members:
+        got = federation.kubectl(
+            "get",
+            "deployment",
+            planned["name"],
+            "-n",
+            planned["namespace"],
+            "-o",
+            "json",
+            member=cluster,
+        )
+        if got.returncode == 0:
+            live[cluster] = json.loads(got.stdout)
+    differences = []
+    replicas = {cluster: obj["spec"].get("replicas") for cluster, obj in live.items()}
+    if replicas not in placements:
+        differences.append(f"{where}: replicas {replicas}, plan {placements}")
+    for cluster, predicted in planned["clusters"].items():
+        if cluster not in live:
+            differences.append(f"{where}: not in {cluster}")
             continue
-        where = f"{template['namespace']}/{template['name']}"
-        placements = [template["placement"], *template["placementAlternatives"]]
-        live: dict[str, Any] = {}
-        for cluster in federation.members:
-            got = federation.kubectl(
-                "get",
-                "deployment",
-                template["name"],
-                "-n",
-                template["namespace"],
-                "-o",
-                "json",
-                member=cluster,
+        if _containers(live[cluster]) != _containers(predicted):
+            differences.append(
+                f"{where} in {cluster}: containers {_containers(live[cluster])},"
+                f" plan {_containers(predicted)}"
             )
-            if got.returncode == 0:
-                live[cluster] = json.loads(got.stdout)
-        replicas = {cluster: obj["spec"].get("replicas") for cluster, obj in live.items()}
-        if replicas not in placements:
-            differences.append(f"{where}: replicas {replicas}, plan {placements}")
-        for cluster, predicted in template["clusters"].items():
-            if cluster not in live:
-                differences.append(f"{where}: not in {cluster}")
-                continue
-            got_obj = live[cluster]
-            if _containers(got_obj) != _containers(predicted):
-                differences.append(
-                    f"{where} in {cluster}: containers {_containers(got_obj)},"
-                    f" plan {_containers(predicted)}"
-                )
-            for field in ("labels", "annotations"):
-                want = predicted["metadata"].get(field) or {}
-                have = got_obj["metadata"].get(field) or {}
-                missing = {k: v for k, v in want.items() if have.get(k) != v}
-                if missing:
-                    differences.append(f"{where} in {cluster}: {field} {missing} not as planned")
+        for part in ("labels", "annotations"):
+            want = predicted["metadata"].get(part) or {}
+            have = live[cluster]["metadata"].get(part) or {}
+            missing = {k: v for k, v in want.items() if have.get(k) != v}
+            if missing:
+                differences.append(f"{where} in {cluster}: {part} {missing} not as planned")
+    return differences
+
+
+def _settled(federation: Federation, planned: list[dict[str, Any]]) -> list[str]:
+    """The differences once Karmada has had up to a minute to converge."""
+    deadline = time.monotonic() + 60
+    while True:
+        differences = [d for p in planned for d in _differences(federation, p)]
+        if not differences or time.monotonic() > deadline:
+            return differences
+        time.sleep(2)
+
+
+def test_members_run_what_plan_predicts_for_each_app(
+    federation: Federation, synced: Synced
+) -> None:
+    apps = _plan(
+        "--all", "--apps", str(synced.rendered.parent / "apps"), "--out", str(synced.rendered)
+    )["apps"]
+    assert {a["name"] for a in apps} >= {"checkout", "demo-http", "web-frontend"}
+    differences = _settled(federation, apps)
+    assert not differences, "\n".join(differences)
+
+
+def _tree_deployments(synced: Synced) -> list[dict[str, Any]]:
+    templates = _plan("--tree", str(synced.rendered))["templates"]
+    return [t for t in templates if t["namespace"] in TENANT_FOLDERS and t["kind"] == "Deployment"]
+
+
+AUTOSCALED = {"web-frontend"}  # the examples' FederatedHPA target
+
+
+def test_members_run_what_plan_tree_predicts(federation: Federation, synced: Synced) -> None:
+    planned = [t for t in _tree_deployments(synced) if t["name"] not in AUTOSCALED]
+    assert len(planned) >= 5
+    differences = _settled(federation, planned)
+    assert not differences, "\n".join(differences)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="plan --tree leaves FederatedHPAs out, so it divides the template's replicas (1 by"
+    " default) where Karmada's FederatedHPA controller first raises them to minReplicas"
+    " (pkg/controllers/federatedhpa/federatedhpa_controller.go: 'Current number of replicas"
+    " below Spec.MinReplicas'); `fedgate plan` of the app predicts it",
+)
+def test_plan_tree_of_a_federatedhpa_target(federation: Federation, synced: Synced) -> None:
+    planned = [t for t in _tree_deployments(synced) if t["name"] in AUTOSCALED]
+    assert planned
+    differences = [d for p in planned for d in _differences(federation, p)]
     assert not differences, "\n".join(differences)
 
 
