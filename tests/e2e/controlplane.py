@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import base64
-import contextlib
 import http.client
 import json
 import os
@@ -116,22 +115,31 @@ def _alive(pid: int, started: str) -> bool:
     return _started(pid) == started
 
 
-def _signal(pid: int, signum: int) -> None:
-    with contextlib.suppress(ProcessLookupError):
-        os.kill(pid, signum)
+def _signal_group(pid: int, signum: int) -> bool:
+    """Signal the process group the harness gave the process (it started a session of its
+    own, so the group is it and its children, e.g. gunicorn's workers); False when none is left."""
+    try:
+        os.killpg(pid, signum)
+    except ProcessLookupError:
+        return False
+    return True
 
 
 def stop_process(entry: dict[str, Any], timeout: float = 15.0) -> None:
+    """SIGTERM to the process's group, SIGKILL to what is left of it after ``timeout``: a
+    gunicorn master killed alone would leave its workers serving kept-alive connections."""
     pid, started = int(entry["pid"]), str(entry["started"])
     if not _alive(pid, started):
         return
-    _signal(pid, signal.SIGTERM)
+    _signal_group(pid, signal.SIGTERM)
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if not _alive(pid, started):
-            return
+    while time.monotonic() < deadline and _alive(pid, started):
         time.sleep(0.1)
-    _signal(pid, signal.SIGKILL)
+    _signal_group(pid, signal.SIGKILL)
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and _signal_group(pid, 0):
+        _alive(pid, started)  # reaps the leader when it is this process's child
+        time.sleep(0.1)
 
 
 def down(directory: Path) -> list[str]:
@@ -149,6 +157,25 @@ def down(directory: Path) -> list[str]:
     state.processes.clear()
     state.save()
     return stopped
+
+
+def stop(directory: Path, name: str) -> None:
+    """Stop one process of the federation (a fault for a test); `restart` starts it again."""
+    entry = State.load(directory).processes[name]
+    stop_process(entry)
+    child = _CHILDREN.pop(int(entry["pid"]), None)
+    if child is not None:
+        child.wait(timeout=5)
+
+
+def restart(directory: Path, name: str) -> None:
+    """Start one process of the federation again, as `up` started it (same ports, same files);
+    the caller waits for it to be ready."""
+    stop(directory, name)
+    state = State.load(directory)
+    entry = state.processes[name]
+    stdout = Path(entry["stdout"]) if entry.get("stdout") else None
+    Launcher(state).start(name, entry["argv"], dict(entry.get("env") or {}), stdout)
 
 
 class Launcher:
@@ -182,6 +209,9 @@ class Launcher:
             "started": _started(process.pid),
             "program": argv[0],
             "log": str(log),
+            "argv": list(argv),
+            "env": env or {},
+            "stdout": str(stdout) if stdout else None,
         }
         self.state.save()
         return log

@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.e2e import controlplane
 from tests.e2e.conftest import ARGOCD, ARGOCD_GROUPS, Federation, eventually
 from webhook.suites import load_suite
 
@@ -465,6 +466,44 @@ def test_policy_writes_of_the_example_requests(
         _refused(result, tuple(CASES[_case_named(file_name)].expect.rules or ()))
     else:
         _admitted(result)
+
+
+# --- 5. faults ------------------------------------------------------------------------------
+
+
+def _fedgate_ready(federation: Federation) -> bool:
+    url = federation.env["webhook"]["url"].replace("/validate", "/readyz")
+    try:
+        return controlplane.https_get(url, federation.directory / "pki" / "ca.crt") == 200
+    except OSError:
+        return False
+
+
+def test_fedgate_stopped_mid_sync_then_restarted(federation: Federation, synced: Synced) -> None:
+    """failurePolicy Fail: with fedgate down, Argo CD's sync of a new commit fails whole
+    (nothing slips through unreviewed); once it is back, the next sync completes and the
+    federation holds exactly the tree (kubectl diff, as Argo CD's diff, finds nothing)."""
+    apps = synced.rendered.parent / "apps"
+    spec = apps / "status-page.yaml"
+    spec.write_text(spec.read_text().replace("status-page:2.3.1", "status-page:2.3.2"))
+    _compile(apps, synced.rendered)
+    controlplane.stop(federation.directory, "fedgate")
+    try:
+        failed = _argocd_sync(federation, synced.rendered)
+        assert failed.returncode != 0
+        assert 'failed calling webhook "validate.fedgate.dev"' in failed.stderr, failed.stderr
+        live = federation.json("get", "deployment", "status-page", "-n", "platform-demo")
+        images = [c["image"] for c in live["spec"]["template"]["spec"]["containers"]]
+        assert images == ["registry.example.com/platform/status-page:2.3.1"]
+    finally:
+        controlplane.restart(federation.directory, "fedgate")
+    eventually("fedgate ready again", lambda: _fedgate_ready(federation), seconds=60)
+    again = _argocd_sync(federation, synced.rendered)
+    assert again.returncode == 0, again.stderr
+    assert "deployment.apps/status-page configured" in again.stdout
+    paths = [arg for folder in TENANT_FOLDERS for arg in ("-f", str(synced.rendered / folder))]
+    diff = federation.kubectl("diff", "-R", *paths, user=ARGOCD[0], groups=ARGOCD_GROUPS)
+    assert diff.returncode == 0, diff.stdout + diff.stderr
 
 
 # --- 2. over the whole run: the control plane was never denied --------------------------------
