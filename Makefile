@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: venv test lint typecheck unit demo golden deploy-bundle bench clean
+.PHONY: venv test lint typecheck unit demo golden deploy-bundle bench clean e2e
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -29,6 +29,12 @@ unit: $(STAMP)
 	$(BIN)/pytest
 
 test: lint typecheck unit
+
+# The live federation (tests/e2e/README.md): etcd, kube-apiservers and Karmada built from Go
+# modules into $$FEDGATE_E2E_CACHE, fedgate serve registered with it; says so and runs nothing
+# without Go.
+e2e: $(STAMP)
+	tests/e2e/run.sh
 
 demo: $(STAMP)
 	$(BIN)/python examples/demo.py

@@ -1,0 +1,518 @@
+"""The examples against a live Karmada federation, in each identity layout of its components.
+
+In order, against one federation per layout: Argo CD's sync of the compiled examples (and a
+re-sync, and a change) is admitted; Karmada derives a ResourceBinding and Works for every
+template and each member runs what `fedgate plan` predicts; a tenant's forbidden writes are refused
+with fedgate's message and its allowed ones pass, through kubectl as typed, with --dry-run=server
+and with server-side apply; and over the whole run no write of a control-plane component was
+denied.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.e2e import controlplane
+from tests.e2e.conftest import ARGOCD, ARGOCD_GROUPS, Federation, eventually
+from webhook.suites import load_suite
+
+pytestmark = pytest.mark.slow
+
+REPO = Path(__file__).resolve().parents[2]
+FEDGATE = str(Path(sys.executable).with_name("fedgate"))
+REQUESTS = REPO / "examples" / "requests"
+TENANT_FOLDERS = ("payments", "platform-demo")
+POLICY_KINDS = {"PropagationPolicy", "OverridePolicy", "FederatedHPA", "CronFederatedHPA"}
+DENIED = 'admission webhook "validate.fedgate.dev" denied the request'
+ALICE = "alice@example.com"
+TEAM_A = ("team-a",)
+# The users Argo CD and the harness act as; every other user writing is the control plane.
+TEST_USERS = {ARGOCD[0], ALICE, "fedgate-e2e-admin"}
+
+
+@dataclass
+class Synced:
+    rendered: Path
+    first: subprocess.CompletedProcess[str]
+    resync: subprocess.CompletedProcess[str]
+    change: subprocess.CompletedProcess[str]
+
+
+def _compile(apps: Path, out: Path) -> None:
+    subprocess.run(
+        [FEDGATE, "compile", str(apps), "--out", str(out), "--policies", str(REPO / "policies")],
+        cwd=REPO,
+        check=True,
+        capture_output=True,
+    )
+
+
+def _argocd_sync(federation: Federation, rendered: Path) -> subprocess.CompletedProcess[str]:
+    """What Argo CD's default sync runs: client-side kubectl apply of each tenant's folder."""
+    paths = [arg for folder in TENANT_FOLDERS for arg in ("-f", str(rendered / folder))]
+    return federation.kubectl("apply", "-R", *paths, user=ARGOCD[0], groups=ARGOCD_GROUPS)
+
+
+def _templates(rendered: Path) -> list[dict[str, Any]]:
+    found = []
+    for folder in TENANT_FOLDERS:
+        for path in sorted((rendered / folder).rglob("*.yaml")):
+            for document in yaml.safe_load_all(path.read_text()):
+                if document and document["kind"] not in POLICY_KINDS:
+                    found.append(document)
+    return found
+
+
+@pytest.fixture(scope="session")
+def synced(federation: Federation, tmp_path_factory: pytest.TempPathFactory) -> Synced:
+    work = tmp_path_factory.mktemp(f"sync-{federation.identities}")
+    rendered = work / "rendered"
+    _compile(REPO / "examples" / "apps", rendered)
+    # The platform's part, outside fedgate: the tenants' namespaces, and RBAC letting Argo CD
+    # (as `argocd cluster add` does) and the tenants write, so only fedgate stands in the way.
+    setup = [
+        *(
+            {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
+            for name in TENANT_FOLDERS
+        ),
+        _cluster_admin("e2e-argocd-manager", "User", ARGOCD[0]),
+        _cluster_admin("e2e-team-a", "Group", "team-a"),
+    ]
+    result = federation.kubectl("apply", "-f", "-", stdin=yaml.safe_dump_all(setup))
+    assert result.returncode == 0, result.stderr
+    first = _argocd_sync(federation, rendered)
+    resync = _argocd_sync(federation, rendered)
+    apps = work / "apps"
+    shutil.copytree(REPO / "examples" / "apps", apps)
+    spec = apps / "checkout.yaml"
+    spec.write_text(spec.read_text().replace("checkout:1.8.0", "checkout:1.8.1"))
+    _compile(apps, rendered)
+    change = _argocd_sync(federation, rendered)
+    return Synced(rendered, first, resync, change)
+
+
+def _cluster_admin(name: str, kind: str, subject: str) -> dict[str, Any]:
+    return {
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "ClusterRoleBinding",
+        "metadata": {"name": name},
+        "roleRef": {
+            "apiGroup": "rbac.authorization.k8s.io",
+            "kind": "ClusterRole",
+            "name": "cluster-admin",
+        },
+        "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": kind, "name": subject}],
+    }
+
+
+# --- 1. Argo CD's sync -------------------------------------------------------------------------
+
+
+def test_argocd_sync_of_the_examples_is_admitted(synced: Synced) -> None:
+    for step in (synced.first, synced.resync, synced.change):
+        assert step.returncode == 0, step.stderr
+        assert DENIED not in step.stderr
+    created = [line for line in synced.first.stdout.splitlines() if line.endswith(" created")]
+    assert len(created) == len(list(synced.rendered.glob("[!a]*/*/*.yaml"))), synced.first.stdout
+    assert "deployment.apps/checkout configured" in synced.change.stdout
+
+
+def test_the_change_reaches_the_template(federation: Federation, synced: Synced) -> None:
+    live = federation.json("get", "deployment", "checkout", "-n", "payments")
+    images = [c["image"] for c in live["spec"]["template"]["spec"]["containers"]]
+    assert images == ["registry.example.com/payments/checkout:1.8.1"]
+
+
+# --- 2. Karmada derives a binding and works for every template --------------------------------
+
+
+def _binding_name(template: dict[str, Any]) -> str:
+    return f"{template['metadata']['name']}-{template['kind'].lower()}"
+
+
+def _scheduled(federation: Federation, namespace: str, name: str) -> list[str]:
+    result = federation.kubectl("get", "resourcebinding", name, "-n", namespace, "-o", "json")
+    if result.returncode != 0:
+        return []
+    return [c["name"] for c in json.loads(result.stdout)["spec"].get("clusters", [])]
+
+
+def _work_applied(federation: Federation, cluster: str, template: dict[str, Any]) -> bool:
+    """Whether a Work in the cluster's execution namespace carries the template, Applied."""
+    meta = template["metadata"]
+    for work in federation.json("get", "works", "-n", f"karmada-es-{cluster}")["items"]:
+        if any(
+            m["kind"] == template["kind"]
+            and m["metadata"]["name"] == meta["name"]
+            and m["metadata"].get("namespace") == meta["namespace"]
+            for m in work["spec"]["workload"]["manifests"]
+        ):
+            conditions = work.get("status", {}).get("conditions", [])
+            return any(c["type"] == "Applied" and c["status"] == "True" for c in conditions)
+    return False
+
+
+def test_every_template_gets_its_binding_and_works(federation: Federation, synced: Synced) -> None:
+    for template in _templates(synced.rendered):
+        namespace, name = template["metadata"]["namespace"], _binding_name(template)
+        clusters = eventually(
+            f"ResourceBinding {namespace}/{name} scheduled",
+            partial(_scheduled, federation, namespace, name),
+        )
+        for cluster in clusters:
+            eventually(
+                f"{template['kind']} {namespace}/{name} applied to {cluster}",
+                partial(_work_applied, federation, cluster, template),
+            )
+
+
+# --- 3. each member runs what fedgate plan predicts ------------------------------------------
+
+
+def _containers(deployment: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    spec = deployment["spec"]["template"]["spec"]
+    return {
+        c["name"]: {"image": c["image"], "env": c.get("env", []), "args": c.get("args", [])}
+        for c in spec.get("containers", []) + spec.get("initContainers", [])
+    }
+
+
+def _plan(*args: str) -> dict[str, Any]:
+    result = subprocess.run(
+        [FEDGATE, "plan", *args, "--output", "json", "--policies", str(REPO / "policies")],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return dict(json.loads(result.stdout))
+
+
+def _differences(federation: Federation, planned: dict[str, Any]) -> list[str]:
+    """How the members' Deployment differs from one planned app or template: replicas per
+    cluster (any of the plan's tie outcomes), containers' image, env and args, and the planned
+    labels and annotations (Karmada adds its own)."""
+    where = f"{planned['namespace']}/{planned['name']}"
+    placements = [planned["placement"], *planned["placementAlternatives"]]
+    live: dict[str, Any] = {}
+    for cluster in federation.members:
+        got = federation.kubectl(
+            "get",
+            "deployment",
+            planned["name"],
+            "-n",
+            planned["namespace"],
+            "-o",
+            "json",
+            member=cluster,
+        )
+        if got.returncode == 0:
+            live[cluster] = json.loads(got.stdout)
+    differences = []
+    replicas = {cluster: obj["spec"].get("replicas") for cluster, obj in live.items()}
+    if replicas not in placements:
+        differences.append(f"{where}: replicas {replicas}, plan {placements}")
+    for cluster, predicted in planned["clusters"].items():
+        if cluster not in live:
+            differences.append(f"{where}: not in {cluster}")
+            continue
+        if _containers(live[cluster]) != _containers(predicted):
+            differences.append(
+                f"{where} in {cluster}: containers {_containers(live[cluster])},"
+                f" plan {_containers(predicted)}"
+            )
+        for part in ("labels", "annotations"):
+            want = predicted["metadata"].get(part) or {}
+            have = live[cluster]["metadata"].get(part) or {}
+            missing = {k: v for k, v in want.items() if have.get(k) != v}
+            if missing:
+                differences.append(f"{where} in {cluster}: {part} {missing} not as planned")
+    return differences
+
+
+def _settled(federation: Federation, planned: list[dict[str, Any]]) -> list[str]:
+    """The differences once Karmada has had up to a minute to converge."""
+    deadline = time.monotonic() + 60
+    while True:
+        differences = [d for p in planned for d in _differences(federation, p)]
+        if not differences or time.monotonic() > deadline:
+            return differences
+        time.sleep(2)
+
+
+def test_members_run_what_plan_predicts_for_each_app(
+    federation: Federation, synced: Synced
+) -> None:
+    apps = _plan(
+        "--all", "--apps", str(synced.rendered.parent / "apps"), "--out", str(synced.rendered)
+    )["apps"]
+    assert {a["name"] for a in apps} >= {"checkout", "demo-http", "web-frontend"}
+    differences = _settled(federation, apps)
+    assert not differences, "\n".join(differences)
+
+
+def _tree_deployments(synced: Synced) -> list[dict[str, Any]]:
+    templates = _plan("--tree", str(synced.rendered))["templates"]
+    return [t for t in templates if t["namespace"] in TENANT_FOLDERS and t["kind"] == "Deployment"]
+
+
+AUTOSCALED = {"web-frontend"}  # the examples' FederatedHPA target
+
+
+def test_members_run_what_plan_tree_predicts(federation: Federation, synced: Synced) -> None:
+    planned = [t for t in _tree_deployments(synced) if t["name"] not in AUTOSCALED]
+    assert len(planned) >= 5
+    differences = _settled(federation, planned)
+    assert not differences, "\n".join(differences)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="plan --tree leaves FederatedHPAs out, so it divides the template's replicas (1 by"
+    " default) where Karmada's FederatedHPA controller first raises them to minReplicas"
+    " (pkg/controllers/federatedhpa/federatedhpa_controller.go: 'Current number of replicas"
+    " below Spec.MinReplicas'); `fedgate plan` of the app predicts it",
+)
+def test_plan_tree_of_a_federatedhpa_target(federation: Federation, synced: Synced) -> None:
+    planned = [t for t in _tree_deployments(synced) if t["name"] in AUTOSCALED]
+    assert planned
+    differences = [d for p in planned for d in _differences(federation, p)]
+    assert not differences, "\n".join(differences)
+
+
+# --- 4. a tenant through kubectl ------------------------------------------------------------
+
+CASES = {case.name: case for case in load_suite(REQUESTS / "tests.yaml")}
+
+
+def _request(name: str) -> dict[str, Any]:
+    return dict(json.loads((REQUESTS / name).read_text())["request"])
+
+
+def _object(request: dict[str, Any]) -> str:
+    obj = dict(request["object"])
+    metadata = {
+        k: v
+        for k, v in obj["metadata"].items()
+        if k not in {"uid", "resourceVersion", "creationTimestamp", "generation", "managedFields"}
+    }
+    return json.dumps({**obj, "metadata": metadata})
+
+
+def _as(request: dict[str, Any]) -> dict[str, Any]:
+    groups = tuple(g for g in request["userInfo"].get("groups", []) if g != "system:authenticated")
+    return {"user": request["userInfo"]["username"], "groups": groups}
+
+
+MODES = {"typed": (), "dry-run=server": ("--dry-run=server",)}
+
+
+def _refused(result: subprocess.CompletedProcess[str], rules: tuple[str, ...]) -> None:
+    assert result.returncode != 0, result.stdout
+    assert DENIED in result.stderr, result.stderr
+    for rule in rules:
+        assert f"[{rule}]" in result.stderr, result.stderr
+
+
+def _admitted(result: subprocess.CompletedProcess[str]) -> None:
+    # A create of a name the sync already made passes admission and then fails in storage:
+    # admission runs first, so AlreadyExists means fedgate admitted it.
+    assert (
+        result.returncode == 0
+        or "AlreadyExists" in result.stderr
+        or ("already exists" in result.stderr)
+    ), result.stderr
+    assert DENIED not in result.stderr
+
+
+def _rules(case_name: str) -> tuple[str, ...]:
+    return tuple(CASES[case_name].expect.rules or ())
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+def test_tenant_edit_of_a_git_owned_field_is_refused(
+    federation: Federation, synced: Synced, mode: str
+) -> None:
+    patch = {"spec": {"replicas": 7}}
+    result = federation.kubectl(
+        "patch",
+        "deployment",
+        "demo-http",
+        "-n",
+        "platform-demo",
+        "--type=merge",
+        "-p",
+        json.dumps(patch),
+        *MODES[mode],
+        user=ALICE,
+        groups=TEAM_A,
+    )
+    _refused(result, _rules("deployment edit by tenant denied"))
+
+
+def test_tenant_server_side_apply_of_a_git_owned_field_is_refused(
+    federation: Federation, synced: Synced
+) -> None:
+    live = federation.json("get", "deployment", "demo-http", "-n", "platform-demo")
+    applied = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "demo-http", "namespace": "platform-demo"},
+        "spec": {
+            "replicas": (live["spec"]["replicas"] or 0) + 3,
+            "selector": live["spec"]["selector"],
+            "template": live["spec"]["template"],
+        },
+    }
+    for extra in ((), ("--dry-run=server",)):
+        result = federation.kubectl(
+            "apply",
+            "--server-side",
+            "--force-conflicts",
+            "--field-manager=alice",
+            "-f",
+            "-",
+            *extra,
+            stdin=json.dumps(applied),
+            user=ALICE,
+            groups=TEAM_A,
+        )
+        _refused(result, _rules("deployment edit by tenant denied"))
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+def test_tenant_delete_of_a_git_owned_deployment_is_refused(
+    federation: Federation, synced: Synced, mode: str
+) -> None:
+    result = federation.kubectl(
+        "delete",
+        "deployment",
+        "demo-http",
+        "-n",
+        "platform-demo",
+        "--wait=false",
+        *MODES[mode],
+        user=ALICE,
+        groups=TEAM_A,
+    )
+    _refused(result, _rules("deployment delete by tenant denied"))
+    assert (
+        federation.kubectl("get", "deployment", "demo-http", "-n", "platform-demo").returncode == 0
+    )
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+def test_tenant_scale_of_an_autoscaled_app_is_refused(
+    federation: Federation, synced: Synced, mode: str
+) -> None:
+    result = federation.kubectl(
+        "scale",
+        "deployment",
+        "web-frontend",
+        "-n",
+        "platform-demo",
+        "--replicas=9",
+        *MODES[mode],
+        user=ALICE,
+        groups=TEAM_A,
+    )
+    _refused(result, _rules("scale by tenant denied"))
+
+
+REFUSED_CREATES = {
+    "overridepolicy foreign registry denied": "overridepolicy-foreign-registry-denied.json",
+    "propagationpolicy team a on cluster c denied": (
+        "propagationpolicy-team-a-on-cluster-c-denied.json"
+    ),
+}
+ADMITTED_CREATES = {
+    "overridepolicy create allowed": "overridepolicy-create-allowed.json",
+    "propagationpolicy create allowed": "propagationpolicy-create-allowed.json",
+}
+
+
+def _case_named(file_name: str) -> str:
+    """examples/requests/tests.yaml names each case after its file."""
+    return file_name.removesuffix(".json").replace("-", " ")
+
+
+@pytest.mark.parametrize("mode", [*MODES, "server-side"])
+@pytest.mark.parametrize("file_name", [*REFUSED_CREATES.values(), *ADMITTED_CREATES.values()])
+def test_policy_writes_of_the_example_requests(
+    federation: Federation, synced: Synced, file_name: str, mode: str
+) -> None:
+    request = _request(file_name)
+    if mode == "server-side":
+        args: tuple[str, ...] = ("apply", "--server-side", "--force-conflicts", "-f", "-")
+        if file_name in ADMITTED_CREATES.values():
+            args += ("--dry-run=server",)  # the synced policy stays as git has it
+    else:
+        args = ("create", "-f", "-", *MODES[mode])
+    if mode == "typed" and file_name in ADMITTED_CREATES.values():
+        args = ("create", "-f", "-", "--dry-run=server")  # the name is the synced policy's
+    result = federation.kubectl(*args, stdin=_object(request), **_as(request))
+    if file_name in REFUSED_CREATES.values():
+        _refused(result, tuple(CASES[_case_named(file_name)].expect.rules or ()))
+    else:
+        _admitted(result)
+
+
+# --- 5. faults ------------------------------------------------------------------------------
+
+
+def _fedgate_ready(federation: Federation) -> bool:
+    url = federation.env["webhook"]["url"].replace("/validate", "/readyz")
+    try:
+        return controlplane.https_get(url, federation.directory / "pki" / "ca.crt") == 200
+    except OSError:
+        return False
+
+
+def test_fedgate_stopped_mid_sync_then_restarted(federation: Federation, synced: Synced) -> None:
+    """failurePolicy Fail: with fedgate down, Argo CD's sync of a new commit fails whole
+    (nothing slips through unreviewed); once it is back, the next sync completes and the
+    federation holds exactly the tree (kubectl diff, as Argo CD's diff, finds nothing)."""
+    apps = synced.rendered.parent / "apps"
+    spec = apps / "status-page.yaml"
+    spec.write_text(spec.read_text().replace("status-page:2.3.1", "status-page:2.3.2"))
+    _compile(apps, synced.rendered)
+    controlplane.stop(federation.directory, "fedgate")
+    try:
+        failed = _argocd_sync(federation, synced.rendered)
+        assert failed.returncode != 0
+        assert 'failed calling webhook "validate.fedgate.dev"' in failed.stderr, failed.stderr
+        live = federation.json("get", "deployment", "status-page", "-n", "platform-demo")
+        images = [c["image"] for c in live["spec"]["template"]["spec"]["containers"]]
+        assert images == ["registry.example.com/platform/status-page:2.3.1"]
+    finally:
+        controlplane.restart(federation.directory, "fedgate")
+    eventually("fedgate ready again", lambda: _fedgate_ready(federation), seconds=60)
+    again = _argocd_sync(federation, synced.rendered)
+    assert again.returncode == 0, again.stderr
+    assert "deployment.apps/status-page configured" in again.stdout
+    paths = [arg for folder in TENANT_FOLDERS for arg in ("-f", str(synced.rendered / folder))]
+    diff = federation.kubectl("diff", "-R", *paths, user=ARGOCD[0], groups=ARGOCD_GROUPS)
+    assert diff.returncode == 0, diff.stdout + diff.stderr
+
+
+# --- 2. over the whole run: the control plane was never denied --------------------------------
+
+
+def test_no_control_plane_write_was_denied(federation: Federation, synced: Synced) -> None:
+    records = federation.audit()
+    assert records, "the audit log is empty: fedgate was never called"
+    control_plane = [r for r in records if r["user"] not in TEST_USERS]
+    assert control_plane, "no control-plane write reached fedgate"
+    denied = [r for r in control_plane if not r["allowed"]]
+    assert not denied, "\n".join(json.dumps(r) for r in denied)
