@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import time
 from collections.abc import Callable, Iterator
@@ -16,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from tests.e2e import build, controlplane
 
@@ -98,23 +96,13 @@ def eventually(what: str, check: Callable[[], Any], seconds: float = 120) -> Any
 
 
 def policies_for(identities: str, directory: Path) -> Path:
-    """The bundle's policies as an installation of this layout configures them: where every
-    Karmada component is the chart's / karmadactl init's one admin user, writers.yaml must name
-    that user as Karmada (the shipped file knows only hack/deploy-karmada.sh's per-component
-    users, system:karmada:*), for its writes and for the FederatedHPA's fields."""
-    shipped = controlplane.REPO / "policies"
-    if identities != "admin":
-        return shipped
-    policies = directory / "policies"
-    shutil.copytree(shipped, policies)
-    writers = yaml.safe_load((policies / "writers.yaml").read_text())
-    for writer in writers["writers"]:
-        if writer["name"] == "karmada":
-            writer["usernames"] = [*writer.get("usernames", []), controlplane.ADMIN_USER]
-    hpa = writers["ledgerOwners"]["federated-hpa"]
-    hpa["usernames"] = [*hpa.get("usernames", []), controlplane.ADMIN_USER]
-    (policies / "writers.yaml").write_text(yaml.safe_dump(writers, sort_keys=False))
-    return policies
+    """The shipped policies, in both layouts: writers.yaml names hack/deploy-karmada.sh's
+    per-component users (system:karmada:*) and the one admin user the chart, the operator and
+    karmadactl init give every component (system:admin), so a real installation of either
+    needs no edit (with the admin layout unnamed, Karmada was locked out: no binding, no Work
+    was ever created)."""
+    del identities, directory
+    return controlplane.REPO / "policies"
 
 
 @pytest.fixture(scope="session", params=controlplane.IDENTITIES)
