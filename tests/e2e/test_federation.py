@@ -10,6 +10,7 @@ denied.
 
 from __future__ import annotations
 
+import base64
 import json
 import shutil
 import subprocess
@@ -23,6 +24,7 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.deploy.helm import Unavailable, helm_binary
 from tests.e2e import controlplane
 from tests.e2e.conftest import ARGOCD, ARGOCD_GROUPS, Federation, eventually
 from webhook.suites import load_suite
@@ -516,3 +518,162 @@ def test_no_control_plane_write_was_denied(federation: Federation, synced: Synce
     assert control_plane, "no control-plane write reached fedgate"
     denied = [r for r in control_plane if not r["allowed"]]
     assert not denied, "\n".join(json.dumps(r) for r in denied)
+
+
+# --- the Helm chart, installed for real -----------------------------------------------------
+
+CHART = controlplane.REPO / "deploy" / "chart" / "fedgate"
+
+
+@pytest.fixture(scope="module")
+def helm() -> Path:
+    try:
+        return helm_binary()
+    except Unavailable as exc:
+        pytest.skip(str(exc))
+
+
+def run_helm(helm: Path, kubeconfig: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(helm), "--kubeconfig", str(kubeconfig), *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+def _edit_by_alice(federation: Federation) -> subprocess.CompletedProcess[str]:
+    return federation.kubectl(
+        "patch",
+        "deployment",
+        "demo-http",
+        "-n",
+        "platform-demo",
+        "--type=merge",
+        "-p",
+        json.dumps({"spec": {"replicas": 7}}),
+        "--dry-run=server",
+        user=ALICE,
+        groups=TEAM_A,
+    )
+
+
+def test_the_chart_s_registration_is_what_the_api_server_calls(
+    federation: Federation, synced: Synced, helm: Path, tmp_path: Path
+) -> None:
+    """The harness's own configuration is replaced by the chart's release: the tenant's edit
+    of a Git-owned field is still refused, by fedgate, through the chart's configuration."""
+    url = federation.env["webhook"]["url"]
+    ca = federation.directory / "pki" / "ca.crt"
+    harness = controlplane.fedgate_webhook_configuration(
+        url, base64.b64encode(ca.read_bytes()).decode()
+    )
+    saved = tmp_path / "harness.yaml"
+    saved.write_text(yaml.safe_dump(harness))
+    deleted = federation.kubectl("delete", "validatingwebhookconfiguration", "fedgate")
+    assert deleted.returncode == 0, deleted.stderr
+    try:
+        installed = run_helm(
+            helm,
+            federation.karmada,
+            "install",
+            "fedgate-registration",
+            str(CHART),
+            "--set",
+            "webhook.enabled=false",
+            "--set",
+            "registration.enabled=true",
+            "--set",
+            f"registration.url={url}",
+            "--set-file",
+            f"registration.caBundle={ca}",
+            "--wait",
+        )
+        assert installed.returncode == 0, installed.stderr
+        made = federation.json("get", "validatingwebhookconfiguration", "fedgate")
+        assert made["metadata"]["labels"]["app.kubernetes.io/managed-by"] == "Helm"
+        assert made["webhooks"][0]["clientConfig"]["url"] == url
+
+        def refused() -> bool:
+            result = _edit_by_alice(federation)
+            return result.returncode != 0 and "[ownership.field-owner]" in result.stderr
+
+        eventually("the chart's configuration in force", refused, seconds=60)
+        removed = run_helm(helm, federation.karmada, "uninstall", "fedgate-registration")
+        assert removed.returncode == 0, removed.stderr
+    finally:
+        run_helm(helm, federation.karmada, "uninstall", "fedgate-registration")
+        restored = federation.kubectl("apply", "-f", str(saved))
+        assert restored.returncode == 0, restored.stderr
+    eventually(
+        "the harness's configuration in force again",
+        lambda: "[ownership.field-owner]" in _edit_by_alice(federation).stderr,
+        seconds=60,
+    )
+
+
+def test_the_chart_s_webhook_release_is_accepted_by_a_real_api_server(
+    federation: Federation, helm: Path, tmp_path: Path
+) -> None:
+    """Everything the host-cluster release holds (Deployment, PodDisruptionBudget, Service,
+    NetworkPolicy, the generated TLS Secret, the user's bundle ConfigMap) is accepted by a real
+    kube-apiserver; a member's stands in for the host cluster (nothing runs the pods here)."""
+    member = federation.members[0]
+    kubeconfig = Path(federation.env["members"][member]["kubeconfig"])
+    bundle = tmp_path / "fedgate-policies.yaml"
+    made = subprocess.run(
+        [
+            str(controlplane.REPO / ".venv" / "bin" / "fedgate"),
+            "bundle",
+            "--example-policies",
+            "--no-index",
+            "--out",
+            str(bundle),
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert made.returncode == 0, made.stderr
+    try:
+        installed = run_helm(
+            helm,
+            kubeconfig,
+            "install",
+            "fedgate",
+            str(CHART),
+            "-n",
+            "fedgate-system",
+            "--create-namespace",
+            "--set-file",
+            f"bundle.manifest={bundle}",
+        )
+        assert installed.returncode == 0, installed.stderr
+        for kind, name in (
+            ("deployment", "fedgate-webhook"),
+            ("poddisruptionbudget", "fedgate-webhook"),
+            ("service", "fedgate-webhook"),
+            ("networkpolicy", "fedgate-webhook"),
+            ("secret", "fedgate-webhook-tls"),
+            ("configmap", "fedgate-policies"),
+        ):
+            found = federation.kubectl("get", kind, name, "-n", "fedgate-system", member=member)
+            assert found.returncode == 0, (kind, found.stderr)
+        upgraded = run_helm(
+            helm,
+            kubeconfig,
+            "upgrade",
+            "fedgate",
+            str(CHART),
+            "-n",
+            "fedgate-system",
+            "--set-file",
+            f"bundle.manifest={bundle}",
+        )
+        assert upgraded.returncode == 0, upgraded.stderr
+    finally:
+        run_helm(helm, kubeconfig, "uninstall", "fedgate", "-n", "fedgate-system")
+        federation.kubectl("delete", "namespace", "fedgate-system", "--wait=false", member=member)
