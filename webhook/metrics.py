@@ -63,6 +63,13 @@ class Metrics:
             registry=self.registry,
         )
         self._request_counters: dict[tuple[str, str, str], Any] = {}
+        self.engine_faults = Counter(
+            "fedgate_engine_faults",
+            "Shortcuts inside the review that raised and were stepped around (the answer is the "
+            "full review's): a broken fast path, to be fixed",
+            ["where"],
+            registry=self.registry,
+        )
         self.bundle_load_errors = Counter(
             "fedgate_bundle_load_errors",
             "Bundle reloads refused because the bundle is broken",
@@ -79,6 +86,8 @@ class Metrics:
         counter.inc()
         for violation in decision.violations:
             self.violations.labels(violation.rule, violation.action).inc()
+        for fault in decision.faults:
+            self.engine_faults.labels(fault.split(":", 1)[0]).inc()
         self.latency.observe(seconds)
 
     def exposition(self) -> bytes:

@@ -58,6 +58,9 @@ class Decision:
     targets: tuple[str, ...] | None = None
     """The member clusters the object's placement can select, where the review worked them out
     (propagation policies): what the decision is about, for the audit line; not a verdict."""
+    faults: tuple[str, ...] = ()
+    """What broke inside the engine and was stepped around (a fast path that raised): the answer
+    is the slow path's, but a broken shortcut must be seen (the server counts and logs them)."""
 
     @classmethod
     def of(
@@ -67,10 +70,12 @@ class Decision:
         notes: Iterable[str] = (),
         audit: Iterable[tuple[str, str]] = (),
         targets: tuple[str, ...] | None = None,
+        faults: Iterable[str] = (),
     ) -> Decision:
         ordered = tuple(sorted(set(violations)))
+        broken = tuple(faults)
         if not ordered and not notes and not audit:  # the common answer, without empty lists
-            return cls(allowed=True, targets=targets)
+            return cls(allowed=True, targets=targets, faults=broken)
         warnings = [f"{v.rule}: {v.message}" for v in ordered if v.action == "warn"]
         audits = [*audit, *((f"{v.rule}", v.message) for v in ordered if v.action == "audit")]
         return cls(
@@ -79,6 +84,7 @@ class Decision:
             warnings=tuple([*notes, *warnings]),
             audit=tuple(sorted(set(audits))),
             targets=targets,
+            faults=broken,
         )
 
     @property

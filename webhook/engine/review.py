@@ -52,15 +52,17 @@ def review(request: AdmissionRequest, bundle: Bundle, *, cluster: str | None = N
     targets = _targets(context)
     if identity.writer in EXEMPT_WRITERS:
         return Decision(allowed=True, targets=targets)
-    found = list(_violations(context))
+    faults: list[str] = []
+    found = list(_violations(context, faults))
     violations = [v for v in found if not isinstance(v, celrules.AuditAnnotation)]
     audit = [(v.rule, v.message) for v in found if isinstance(v, celrules.AuditAnnotation)]
     if identity.writer == BREAK_GLASS:
-        return _break_glass(context, violations, targets, audit)
-    return Decision.of(violations, targets=targets, audit=audit)
+        return replace(_break_glass(context, violations, targets, audit), faults=tuple(faults))
+    return Decision.of(violations, targets=targets, audit=audit, faults=faults)
 
 
-def _violations(context: Review) -> Iterator[Violation]:
+def _violations(context: Review, faults: list[str]) -> Iterator[Violation]:
+    """Every rule's violations; what breaks in a shortcut is appended to ``faults``."""
     bundle = context.bundle
     request = context.request
     in_tenant_namespace = context.tenant is not None
@@ -76,8 +78,9 @@ def _violations(context: Review) -> Iterator[Violation]:
     if activations is not None and runtime is not None:
         try:
             refused, passed = _fast_paths(matched, activations, runtime)
-        except Exception:
-            passed = set()  # to decide (every rule below is guarded)
+        except Exception as exc:  # every rule below is guarded: the slow path decides
+            refused, passed = {}, set()
+            faults.append(f"fast-path: {type(exc).__name__}: {exc}"[:300])
     for rule in matched:
         if rule.id in passed:
             continue

@@ -161,3 +161,39 @@ def test_a_broken_placement_is_a_denial_never_an_exception(
     else:
         assert not decision.allowed
         assert {v.rule for v in decision.violations} >= {"tenancy.placement-scope"}
+
+
+@pytest.mark.parametrize("name", sorted(REQUESTS))
+def test_a_fast_path_that_raises_is_a_fault_on_the_decision_not_a_silence(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """review() turned any exception of its fast paths into 'no fast path' and said nothing, so
+    a broken shortcut went unseen. The full review still answers (the same decision), and the
+    Decision names the fault, which the server logs and counts (fedgate_engine_faults)."""
+    import webhook.engine.review as engine  # noqa: PLC0415
+
+    bundle = load_bundle(POLICIES)
+    request = _request(REQUESTS[name])
+    assert request is not None
+    healthy = review(request, bundle)
+    assert healthy.faults == ()
+
+    def broken(*_: object) -> None:
+        raise ZeroDivisionError("a shortcut's bug")
+
+    monkeypatch.setattr(engine, "_fast_paths", broken)
+    stepped = review(request, bundle)
+    assert (stepped.allowed, stepped.violations) == (healthy.allowed, healthy.violations)
+    assert stepped.faults == ("fast-path: ZeroDivisionError: a shortcut's bug",)
+
+
+def test_the_server_counts_engine_faults() -> None:
+    from webhook.engine.decision import Decision  # noqa: PLC0415
+    from webhook.metrics import Metrics  # noqa: PLC0415
+
+    metrics = Metrics()
+    request = _request(REQUESTS["propagationpolicy-create-allowed"])
+    assert request is not None
+    metrics.observe(request, Decision.of([], faults=["fast-path: KeyError: 'x'"]), 0.001)
+    text = metrics.exposition().decode()
+    assert 'fedgate_engine_faults_total{where="fast-path"} 1.0' in text
