@@ -124,6 +124,9 @@ class CelRuntime:
         self._by_id = {r.id: r for r in rules}
         self._rules = tuple(rules)
         self.proofs: dict[str, Proof] = {}
+        self.proof_faults: tuple[str, ...] = ()
+        """Proofs that failed to build for a reason other than 'outside the subset': bugs of
+        the translation (those rules go to the engine; the server logs and counts them)."""
         self.proof_reads: frozenset[str] = frozenset()
         self._proof_lock = threading.Lock()
         self._reviews_before_proofs = max(proofs_after, 0) if proofs else -1
@@ -179,7 +182,9 @@ class CelRuntime:
         return found
 
     def _build_proofs(self) -> None:
-        built = _proofs(self._rules)
+        faults: list[str] = []
+        built = _proofs(self._rules, faults)
+        self.proof_faults = tuple(faults)
         self.proof_reads = frozenset(name for proof in built.values() for name in proof.variables)
         self.proofs = built  # after proof_reads: a reader that sees a proof sees what it reads
         self._reviews_before_proofs = -1
@@ -330,15 +335,18 @@ def _texts(rule: Rule) -> tuple[str, ...]:
     )
 
 
-def _proofs(rules: Sequence[Rule]) -> dict[str, Proof]:
-    """One proof per CEL rule wholly in the subset: its conditions and validations all true."""
+def _proofs(rules: Sequence[Rule], faults: list[str]) -> dict[str, Proof]:
+    """One proof per CEL rule wholly in the subset: its conditions and validations all true;
+    a translation that broke is appended to ``faults`` (with the rule's id)."""
     from webhook.engine.cel.proof import compile_proof  # noqa: PLC0415 - lark, only when built
 
     found: dict[str, Proof] = {}
     for rule in rules:
         if CelRuntime.provable(rule):
             expressions = [*rule.match_conditions, *(v.expression for v in rule.validations)]
-            proof = compile_proof(expressions, VARIABLES)
+            broken: list[str] = []
+            proof = compile_proof(expressions, VARIABLES, broken)
+            faults += [f"{fault} (rule {rule.id})" for fault in broken]
             if proof is not None:
                 found[rule.id] = proof
     return found

@@ -197,3 +197,36 @@ def test_the_server_counts_engine_faults() -> None:
     metrics.observe(request, Decision.of([], faults=["fast-path: KeyError: 'x'"]), 0.001)
     text = metrics.exposition().decode()
     assert 'fedgate_engine_faults_total{where="fast-path"} 1.0' in text
+
+
+def test_the_shipped_rules_proofs_build_without_a_fault() -> None:
+    bundle = load_bundle(POLICIES)
+    assert bundle.cel_runtime is not None
+    assert bundle.cel_runtime.proofs  # proofs are built at load by default
+    assert bundle.cel_runtime.proof_faults == ()
+
+
+def test_a_proof_that_breaks_is_a_fault_not_outside_the_subset(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """compile_proof took every exception for 'outside the subset': a bug of the translation
+    went unseen. It is recorded with its rule, the rule goes to the engine, and the webhook
+    counts it at load (fedgate_engine_faults{where="proof"})."""
+    from webhook.app import create_app  # noqa: PLC0415
+    from webhook.engine.cel import proof  # noqa: PLC0415
+
+    def broken(self: object, trees: object) -> list[str]:
+        raise TypeError("a translation's bug")
+
+    monkeypatch.setattr(proof._Translator, "function", broken)
+    bundle = load_bundle(POLICIES)
+    assert bundle.cel_runtime is not None
+    faults = bundle.cel_runtime.proof_faults
+    assert faults and all(
+        f.startswith("proof: TypeError: a translation's bug (rule ") for f in faults
+    )
+    assert not bundle.cel_runtime.proofs
+    monkeypatch.delenv("PROMETHEUS_MULTIPROC_DIR", raising=False)
+    metrics = create_app(bundle).test_client().get("/metrics").get_data(as_text=True)
+    assert f'fedgate_engine_faults_total{{where="proof"}} {float(len(faults))}' in metrics
+    assert proof.compile_proof("1 == 1", ()) is None  # still no proof, still no exception

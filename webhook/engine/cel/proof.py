@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lark import Token, Tree
+from lark.exceptions import LarkError
 
 from webhook.engine.cel import grammar, library
 from webhook.engine.cel.values import INT64_MAX, INT64_MIN
@@ -73,10 +74,15 @@ class Proof:
             return False
 
 
-def compile_proof(expressions: str | Sequence[str], variables: Iterable[str]) -> Proof | None:
+def compile_proof(
+    expressions: str | Sequence[str],
+    variables: Iterable[str],
+    faults: list[str] | None = None,
+) -> Proof | None:
     """One proof that every expression is true, over the declared ``variables`` (one function
     for a rule's conditions and validations: one call per rule); None when any expression is
-    outside the subset."""
+    outside the subset. A failure that is not one of those (a bug of the translation) is
+    appended to ``faults`` too, so it is seen rather than taken for 'outside the subset'."""
     texts = (expressions,) if isinstance(expressions, str) else tuple(expressions)
     try:
         trees = [grammar.parse(text) for text in texts]
@@ -84,8 +90,12 @@ def compile_proof(expressions: str | Sequence[str], variables: Iterable[str]) ->
         source = "\n".join(translator.function(trees))
         namespace: dict[str, Any] = dict(_RUNTIME)
         exec(compile(source, "<cel proof>", "exec"), namespace)  # built from tokens: see above
-    except Exception:  # outside the subset (Unsupported), unparsable, too deep for Python, or a
-        return None  # translation that fails: no proof, and the engine stays authoritative
+    except (Unsupported, LarkError, RecursionError):  # outside the subset, unparsable, too deep
+        return None  # no proof, and the engine stays authoritative
+    except Exception as exc:  # a translation that fails: no proof either, but a bug to see
+        if faults is not None:
+            faults.append(f"proof: {type(exc).__name__}: {exc}"[:300])
+        return None
     return Proof(texts, frozenset(translator.reads), source, namespace["proof"])
 
 
