@@ -4,13 +4,14 @@ Pure: manifests and the bundle in, a TreePlan out. The Karmada policies of the t
 (PropagationPolicy, ClusterPropagationPolicy, OverridePolicy, ClusterOverridePolicy) decide
 each template's placement and each member's copy (``webhook/karmada/propagation.py``); the
 rules judge every copy (``members.py``). Karmada's own API objects (FederatedHPA, Work, ...)
-are not templates and are left out.
+are not templates and are left out, but a FederatedHPA's bounds set its target's replicas
+first, as Karmada's FederatedHPA controller does before any metric is read.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from compiler.manifests import Manifest, ManifestSet, duplicates
@@ -103,6 +104,53 @@ def plan_template(manifest: Manifest, policies: Policies, bundle: Bundle) -> Tem
     return TemplateResult(manifest, plan, member_violations(plan, policies, bundle))
 
 
+FEDERATED_HPA = ("autoscaling.karmada.io", "FederatedHPA")
+
+
+def autoscaler_bounds(manifests: Iterable[Manifest]) -> dict[tuple[str, str, str], tuple[int, int]]:
+    """(namespace, kind, name) of each FederatedHPA's target -> (minReplicas, maxReplicas)."""
+    found: dict[tuple[str, str, str], tuple[int, int]] = {}
+    for manifest in manifests:
+        obj = manifest.object
+        if (group_of(str(obj.get("apiVersion", ""))), obj.get("kind")) != FEDERATED_HPA:
+            continue
+        spec = obj.get("spec")
+        target = spec.get("scaleTargetRef") if isinstance(spec, Mapping) else None
+        if not isinstance(target, Mapping) or not isinstance(spec, Mapping):
+            continue
+        low: Any = spec.get("minReplicas", 1)
+        high: Any = spec.get("maxReplicas")
+        if not (_count(low) and _count(high)):
+            continue  # Karmada's API refuses it (maxReplicas is required)
+        metadata = obj.get("metadata") or {}
+        key = (str(metadata.get("namespace", "")), str(target.get("kind")), str(target.get("name")))
+        found[key] = (low, high)
+    return found
+
+
+def _count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def scaled(manifest: Manifest, bounds: Mapping[tuple[str, str, str], tuple[int, int]]) -> Manifest:
+    """The template with the replicas Karmada's FederatedHPA controller gives it first: below
+    minReplicas raised to it, above maxReplicas lowered to it (``federatedhpa_controller.go``,
+    "Current number of replicas below Spec.MinReplicas"); 0 stays 0 (scaling disabled)."""
+    _, kind, namespace, name = manifest.identity
+    found = bounds.get((namespace, kind, name))
+    spec = manifest.object.get("spec")
+    if found is None or not isinstance(spec, Mapping):
+        return manifest
+    current = spec.get("replicas", 1)
+    if not isinstance(current, int) or isinstance(current, bool) or current == 0:
+        return manifest
+    low, high = found
+    wanted = high if current > high else low if current < low else current
+    if wanted == current and "replicas" in spec:
+        return manifest
+    return replace(manifest, object={**manifest.object, "spec": {**spec, "replicas": wanted}})
+
+
 def _order(manifest: Manifest) -> tuple[str, str, str, str, str]:
     api_version, kind, namespace, name = manifest.identity
     return namespace, kind, name, api_version, manifest.file
@@ -111,9 +159,11 @@ def _order(manifest: Manifest) -> tuple[str, str, str, str, str]:
 def plan_templates(
     manifests: Sequence[Manifest], policies: Policies, bundle: Bundle
 ) -> tuple[TemplateResult, ...]:
-    """Every template among ``manifests``, judged with ``policies``."""
+    """Every template among ``manifests``, judged with ``policies``; a FederatedHPA among them
+    sets its target's replicas first."""
+    bounds = autoscaler_bounds(manifests)
     templates = sorted((m for m in manifests if is_template(m.object)), key=_order)
-    return tuple(plan_template(m, policies, bundle) for m in templates)
+    return tuple(plan_template(scaled(m, bounds), policies, bundle) for m in templates)
 
 
 def plan_tree(manifests: ManifestSet, bundle: Bundle) -> TreePlan:

@@ -279,14 +279,10 @@ def test_members_run_what_plan_tree_predicts(federation: Federation, synced: Syn
     assert not differences, "\n".join(differences)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="plan --tree leaves FederatedHPAs out, so it divides the template's replicas (1 by"
-    " default) where Karmada's FederatedHPA controller first raises them to minReplicas"
-    " (pkg/controllers/federatedhpa/federatedhpa_controller.go: 'Current number of replicas"
-    " below Spec.MinReplicas'); `fedgate plan` of the app predicts it",
-)
 def test_plan_tree_of_a_federatedhpa_target(federation: Federation, synced: Synced) -> None:
+    """plan --tree divided the template's replicas (1 by default) where Karmada's FederatedHPA
+    controller first raises them to minReplicas (federatedhpa_controller.go: 'Current number of
+    replicas below Spec.MinReplicas'); it now sets them as the controller does."""
     planned = [t for t in _tree_deployments(synced) if t["name"] in AUTOSCALED]
     assert planned
     differences = [d for p in planned for d in _differences(federation, p)]

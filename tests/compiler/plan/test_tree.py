@@ -237,3 +237,50 @@ def test_the_text_shows_what_each_member_runs(tmp_path: Path) -> None:
         "    deny   [registry-allowed] in cluster-a: image platform/demo-http:1.0 does not come "
         "from the",
     ]
+
+
+FHPA = """\
+apiVersion: autoscaling.karmada.io/v1alpha1
+kind: FederatedHPA
+metadata: {{name: demo-http, namespace: platform-demo}}
+spec:
+  scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: demo-http}}
+  {bounds}
+"""
+
+
+def test_a_federated_hpa_sets_its_target_s_replicas_first(tmp_path: Path) -> None:
+    """The live federation ran web-frontend 1 + 1 where plan --tree said cluster-a 1: Karmada's
+    FederatedHPA controller raises a template below minReplicas to it (and lowers one above
+    maxReplicas) before any metric is read; 0 stays 0 (scaling disabled)."""
+    cases = {
+        "minReplicas: 9\n  maxReplicas: 12": {"cluster-a": 6, "cluster-b": 3},
+        "minReplicas: 1\n  maxReplicas: 3": {"cluster-a": 2, "cluster-b": 1},
+        "minReplicas: 2\n  maxReplicas: 10": {"cluster-a": 4, "cluster-b": 2},
+        "maxReplicas: 5": {"cluster-a": 3, "cluster-b": 2},
+    }
+    for number, (bounds, placement) in enumerate(cases.items()):
+        tree = write(
+            tmp_path / str(number),
+            **{"app.yaml": TEAM_A_APP, "fhpa.yaml": FHPA.format(bounds=bounds)},
+        )
+        _, report, _ = plan_tree(tree)
+        [template] = report["templates"]
+        assert template["placement"] == placement, bounds
+    absent = TEAM_A_APP.replace("  replicas: 6\n", "")
+    tree = write(
+        tmp_path / "default",
+        **{"app.yaml": absent, "fhpa.yaml": FHPA.format(bounds="minReplicas: 2\n  maxReplicas: 4")},
+    )
+    [template] = plan_tree(tree)[1]["templates"]
+    assert template["placement"] == {"cluster-a": 1, "cluster-b": 1}
+    stopped = TEAM_A_APP.replace("replicas: 6", "replicas: 0")
+    tree = write(
+        tmp_path / "zero",
+        **{
+            "app.yaml": stopped,
+            "fhpa.yaml": FHPA.format(bounds="minReplicas: 2\n  maxReplicas: 4"),
+        },
+    )
+    [template] = plan_tree(tree)[1]["templates"]
+    assert sum(template["placement"].values()) == 0
