@@ -14,7 +14,8 @@ server connections over the workers.
 Each worker keeps its connections in the order they were last active: at its connection limit
 a new connection closes the one idle longest (waiting for a request, with none running), and
 on SIGTERM idle connections are closed at once while requests under way finish, so a stop
-after traffic takes as long as the slowest answer, not the graceful timeout.
+after traffic takes as long as the slowest answer, not the graceful timeout. Connections just
+made (a reload recycles workers under traffic) get their handshake and first request first.
 """
 
 from __future__ import annotations
@@ -144,8 +145,12 @@ class DeadlineProtocol(ASGIProtocol):  # type: ignore[misc]
 
     worker: WebhookWorker
 
+    opened = 0.0
+    """When the connection was made (the event loop's clock)."""
+
     def connection_made(self, transport: Any) -> None:
         super().connection_made(transport)
+        self.opened = self.worker.loop.time()
         self.worker.connections[self] = None
         if self.worker.nr_conns > self.worker.worker_connections and not self.worker.make_room(
             self
@@ -192,6 +197,12 @@ class DeadlineProtocol(ASGIProtocol):  # type: ignore[misc]
             self._request_ready.set()  # wake the connection's loop: it sees _closed and ends
 
 
+FRESH_SECONDS = 1.0
+"""How long a stopping worker waits for the first request of a connection just made."""
+HANDSHAKE_SECONDS = 0.5
+"""How long a stopping worker waits, once it accepts no more, for handshakes under way."""
+
+
 class WebhookWorker(gasgi.ASGIWorker):  # type: ignore[misc]
     """gunicorn's asyncio worker serving connections with ``DeadlineProtocol``, which keeps
     them in ``connections``, least recently active first."""
@@ -219,6 +230,13 @@ class WebhookWorker(gasgi.ASGIWorker):  # type: ignore[misc]
         """gunicorn's graceful stop waited for every open connection, idle keep-alive ones
         included, until the graceful timeout: close those now, and each one under way as
         soon as its answer is out."""
+        for server in self.servers:
+            server.close()
+        if self.servers and not self._quick_shutdown:
+            # A TLS 1.3 client counts its handshake done, and sends its request, a round trip
+            # before the server does: a connection still in its handshake is not counted yet,
+            # and a worker that stopped at once dropped it with the request on its way.
+            await asyncio.sleep(HANDSHAKE_SECONDS)
         closer = asyncio.ensure_future(self._close_when_idle())
         try:
             await super()._shutdown()
@@ -226,9 +244,14 @@ class WebhookWorker(gasgi.ASGIWorker):  # type: ignore[misc]
             closer.cancel()
 
     async def _close_when_idle(self) -> None:
+        """A connection made just before the stop (a reload recycles workers under traffic)
+        has its request on the way: closing it would fail that request, since a client
+        retries only on a connection it reused; it gets FRESH_SECONDS to send it."""
         while True:
+            now = self.loop.time()
             for connection in list(self.connections):
-                if connection.idle or connection.finished:
+                fresh = not connection.req_count and now - connection.opened < FRESH_SECONDS
+                if (connection.idle and not fresh) or connection.finished:
                     connection.drop()
             await asyncio.sleep(0.05)
 

@@ -9,8 +9,11 @@ from __future__ import annotations
 import json
 import re
 import socket
+import ssl
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import trustme
@@ -36,6 +39,46 @@ def _allowed(server: Server) -> bool:
     _, body = server.review(DENIED)
     assert isinstance(body, dict), body
     return bool(body["response"]["allowed"])
+
+
+@contextmanager
+def _traffic(server: Server) -> Iterator[list[str]]:
+    """Reviews one after another, each on a new connection, while the block runs; the list
+    collects every failure (an error or a status other than 200) but a connection reset during
+    its TLS handshake, before a request was sent: one queued at the old worker's listening
+    socket when it closes is reset by the kernel (SO_REUSEPORT), a known limit of a recycle
+    (the count is printed). A request sent and left unanswered is a failure."""
+    failures: list[str] = []
+    stop = threading.Event()
+    resets = 0
+
+    def send() -> None:
+        nonlocal resets
+        while not stop.is_set():
+            connection = server.connection()
+            try:
+                connection.connect()  # the TLS handshake
+            except (ConnectionResetError, ssl.SSLEOFError):
+                resets += 1
+                continue
+            try:
+                status, _ = server.review(DENIED, connection=connection)
+            except OSError as exc:
+                failures.append(repr(exc))
+                continue
+            finally:
+                connection.close()
+            if status != 200:
+                failures.append(str(status))
+
+    sender = threading.Thread(target=send)
+    sender.start()
+    try:
+        yield failures
+    finally:
+        stop.set()
+        sender.join(timeout=15)
+        print(f"connections reset before their request was read: {resets}")
 
 
 def _until(server: Server, done: Callable[[], bool]) -> float:
@@ -66,9 +109,12 @@ def test_a_swapped_bundle_volume_is_served_and_a_broken_one_refused(tmp_path: Pa
         binding = files["rules__image-tag__binding.yaml"].decode()
         warned = re.sub(r"(?m)^action: \w+", "action: warn", binding).encode()
         assert warned != binding.encode()
-        project(volume, {**files, "rules__image-tag__binding.yaml": warned})
-        seconds = _until(server, lambda: _allowed(server))
+        with _traffic(server) as failures:
+            project(volume, {**files, "rules__image-tag__binding.yaml": warned})
+            seconds = _until(server, lambda: _allowed(server))
+            time.sleep(2.0)  # the old worker stops meanwhile
         print(f"bundle swap served after {seconds:.2f} s")
+        assert failures == []  # answered throughout the recycle
 
         project(
             volume,
@@ -118,9 +164,12 @@ def test_a_renewed_certificate_is_served_and_a_broken_pair_refused(tmp_path: Pat
         master = server.process.pid
         assert _serial(server) == _serial_of(first)
 
-        project(volume, _pair(second))  # cert-manager renews: same CA, a new key and serial
-        seconds = _until(server, lambda: _serial(server) == _serial_of(second))
+        with _traffic(server) as failures:
+            project(volume, _pair(second))  # cert-manager renews: same CA, new key and serial
+            seconds = _until(server, lambda: _serial(server) == _serial_of(second))
+            time.sleep(2.0)  # the old worker stops meanwhile
         print(f"certificate swap served after {seconds:.2f} s")
+        assert failures == []  # answered throughout the recycle
         assert _allowed(server) is False  # and the webhook still answers
 
         project(volume, _pair(third, key=first))  # a certificate with another's key
