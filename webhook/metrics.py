@@ -75,6 +75,11 @@ class Metrics:
             "Bundle reloads refused because the bundle is broken",
             registry=self.registry,
         )
+        self.tls_load_errors = Counter(
+            "fedgate_tls_load_errors",
+            "TLS certificate reloads refused because the certificate and key do not load",
+            registry=self.registry,
+        )
 
     def observe(self, request: AdmissionRequest, decision: Decision, seconds: float) -> None:
         result = "allowed" if decision.allowed else "denied"

@@ -1,6 +1,7 @@
 """``fedgate serve``: gunicorn running the webhook, with the bundle held by the master.
 
-The master reads and validates the bundle before any worker starts, and again on SIGHUP.
+The master reads and validates the bundle before any worker starts, and again on SIGHUP or when
+the bundle directory or the TLS files change on disk (webhook/reload.py).
 Workers build their compiled bundle from the master's last good copy, so a broken edit on disk
 never reaches them: the reload is refused, logged and counted, the workers are left alone and
 the old bundle keeps serving. Workers run gunicorn's asyncio worker (``asgi``) with the WSGI app
@@ -13,7 +14,8 @@ server connections over the workers.
 Each worker keeps its connections in the order they were last active: at its connection limit
 a new connection closes the one idle longest (waiting for a request, with none running), and
 on SIGTERM idle connections are closed at once while requests under way finish, so a stop
-after traffic takes as long as the slowest answer, not the graceful timeout.
+after traffic takes as long as the slowest answer, not the graceful timeout. Connections just
+made (a reload recycles workers under traffic) get their handshake and first request first.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ import functools
 import gc
 import logging
 import os
+import signal
+import ssl
 import stat
 import sys
 import time
@@ -45,6 +49,13 @@ from webhook.bundle.load import BundleSource, bundle_from_source, read_source
 from webhook.errors import BundleError, UsageError
 from webhook.heap import HeapTrimmer, pin_mmap_threshold
 from webhook.metrics import Metrics
+from webhook.reload import (
+    Fingerprint,
+    TlsPair,
+    directory_fingerprint,
+    files_fingerprint,
+    read_tls_pair,
+)
 from webhook.settings import Settings
 
 LOG = logging.getLogger("fedgate.server")
@@ -134,8 +145,12 @@ class DeadlineProtocol(ASGIProtocol):  # type: ignore[misc]
 
     worker: WebhookWorker
 
+    opened = 0.0
+    """When the connection was made (the event loop's clock)."""
+
     def connection_made(self, transport: Any) -> None:
         super().connection_made(transport)
+        self.opened = self.worker.loop.time()
         self.worker.connections[self] = None
         if self.worker.nr_conns > self.worker.worker_connections and not self.worker.make_room(
             self
@@ -182,6 +197,12 @@ class DeadlineProtocol(ASGIProtocol):  # type: ignore[misc]
             self._request_ready.set()  # wake the connection's loop: it sees _closed and ends
 
 
+FRESH_SECONDS = 1.0
+"""How long a stopping worker waits for the first request of a connection just made."""
+HANDSHAKE_SECONDS = 0.5
+"""How long a stopping worker waits, once it accepts no more, for handshakes under way."""
+
+
 class WebhookWorker(gasgi.ASGIWorker):  # type: ignore[misc]
     """gunicorn's asyncio worker serving connections with ``DeadlineProtocol``, which keeps
     them in ``connections``, least recently active first."""
@@ -209,6 +230,13 @@ class WebhookWorker(gasgi.ASGIWorker):  # type: ignore[misc]
         """gunicorn's graceful stop waited for every open connection, idle keep-alive ones
         included, until the graceful timeout: close those now, and each one under way as
         soon as its answer is out."""
+        for server in self.servers:
+            server.close()
+        if self.servers and not self._quick_shutdown:
+            # A TLS 1.3 client counts its handshake done, and sends its request, a round trip
+            # before the server does: a connection still in its handshake is not counted yet,
+            # and a worker that stopped at once dropped it with the request on its way.
+            await asyncio.sleep(HANDSHAKE_SECONDS)
         closer = asyncio.ensure_future(self._close_when_idle())
         try:
             await super()._shutdown()
@@ -216,20 +244,40 @@ class WebhookWorker(gasgi.ASGIWorker):  # type: ignore[misc]
             closer.cancel()
 
     async def _close_when_idle(self) -> None:
+        """A connection made just before the stop (a reload recycles workers under traffic)
+        has its request on the way: closing it would fail that request, since a client
+        retries only on a connection it reused; it gets FRESH_SECONDS to send it."""
         while True:
+            now = self.loop.time()
             for connection in list(self.connections):
-                if connection.idle or connection.finished:
+                fresh = not connection.req_count and now - connection.opened < FRESH_SECONDS
+                if (connection.idle and not fresh) or connection.finished:
                     connection.drop()
             await asyncio.sleep(0.05)
 
 
 class WebhookArbiter(Arbiter):  # type: ignore[misc]
-    """gunicorn's master, validating the bundle before a reload recycles the workers."""
+    """gunicorn's master, validating the bundle and TLS pair before a reload recycles the
+    workers, and looking for changed files between signals.
+
+    The look is part of the master's own loop (it waits for signals at most a second at a
+    time), not a thread: a change found is handled as a SIGHUP, by the same code, in the same
+    single thread as a signal; nothing runs concurrently with gunicorn's worker bookkeeping.
+    A recycle starts the new workers before the old ones stop (SO_REUSEPORT: both accept
+    meanwhile), and old workers finish their requests under way."""
+
+    app: WebhookServer
 
     def handle_hup(self) -> None:
-        if not self.app.reload_bundle():
-            return  # refused: the workers keep serving the previous bundle, untouched
+        if not self.app.take_changes():
+            return  # refused or unchanged: the workers keep serving, untouched
         super().handle_hup()
+
+    def wait_for_signals(self, timeout: float = 1.0) -> list[int]:
+        signals: list[int] = super().wait_for_signals(timeout=timeout)
+        if signal.SIGHUP not in signals and self.app.changed_on_disk():
+            signals.append(signal.SIGHUP)
+        return signals
 
 
 def check_key_file(path: str) -> None:
@@ -253,11 +301,16 @@ class WebhookServer(BaseApplication):  # type: ignore[misc]
 
     def __init__(self, options: ServeOptions, settings: Settings) -> None:
         self.options, self.settings = options, settings
+        self.tls: TlsPair | None = None
         if options.keyfile:
             check_key_file(options.keyfile)
+        if options.certfile and options.keyfile:
+            self.tls = read_tls_pair(options.certfile, options.keyfile)  # refuses to start
         self.metrics = Metrics()
         for descriptor in (1, 2):  # before the workers share them
             append_if_regular_file(descriptor)
+        self.seen = self._fingerprint()
+        self.next_look = time.monotonic() + settings.reload_seconds
         self.source: BundleSource = self._validated_source()  # refuses to start when broken
         super().__init__()
 
@@ -275,9 +328,34 @@ class WebhookServer(BaseApplication):  # type: ignore[misc]
         bundle_from_source(source, self.settings.cel_backend, proofs=self.settings.cel_proofs)
         return source
 
+    def _fingerprint(self) -> Fingerprint:
+        tls = (self.options.certfile, self.options.keyfile) if self.tls else ()
+        return directory_fingerprint(self.settings.policies), files_fingerprint(*tls)
+
+    def changed_on_disk(self) -> bool:
+        """Every ``reload_seconds``: has the bundle directory or a TLS file changed since the
+        last look or reload? Each change is reported once, valid or not."""
+        now = time.monotonic()
+        if now < self.next_look:
+            return False
+        self.next_look = now + self.settings.reload_seconds
+        seen, self.seen = self.seen, self._fingerprint()
+        if seen == self.seen:
+            return False
+        LOG.info("the policy bundle or TLS files changed on disk; reloading")
+        return True
+
+    def take_changes(self) -> bool:
+        """On SIGHUP or a change on disk: take the bundle if it is valid and the TLS pair if it
+        is new and loads; True when the workers must be recycled to serve what was taken. A
+        refusal is logged and counted, and the old one keeps serving."""
+        self.seen = self._fingerprint()  # what is read now is seen; later changes are new
+        bundle = self.reload_bundle()
+        return self.reload_tls() or bundle
+
     def reload_bundle(self) -> bool:
-        """On SIGHUP: take the bundle on disk if it is valid (True), else keep serving the old
-        one (False: logged and counted, and the workers are not recycled)."""
+        """Take the bundle on disk if it is valid (True), else keep serving the old one (False:
+        logged and counted)."""
         try:
             self.source = self._validated_source()
         except BundleError as exc:
@@ -286,6 +364,36 @@ class WebhookServer(BaseApplication):  # type: ignore[misc]
             return False
         LOG.info("policy bundle reloaded from %s", self.settings.policies)
         return True
+
+    def reload_tls(self) -> bool:
+        """Take a changed certificate and key if they load together (True); unchanged or
+        broken: False, the old pair kept (a broken one logged and counted)."""
+        certfile, keyfile = self.options.certfile, self.options.keyfile
+        if self.tls is None or certfile is None or keyfile is None:
+            return False
+        try:
+            pair = read_tls_pair(certfile, keyfile)
+        except UsageError as exc:
+            self.metrics.tls_load_errors.inc()
+            LOG.error("%s; still serving the previous certificate", exc)
+            return False
+        if pair == self.tls:
+            return False
+        self.tls = pair
+        LOG.info("TLS certificate reloaded from %s", certfile)
+        return True
+
+    def ssl_context(self, _config: Any, _default: Any) -> ssl.SSLContext:
+        """In each worker (gunicorn's ``ssl_context`` hook): a context for the master's last
+        good pair, never the files on disk now (which the master may have refused)."""
+        assert self.tls is not None  # gunicorn asks only when certfile is set
+        try:
+            return self.tls.context()
+        except Exception:
+            # gunicorn would log this and serve plain HTTP: end the worker instead (the master
+            # starts another); the master loaded the same bytes, so only the OS can fail here.
+            LOG.exception("cannot build the TLS context; this worker stops")
+            raise SystemExit(1) from None
 
     def load_config(self) -> None:
         options = self.options
@@ -307,7 +415,9 @@ class WebhookServer(BaseApplication):  # type: ignore[misc]
             "proc_name": "fedgate-webhook",
         }
         if options.certfile and options.keyfile:
-            config.update(certfile=options.certfile, keyfile=options.keyfile)
+            config.update(
+                certfile=options.certfile, keyfile=options.keyfile, ssl_context=self.ssl_context
+            )
         for key, value in config.items():
             self.cfg.set(key, value)
 

@@ -59,6 +59,12 @@ class Settings:
     3 s timeout. A review still running then finishes on its thread and its answer is
     dropped; one still queued never starts."""
 
+    reload_seconds: float = 2.0
+    """How often ``fedgate serve``'s master looks for a changed bundle directory or TLS files,
+    seconds (FEDGATE_RELOAD_SECONDS): a change (a ConfigMap or Secret volume swapping its
+    ``..data`` link, or a file rewritten) is validated and served without a restart, as on
+    SIGHUP; a broken one is refused and the previous one kept."""
+
     audit_log: bool = True
     """One JSON line per decision on the ``fedgate.audit`` logger (FEDGATE_AUDIT_LOG=0: off)."""
 
@@ -80,6 +86,7 @@ def settings_from_env(environ: Mapping[str, str] | None = None) -> Settings:
         ),
         heavy_body_bytes=_positive(env, "FEDGATE_HEAVY_BODY_BYTES", defaults.heavy_body_bytes),
         review_seconds=_seconds(env, "FEDGATE_REVIEW_SECONDS", defaults.review_seconds),
+        reload_seconds=_seconds(env, "FEDGATE_RELOAD_SECONDS", defaults.reload_seconds),
         cel_proofs=_flag(env, "FEDGATE_CEL_PROOFS", defaults.cel_proofs),
         audit_log=_flag(env, "FEDGATE_AUDIT_LOG", defaults.audit_log),
     )

@@ -83,16 +83,22 @@ def serving(
     workers: int = 2,
     stdout: int | None = None,
     env: dict[str, str] | None = None,
+    tls: tuple[trustme.CA, Path, Path] | None = None,
 ) -> Iterator[Server]:
     """`fedgate serve` with a fresh CA and certificate; stopped (SIGTERM, then SIGKILL) after.
     Its standard output (the audit log) goes to ``stdout`` when given, else to the log, as
     ``fedgate serve > log 2>&1`` would (one descriptor, opened without O_APPEND). ``env``:
-    more environment variables (FEDGATE_*)."""
-    ca = trustme.CA()
-    cert = ca.issue_cert("127.0.0.1", "localhost")
-    pem = directory / "tls.pem"
-    cert.private_key_and_cert_chain_pem.write_to_path(str(pem))
-    pem.chmod(0o600)  # fedgate serve refuses a key every user can read
+    more environment variables (FEDGATE_*). ``tls``: the CA to trust and the certificate and
+    key files to serve, instead of a fresh pair."""
+    if tls is None:
+        ca = trustme.CA()
+        cert = ca.issue_cert("127.0.0.1", "localhost")
+        pem = directory / "tls.pem"
+        cert.private_key_and_cert_chain_pem.write_to_path(str(pem))
+        pem.chmod(0o600)  # fedgate serve refuses a key every user can read
+        certfile = keyfile = pem
+    else:
+        ca, certfile, keyfile = tls
     context = ssl.create_default_context()
     ca.configure_trust(context)
     port = free_port()
@@ -107,9 +113,9 @@ def serving(
                 "--bind",
                 f"127.0.0.1:{port}",
                 "--certfile",
-                str(pem),
+                str(certfile),
                 "--keyfile",
-                str(pem),
+                str(keyfile),
                 "--workers",
                 str(workers),
                 "--policies",
@@ -144,3 +150,27 @@ def _wait_ready(server: Server) -> None:
             pass
         time.sleep(0.1)
     raise RuntimeError(f"fedgate serve not ready after {STARTUP_SECONDS} s:\n{server.output()}")
+
+
+def project(volume: Path, files: dict[str, bytes]) -> None:
+    """Write ``files`` into ``volume`` as the kubelet updates a ConfigMap or Secret volume: a
+    new timestamped directory, the ``..data`` symlink swapped to it at once (a rename), one
+    symlink per file through ``..data``, and the previous directory removed."""
+    volume.mkdir(exist_ok=True)
+    data = volume / "..data"
+    previous = os.readlink(data) if data.is_symlink() else None
+    stamp = volume / f"..{time.strftime('%Y_%m_%d_%H_%M_%S')}.{time.monotonic_ns()}"
+    stamp.mkdir()
+    for name, content in files.items():
+        (stamp / name).write_bytes(content)
+        (stamp / name).chmod(0o600)
+    staging = volume / "..data_tmp"
+    staging.symlink_to(stamp.name)
+    os.rename(staging, data)
+    for name in files:
+        if not (volume / name).is_symlink():
+            (volume / name).symlink_to(f"..data/{name}")
+    if previous is not None:
+        for old in (volume / previous).iterdir():
+            old.unlink()
+        (volume / previous).rmdir()

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+import trustme
 
 from tests.compiler.commands.entry import FEDGATE, environment, fedgate, no_traceback
 from tests.conftest import POLICIES
@@ -135,3 +136,26 @@ def test_a_certificate_that_is_not_a_file_is_named_with_its_option(
     no_traceback(result)
     assert result.returncode == 2
     assert result.stderr == f"fedgate: {message}\n"
+
+
+def test_a_certificate_with_another_certificates_key_is_refused_at_start(tmp_path: Path) -> None:
+    """gunicorn's own TLS loader logged such a pair in each worker and served plain HTTP."""
+    ca = trustme.CA()
+    one, other = ca.issue_cert("localhost"), ca.issue_cert("localhost")
+    one.cert_chain_pems[0].write_to_path(str(tmp_path / "tls.crt"))
+    other.private_key_pem.write_to_path(str(tmp_path / "tls.key"))
+    (tmp_path / "tls.key").chmod(0o600)
+    result = fedgate(
+        "serve",
+        "--certfile",
+        "tls.crt",
+        "--keyfile",
+        "tls.key",
+        "--policies",
+        str(POLICIES),
+        cwd=tmp_path,
+        timeout=60,
+    )
+    no_traceback(result)
+    assert result.returncode == 2
+    assert "do not load together" in result.stderr, result.stderr
