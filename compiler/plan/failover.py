@@ -19,9 +19,10 @@ For every template placed on a failed cluster:
   lets a target through);
 - how the old copy goes (``spec.failover.cluster.purgeMode``, else ``--no-execute-taint-
   eviction-purge-mode``): Gracefully keeps it until the new copies are healthy or
-  ``--graceful-eviction-timeout`` passes, Directly drops it at once. Either way Karmada cannot
-  delete anything on a member that does not answer (the execution controller waits for it):
-  during a partition the old copy runs on. ``spec.failover.application`` plays no part: it
+  ``--graceful-eviction-timeout`` passes, Directly holds the new copies back until the old one
+  is deleted (or that timeout drops the task). Either way Karmada cannot delete anything on a
+  member that does not answer (the execution controller waits for it): during a partition the
+  old copy runs on. ``spec.failover.application`` plays no part: it
   acts on a copy reported Unhealthy, and a failed cluster reports nothing.
 
 Then each cluster left's load against its declared ``allocatable``, and the eviction storm.
@@ -36,7 +37,7 @@ from typing import Any
 from compiler.manifests import Manifest
 from compiler.plan.capacity import ClusterLoad, Move, amount
 from compiler.plan.capacity import loads as capacity_loads
-from compiler.plan.tree import is_template
+from compiler.plan.tree import autoscaler_bounds, is_template, scaled
 from webhook.bundle.model import Bundle, Cluster, ControlPlane
 from webhook.engine.targets import stateful
 from webhook.karmada.detector import Policies
@@ -263,10 +264,15 @@ def _twice(evictions: Sequence[Eviction], timeout: int) -> list[str]:
         if not e.evicted:
             continue
         if e.purge in ("Directly", "Immediately"):
+            # pkg/controllers/binding/binding_controller.go: syncBinding writes no Work while
+            # checkDirectPurgeOrphanWorks finds one on a cluster of a Directly eviction task, and
+            # the execution controller deletes no Work on a cluster that is not Ready; the task
+            # goes only at --graceful-eviction-timeout (the new copies never report healthy).
             lines.append(
-                f"{e.cluster}: Karmada drops the old copy at the eviction (purgeMode "
-                f"{e.purge}), but cannot delete it while {e.cluster} does not answer: during a "
-                "partition it runs on beside the new copies"
+                f"{e.cluster}: Karmada holds the new copies back until the old copy is deleted "
+                f"(purgeMode {e.purge}), which needs {e.cluster} to answer: nothing new starts "
+                f"until it does or {timeout} s pass (--graceful-eviction-timeout); after that, "
+                "during a partition the old copy runs on beside the new copies"
             )
         elif e.purge == "Never":
             lines.append(f"{e.cluster}: the old copy is never removed (purgeMode Never)")
@@ -460,10 +466,10 @@ def fail(
     settings = bundle.karmada
     every_policy = (*settings.taint_policies, *taint_policies)
     taints = {c: tuple(failed_cluster_taints(bundle.clusters[c], every_policy, 0)) for c in failed}
+    bounds = autoscaler_bounds(manifests)  # a FederatedHPA sets its target's replicas first
     plans = [
-        (m, propagate(m.object, policies, bundle.clusters, members=False))
-        for m in manifests
-        if is_template(m.object)
+        (s, propagate(s.object, policies, bundle.clusters, members=False))
+        for s in (scaled(m, bounds) for m in manifests if is_template(m.object))
     ]
     failed_set = set(failed)
     followed = [_follow(m, p, policies, bundle, failed=failed_set, taints=taints) for m, p in plans]

@@ -54,6 +54,57 @@ MASTERS = "system:masters"
 # The harness's own user (tests, kubectl): in system:masters, so it may impersonate anyone.
 HARNESS_USER = "fedgate-e2e-admin"
 READY_SECONDS = 180
+# Cluster failover on, as policies/karmada.yaml describes it to `fedgate plan --fail`
+# (docs/failover.md): the controller-manager's flags (cmd/controller-manager/app/options:
+# cluster_failover.go, options.go) and the ClusterTaintPolicy `up` leaves to the test.
+# The gate and flags change nothing until a NoExecute taint lands on a cluster, and only a
+# ClusterTaintPolicy puts one there (the cluster controller adds NoSchedule only), so every
+# other test sees Karmada as before; the thresholds stay v1.18's defaults (a member goes
+# NotReady 30-40 s after its API server stops) so a loaded machine does not flap a member.
+FAILOVER = {
+    "featureGates": {"Failover": True},
+    "enableTaintManager": True,
+    "enableNoExecuteTaintEviction": True,
+    "noExecuteTaintEvictionPurgeMode": "Gracefully",
+    "resourceEvictionRate": 10,
+    "clusterFailureThreshold": "30s",
+    "clusterStatusUpdateFrequency": "10s",
+}
+FAILOVER_FLAGS = (
+    "--feature-gates=Failover=true",
+    "--enable-taint-manager=true",
+    "--enable-no-execute-taint-eviction=true",
+    "--no-execute-taint-eviction-purge-mode=Gracefully",
+    f"--resource-eviction-rate={FAILOVER['resourceEvictionRate']}",
+    f"--cluster-failure-threshold={FAILOVER['clusterFailureThreshold']}",
+    f"--cluster-status-update-frequency={FAILOVER['clusterStatusUpdateFrequency']}",
+)
+NOT_READY_POLICY = {
+    "name": "evict-when-not-ready",
+    "addOnConditions": [
+        {"conditionType": "Ready", "operator": "In", "statusValues": ["False", "Unknown"]}
+    ],
+    "removeOnConditions": [{"conditionType": "Ready", "operator": "In", "statusValues": ["True"]}],
+    "taints": [{"key": "cluster.karmada.io/not-ready", "effect": "NoExecute"}],
+}
+
+
+def karmada_settings() -> dict[str, Any]:
+    """policies/karmada.yaml for this federation: its controller-manager's failover flags and
+    the ClusterTaintPolicy `cluster_taint_policy` makes."""
+    return {"controllerManager": dict(FAILOVER), "clusterTaintPolicies": [NOT_READY_POLICY]}
+
+
+def cluster_taint_policy() -> dict[str, Any]:
+    """The ClusterTaintPolicy object of NOT_READY_POLICY (policy.karmada.io/v1alpha1, a CRD
+    `up` installs): NoExecute `cluster.karmada.io/not-ready` while Ready is False/Unknown."""
+    spec = {k: v for k, v in NOT_READY_POLICY.items() if k != "name"}
+    return {
+        "apiVersion": "policy.karmada.io/v1alpha1",
+        "kind": "ClusterTaintPolicy",
+        "metadata": {"name": NOT_READY_POLICY["name"]},
+        "spec": spec,
+    }
 
 
 class UpError(RuntimeError):
@@ -721,11 +772,10 @@ class Federation:
             [
                 str(build.binaries()["karmada-controller-manager"]),
                 f"--kubeconfig={self.component_kubeconfig('controller-manager', karmada_url)}",
-                "--cluster-status-update-frequency=10s",
                 "--controllers=*,hpaScaleTargetMarker,deploymentReplicasSyncer",
                 f"--metrics-bind-address=127.0.0.1:{self.port('cm-metrics')}",
                 f"--health-probe-bind-address=127.0.0.1:{self.port('cm-health')}",
-                "--enable-no-execute-taint-eviction=true",
+                *FAILOVER_FLAGS,
             ],
         )
         self.launcher.start(

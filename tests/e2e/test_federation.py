@@ -16,7 +16,7 @@ import shutil
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -507,13 +507,17 @@ def test_fedgate_stopped_mid_sync_then_restarted(federation: Federation, synced:
 # --- 2. over the whole run: the control plane was never denied --------------------------------
 
 
-def test_no_control_plane_write_was_denied(federation: Federation, synced: Synced) -> None:
+def _control_plane_denials(federation: Federation) -> list[str]:
     records = federation.audit()
     assert records, "the audit log is empty: fedgate was never called"
     control_plane = [r for r in records if r["user"] not in TEST_USERS]
     assert control_plane, "no control-plane write reached fedgate"
-    denied = [r for r in control_plane if not r["allowed"]]
-    assert not denied, "\n".join(json.dumps(r) for r in denied)
+    return [json.dumps(r) for r in control_plane if not r["allowed"]]
+
+
+def test_no_control_plane_write_was_denied(federation: Federation, synced: Synced) -> None:
+    denied = _control_plane_denials(federation)
+    assert not denied, "\n".join(denied)
 
 
 # --- the Helm chart, installed for real -----------------------------------------------------
@@ -673,3 +677,273 @@ def test_the_chart_s_webhook_release_is_accepted_by_a_real_api_server(
     finally:
         run_helm(helm, kubeconfig, "uninstall", "fedgate", "-n", "fedgate-system")
         federation.kubectl("delete", "namespace", "fedgate-system", "--wait=false", member=member)
+
+
+# --- last: a member's API server stopped, against `fedgate plan --fail` ----------------------
+# Last in the file: Karmada does not move replicas back when the member returns, so the
+# placements the tests above compare would no longer hold. The member is restarted and Ready
+# again, and its taints gone, before the test ends.
+
+FAILED = "cluster-a"  # after the sync it runs every example app, orders-db among them
+
+
+def _failover_plan(synced: Synced, policies: Path) -> dict[str, Any]:
+    result = subprocess.run(
+        [
+            FEDGATE,
+            "plan",
+            "--fail",
+            FAILED,
+            "--tree",
+            str(synced.rendered),
+            "--policies",
+            str(policies),
+            "--output",
+            "json",
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode in (0, 1), result.stderr  # 1: a finding denies; the JSON is whole
+    return dict(json.loads(result.stdout))
+
+
+def _binding(federation: Federation, namespace: str, name: str) -> dict[str, Any] | None:
+    got = federation.kubectl("get", "resourcebinding", name, "-n", namespace, "-o", "json")
+    return dict(json.loads(got.stdout)) if got.returncode == 0 else None
+
+
+def _live_placement(binding: dict[str, Any]) -> dict[str, int | None]:
+    return {c["name"]: c.get("replicas") or None for c in binding["spec"].get("clusters") or []}
+
+
+def _cluster_ready(federation: Federation, name: str) -> str:
+    cluster = federation.json("get", "cluster", name)
+    for condition in cluster.get("status", {}).get("conditions", []):
+        if condition["type"] == "Ready":
+            return str(condition["status"])
+    return "missing"
+
+
+def _taints(federation: Federation, name: str) -> list[str]:
+    cluster = federation.json("get", "cluster", name)
+    return [f"{t['key']}:{t['effect']}" for t in cluster["spec"].get("taints") or []]
+
+
+@dataclass
+class Failover:
+    plan: dict[str, Any]
+    bindings: dict[str, dict[str, Any]]  # binding key -> the binding after the evictions
+    tasks: dict[str, dict[str, str]]  # binding key -> {fromCluster: purgeMode}, every one seen
+    works: dict[str, set[str]]  # binding key -> the clusters whose Work carries it, at the end
+    not_ready_seconds: float
+    evicted_seconds: float
+
+
+def _key(template: dict[str, Any]) -> str:
+    return f"{template['namespace']}/{template['name']}-{template['kind'].lower()}"
+
+
+@dataclass
+class _Watch:
+    """The bindings of the planned templates as polled, every graceful eviction task seen, and
+    which clusters' Works carry each template."""
+
+    federation: Federation
+    templates: list[dict[str, Any]]
+    evicting: set[str]
+    bindings: dict[str, dict[str, Any]] = field(default_factory=dict)
+    tasks: dict[str, dict[str, str]] = field(default_factory=dict)
+    works: dict[str, set[str]] = field(default_factory=dict)
+
+    def evicted(self) -> bool:
+        for template in self.templates:
+            key = _key(template)
+            live = _binding(self.federation, template["namespace"], key.split("/")[1])
+            if live is None:
+                continue
+            self.bindings[key] = live
+            for task in live["spec"].get("gracefulEvictionTasks") or []:
+                self.tasks.setdefault(key, {})[task["fromCluster"]] = task.get("purgeMode", "")
+        return all(
+            key in self.bindings and FAILED not in _live_placement(self.bindings[key])
+            for key in self.evicting
+        )
+
+    def carried(self) -> None:
+        self.works.clear()
+        for work in self.federation.json("get", "works", "-A")["items"]:
+            cluster = work["metadata"]["namespace"].removeprefix("karmada-es-")
+            for m in work["spec"]["workload"]["manifests"]:
+                meta = m["metadata"]
+                key = f"{meta.get('namespace')}/{meta['name']}-{m['kind'].lower()}"
+                self.works.setdefault(key, set()).add(cluster)
+
+
+@pytest.fixture(scope="module")
+def failover(
+    federation: Federation, synced: Synced, tmp_path_factory: pytest.TempPathFactory
+) -> Failover:
+    """cluster-a's API server stopped with failover on (the harness's flags and the
+    ClusterTaintPolicy of policies/karmada.yaml), watched until Karmada has evicted what the
+    plan says it evicts; cluster-a restarted and Ready again afterwards."""
+    policies = tmp_path_factory.mktemp(f"failover-{federation.identities}") / "policies"
+    shutil.copytree(REPO / "policies", policies)
+    (policies / "karmada.yaml").write_text(yaml.safe_dump(controlplane.karmada_settings()))
+    plan = _failover_plan(synced, policies)
+    assert plan["controlPlane"]["evicts"], plan["controlPlane"]
+    templates = [t for t in plan["templates"] if t["namespace"] in TENANT_FOLDERS]
+    on_failed = [t for t in templates if FAILED in t["placementBefore"]]
+    assert on_failed, f"nothing runs on {FAILED}: the test would show nothing"
+    for template in on_failed:
+        live = _binding(federation, template["namespace"], _key(template).split("/")[1])
+        assert live is not None and FAILED in _live_placement(live), _key(template)
+    evicted = {
+        _key(t)
+        for t in on_failed
+        if any(e["cluster"] == FAILED and e["evicted"] for e in t["evictions"])
+    }
+    policy = controlplane.cluster_taint_policy()
+    applied = federation.kubectl("apply", "-f", "-", stdin=json.dumps(policy))
+    assert applied.returncode == 0, applied.stderr
+    member = f"member-{FAILED}"
+    watch = _Watch(federation, templates, evicted)
+    started = time.monotonic()
+    controlplane.stop(federation.directory, member)
+    try:
+        eventually(
+            f"{FAILED} NotReady in Karmada",
+            lambda: _cluster_ready(federation, FAILED) in {"False", "Unknown"},
+            seconds=120,
+        )
+        not_ready = time.monotonic() - started
+        eventually(f"the bindings evicted from {FAILED}", watch.evicted, seconds=120)
+        evicted_at = time.monotonic() - started
+        # the scheduler divides the evicted replicas over the clusters left: give it time
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            watch.evicted()
+            time.sleep(2)
+        watch.carried()
+    finally:
+        controlplane.restart(federation.directory, member)
+        try:
+            eventually(
+                f"{FAILED} Ready again",
+                lambda: _cluster_ready(federation, FAILED) == "True",
+                seconds=120,
+            )
+            # the policy's removeOnConditions take its NoExecute taint off: delete it after
+            eventually(f"{FAILED}'s taints removed", lambda: not _taints(federation, FAILED))
+        finally:
+            federation.kubectl("delete", "clustertaintpolicy", policy["metadata"]["name"])
+    for key, live in sorted(watch.bindings.items()):
+        print(key, _live_placement(live), watch.tasks.get(key), sorted(watch.works.get(key, ())))
+    return Failover(plan, watch.bindings, watch.tasks, watch.works, not_ready, evicted_at)
+
+
+def _planned(failover: Failover) -> list[dict[str, Any]]:
+    return [t for t in failover.plan["templates"] if t["namespace"] in TENANT_FOLDERS]
+
+
+def test_a_stopped_member_evicts_what_plan_fail_says(failover: Failover) -> None:
+    differences = []
+    for template in _planned(failover):
+        key = _key(template)
+        live = failover.bindings.get(key)
+        if live is None:
+            differences.append(f"{key}: no ResourceBinding")
+            continue
+        [eviction] = [e for e in template["evictions"] if e["cluster"] == FAILED] or [None]
+        planned_out = eviction is not None and eviction["evicted"]
+        live_out = FAILED not in _live_placement(live)
+        if eviction is not None and planned_out != live_out:
+            differences.append(f"{key}: plan evicted={planned_out}, Karmada evicted={live_out}")
+    assert not differences, "\n".join(differences)
+    print(
+        f"NotReady {failover.not_ready_seconds:.0f} s after the stop;"
+        f" evicted by {failover.evicted_seconds:.0f} s"
+    )
+
+
+def test_purge_modes_are_what_plan_fail_says(failover: Failover) -> None:
+    """Gracefully for every evicted template, Directly for orders-db (failover.cluster of
+    its PropagationPolicy): the taint manager writes it into each graceful eviction task."""
+    differences = []
+    modes = {}
+    unseen: list[str] = []
+    for template in _planned(failover):
+        for eviction in template["evictions"]:
+            if eviction["cluster"] == FAILED and eviction["evicted"]:
+                key = _key(template)
+                modes[key] = eviction["purgeMode"]
+                if FAILED not in failover.tasks.get(key, {}):
+                    # done before a poll saw it: the graceful eviction controller drops a task
+                    # once the clusters left report the copy healthy (an HPA at once)
+                    unseen.append(key)
+                    continue
+                live = failover.tasks[key][FAILED]
+                if live != eviction["purgeMode"]:
+                    differences.append(f"{key}: plan {eviction['purgeMode']}, Karmada {live}")
+    assert modes.get("platform-demo/orders-db-deployment") == "Directly", modes
+    assert "platform-demo/orders-db-deployment" not in unseen
+    assert len(unseen) < len(modes) / 2, unseen
+    assert not differences, "\n".join(differences)
+
+
+def test_new_copies_start_as_plan_fail_says(failover: Failover) -> None:
+    """Gracefully: the new copies' Works are written at once, the old copy kept beside them.
+    Directly (orders-db): the binding controller writes no Work while the old copy's Work
+    stays on the failed cluster (pkg/controllers/binding/binding_controller.go,
+    checkDirectPurgeOrphanWorks), and the execution controller deletes none on a cluster not
+    Ready: nothing new starts during the outage, as the plan's sentence says."""
+    differences = []
+    for template in _planned(failover):
+        key = _key(template)
+        live = failover.bindings.get(key)
+        evicted = [e for e in template["evictions"] if e["cluster"] == FAILED and e["evicted"]]
+        if live is None or not evicted:
+            continue
+        held = any("holds the new copies back" in line for line in template["twice"])
+        new = set(_live_placement(live)) - set(template["placementBefore"])
+        running = failover.works.get(key, set())
+        if held and new & running:
+            differences.append(f"{key}: plan holds it back, Karmada started {new & running}")
+        if not held and not set(_live_placement(live)) <= running:
+            differences.append(
+                f"{key}: Works in {sorted(running)}, placement {sorted(_live_placement(live))}"
+            )
+        if FAILED not in running:
+            differences.append(f"{key}: the Work on {FAILED} is gone while it is down")
+    assert not differences, "\n".join(differences)
+
+
+def test_replicas_go_where_plan_fail_says(failover: Failover) -> None:
+    differences = []
+    for template in _planned(failover):
+        key = _key(template)
+        live = failover.bindings.get(key)
+        if live is None or not template["evictions"]:
+            continue
+        placement = _live_placement(live)
+        planned = [template["placementAfter"], template.get("placementAlternative")]
+        planned = [{c: r for c, r in p.items() if r != 0} for p in planned if p is not None]
+        if template["name"] in AUTOSCALED:
+            # the FederatedHPA moves the count with its metrics at any time: compare the
+            # clusters only (plan --tree starts it where the controller does, at minReplicas)
+            placement = dict.fromkeys(placement)
+            planned = [dict.fromkeys(p) for p in planned]
+        if placement not in planned:
+            differences.append(f"{key}: Karmada {placement}, plan {planned}")
+    assert not differences, "\n".join(differences)
+
+
+def test_no_control_plane_write_was_denied_in_the_failover(
+    federation: Federation, failover: Failover
+) -> None:
+    """The taint manager's, scheduler's and binding controller's writes of the failover (and
+    of the member's return) pass fedgate too."""
+    denied = _control_plane_denials(federation)
+    assert not denied, "\n".join(denied)

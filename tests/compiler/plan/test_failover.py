@@ -167,7 +167,12 @@ def test_e2e_purge_mode_taint_cluster_with_no_execute_taint(bundle: Bundle, purg
 @pytest.mark.parametrize(
     ("purge", "sentence"),
     [
-        pytest.param("Directly", "drops the old copy at the eviction (purgeMode Directly)", id="d"),
+        pytest.param(
+            "Directly",
+            "holds the new copies back until the old copy is deleted (purgeMode Directly), which"
+            " needs cluster-a to answer: nothing new starts until it does or 600 s pass",
+            id="d",
+        ),
         pytest.param(
             "Gracefully",
             "keeps the old copy until the new copies are healthy or 600 s pass",
