@@ -95,14 +95,29 @@ def karmada_image(answer: Case) -> Case:
 
 def _untyped_workload(case: Case) -> bool:
     """A known divergence, not fixed: Karmada's image overrider decodes a workload into its
-    typed struct (helper.ConvertToDeployment...) and fails when a field does not fit (an
-    earlier plaintext override made spec.replicas a list); fedgate does not decode."""
+    typed struct (helper.ConvertToDeployment...) and fails when a field does not fit, which an
+    earlier plaintext override can cause (spec.replicas made a list, metadata.labels or
+    annotations made anything but a map of strings); fedgate does not decode."""
     return any(
-        op.get("path") == "/spec/replicas" and type(op.get("value")) is not int
+        _untyped(op.get("path"), op.get("value"))
         for policy in case["policies"]
         for rule in policy["spec"]["overrideRules"]
         for op in rule["overriders"].get("plaintext", [])
     )
+
+
+def _untyped(path: object, value: object) -> bool:
+    """Whether a plaintext ``add``/``replace`` of ``value`` at ``path`` leaves a field its typed
+    struct cannot hold."""
+    if not isinstance(path, str):
+        return False
+    if path == "/spec/replicas":
+        return type(value) is not int
+    if path in ("/metadata/labels", "/metadata/annotations"):
+        return not (isinstance(value, dict) and all(isinstance(v, str) for v in value.values()))
+    if path.startswith(("/metadata/labels/", "/metadata/annotations/")):
+        return not isinstance(value, str)
+    return False
 
 
 @pytest.mark.parametrize("seed", seeds(), ids=["fixed-seed", "fresh-seed"])
