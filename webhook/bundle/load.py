@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -297,15 +298,7 @@ def _allocatable(checker: Checker, path: tuple[str | int, ...]) -> Allocatable |
     if checker.get(path) is None:
         return None
     checker.mapping(path, ("cpu", "memory", "pods"))
-    values = {}
-    for key in ("cpu", "memory"):
-        raw = checker.get((*path, key))
-        if raw is None:
-            continue
-        try:
-            values[key] = parse_quantity(raw)
-        except QuantityError as exc:
-            checker.report((*path, key), str(exc))
+    values = _quantities(checker, path)
     return Allocatable(
         cpu=values.get("cpu"),
         memory=values.get("memory"),
@@ -398,6 +391,13 @@ def _data_scope(
 
 def _quota(checker: Checker, path: tuple[str | int, ...]) -> Quota:
     checker.mapping(path, ("cpu", "memory"))
+    values = _quantities(checker, path)
+    return Quota(cpu=values.get("cpu"), memory=values.get("memory"))
+
+
+def _quantities(checker: Checker, path: tuple[str | int, ...]) -> dict[str, Fraction]:
+    """The cpu and memory quantities under ``path`` (a quota, a cluster's allocatable); each
+    that does not parse is reported where it is."""
     values = {}
     for key in ("cpu", "memory"):
         raw = checker.get((*path, key))
@@ -407,7 +407,7 @@ def _quota(checker: Checker, path: tuple[str | int, ...]) -> Quota:
             values[key] = parse_quantity(raw)
         except QuantityError as exc:
             checker.report((*path, key), str(exc))
-    return Quota(cpu=values.get("cpu"), memory=values.get("memory"))
+    return values
 
 
 def _argocd(checker: Checker) -> ArgoCD | None:
