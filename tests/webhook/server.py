@@ -19,6 +19,8 @@ from typing import Any
 
 import trustme
 
+from webhook.suites import Case
+
 STARTUP_SECONDS = 30
 FEDGATE = str(Path(sys.executable).with_name("fedgate"))
 
@@ -174,3 +176,15 @@ def project(volume: Path, files: dict[str, bytes]) -> None:
         for old in (volume / previous).iterdir():
             old.unlink()
         (volume / previous).rmdir()
+
+
+def assert_answers_as_expected(server: Server, case: Case) -> None:
+    """A suite case sent to the live webhook: answered 200 for its uid, allowed as the case
+    expects, and each expected rule named in the message the API server shows the writer."""
+    status, body = server.review(case.review)
+    assert status == 200 and isinstance(body, dict), body
+    response = body["response"]
+    assert response["uid"] == case.review["request"]["uid"]
+    assert response["allowed"] is case.expect.allowed
+    for rule in case.expect.rules or ():
+        assert f"[{rule}]" in response["status"]["message"]
