@@ -166,14 +166,20 @@ def _numeric_kind(value: Any) -> str | None:
 
 def _arithmetic(name: str) -> Callable[[Any, Any], Any]:
     """celpy's ``+ - * / %``, refusing an int, a uint and a double mixed (CEL has no such
-    overload; celpy computed one, ``0u % 2`` among them)."""
+    overload; celpy computed one, ``0u % 2`` among them). A double's sum, difference or
+    product comes back from celpy as a plain Python float: it is made a CEL double again, so
+    that ``uint()`` and ``int()`` range-check it (``uint(1e-300 * -1.5)`` is an overflow in
+    CEL; celpy truncated the float to 0)."""
     run = base_functions[name]
 
     def checked(a: Any, b: Any) -> Any:
         one, other = _numeric_kind(a), _numeric_kind(b)
         if one is not None and other is not None and one != other:
             return CELEvalError(f"no such overload: {one} and {other} in {name}")
-        return run(a, b)
+        result = run(a, b)
+        if isinstance(result, float) and not isinstance(result, celtypes.DoubleType):
+            return celtypes.DoubleType(result)
+        return result
 
     return checked
 
