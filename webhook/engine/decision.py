@@ -30,9 +30,13 @@ class Violation:
     action: Action = "deny"
     status: Status = "fail"
     message: str = ""
+    enforced: Action | None = None
+    """Where the rule is staged (its action here weaker than its strongest elsewhere): the
+    action it takes once enforced, ``deny`` for a rule that only warns here for now."""
 
     def as_json(self) -> dict[str, str]:
-        return {
+        """The Violation JSON; ``enforced`` only where the rule is staged."""
+        found = {
             "rule": self.rule,
             "pointer": self.pointer,
             "owner": self.owner,
@@ -41,6 +45,14 @@ class Violation:
             "status": self.status,
             "message": self.message,
         }
+        if self.enforced is not None:
+            found["enforced"] = self.enforced
+        return found
+
+    @property
+    def staged_note(self) -> str:
+        """`` (staged: deny once enforced)`` for a staged rule's violation, else empty."""
+        return f" (staged: {self.enforced} once enforced)" if self.enforced else ""
 
     @property
     def denies(self) -> bool:
@@ -76,8 +88,11 @@ class Decision:
         broken = tuple(faults)
         if not ordered and not notes and not audit:  # the common answer, without empty lists
             return cls(allowed=True, targets=targets, faults=broken)
-        warnings = [f"{v.rule}: {v.message}" for v in ordered if v.action == "warn"]
-        audits = [*audit, *((f"{v.rule}", v.message) for v in ordered if v.action == "audit")]
+        warnings = [f"{v.rule}: {v.message}{v.staged_note}" for v in ordered if v.action == "warn"]
+        audits = [
+            *audit,
+            *((f"{v.rule}", f"{v.message}{v.staged_note}") for v in ordered if v.action == "audit"),
+        ]
         return cls(
             allowed=not any(v.denies for v in ordered),
             violations=ordered,

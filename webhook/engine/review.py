@@ -15,6 +15,7 @@ from webhook.engine import admissible, celrules
 from webhook.engine.builtins import BUILTINS, WRITER_RULES
 from webhook.engine.context import Review
 from webhook.engine.decision import Decision, Violation
+from webhook.engine.enforcement import Point
 from webhook.engine.identity import identify
 from webhook.engine.ownfields import own_fields_only
 from webhook.engine.request import AdmissionRequest
@@ -29,11 +30,20 @@ UNEXPECTED = "request.unexpected"
 rule, so no bundle can turn it off."""
 
 
-def review(request: AdmissionRequest, bundle: Bundle, *, cluster: str | None = None) -> Decision:
+def review(
+    request: AdmissionRequest,
+    bundle: Bundle,
+    *,
+    cluster: str | None = None,
+    point: Point | None = "webhook",
+) -> Decision:
     """Every matching rule on ``request``; allowed unless a deny violation stands.
 
     ``cluster`` names the member cluster the object is bound for, when it is one member's copy
-    (``fedgate plan``); CEL rules see it as the ``cluster`` variable (empty at admission)."""
+    (``fedgate plan``); CEL rules see it as the ``cluster`` variable (empty at admission).
+    ``point`` is where this review runs (the shell's to say): each rule takes its binding's
+    action for that enforcement point, and a staged rule's violation says what it does once
+    enforced; None judges every rule as enforced (its strongest action anywhere)."""
     tenant = bundle.tenant_of_namespace(request.namespace) if request.namespace else None
     identity = bundle.memo(
         "identity",
@@ -48,7 +58,7 @@ def review(request: AdmissionRequest, bundle: Bundle, *, cluster: str | None = N
                 for problem in unexpected
             ]
         )
-    context = Review(request, bundle, identity, tenant, cluster)
+    context = Review(request, bundle, identity, tenant, cluster, point)
     targets = _targets(context)
     if identity.writer in EXEMPT_WRITERS:
         return Decision(allowed=True, targets=targets)
@@ -153,7 +163,7 @@ def _internal_error(context: Review, rule: Rule, exc: Exception) -> Violation:
         f"{exc}); the request is denied until it can be evaluated",
         status="error",
     )
-    return replace(violation, action="deny")
+    return replace(violation, action="deny", enforced=None)
 
 
 def _break_glass(
