@@ -162,7 +162,7 @@ def _validate(state: State) -> Response:
         _, _, content = overtime_answer(state, request.environ)
         return Response(content, mimetype=JSON)
     try:
-        decision = review(admission, state.bundle)
+        decision = review(admission, state.bundle, point="webhook")
     except Exception:  # an engine bug on one request: deny it, say why, keep serving
         LOG.exception("review failed for request %s", admission.uid)
         state.metrics.bad_requests.labels("engine-error").inc()

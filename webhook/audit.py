@@ -72,7 +72,16 @@ def audit_record(admission: AdmissionRequest, decision: Decision, seconds: float
         if not decision.allowed
         else [],
         "latency_ms": round(seconds * 1000, 3),
+        **_staged(decision),
     }
+
+
+def _staged(decision: Decision) -> dict[str, list[str]]:
+    """``staged``: each staged rule that objected, with what it does once enforced
+    (``image-tag: deny``), so a rollout's audit log shows what enforcing would refuse; absent
+    when none did."""
+    staged = sorted({f"{v.rule}: {v.enforced}" for v in decision.violations if v.enforced})
+    return {"staged": _cut_list(staged)} if staged else {}
 
 
 OVERTIME_RULE = "review-time-budget"
