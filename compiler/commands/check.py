@@ -319,6 +319,7 @@ def _report_reviews(out: Output, result: TreeCheck) -> None:
                 out.line(
                     f"{template.manifest.file}: {kind} {where}: "
                     f"{member.violation.action} {member.describe(cluster)}"
+                    f"{member.violation.staged_note}"
                 )
 
 
