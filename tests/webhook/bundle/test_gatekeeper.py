@@ -121,6 +121,37 @@ def test_a_template_and_its_constraint(
     assert _gatekeeper(review(_request(pod), bundle)) == []  # match.kinds
 
 
+@pytest.mark.parametrize(
+    ("scoped", "as_action"),
+    [
+        pytest.param(
+            "[{action: warn, enforcementPoints: [{name: vap.k8s.io}]},"
+            " {action: deny, enforcementPoints: [{name: audit.gatekeeper.sh}]}]",
+            "warn",
+            id="vap-point",
+        ),
+        pytest.param(
+            "[{action: dryrun, enforcementPoints: [{name: '*'}]}]", "audit", id="every-point"
+        ),
+    ],
+)
+def test_a_scoped_constraint_takes_its_vap_points_action(
+    tmp_path: Path, scoped: str, as_action: str
+) -> None:
+    """As Gatekeeper generates the binding: the actions for vap.k8s.io (or ``*``)."""
+    action = f"scoped\n  scopedEnforcementActions: {scoped}"
+    bundle = _bundle(tmp_path, {"replicas.yaml": TEMPLATE % action})
+    deployment = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "web", "namespace": "default"},
+        "spec": {"replicas": 5},
+    }
+    decision = review(_request(deployment), bundle)
+    assert [v.action for v in _gatekeeper(decision)] == [as_action]
+    assert decision.allowed
+
+
 def _library() -> Path | None:
     named = os.environ.get("FEDGATE_GATEKEEPER_LIBRARY")
     for candidate in (Path(named) if named else None, REFERENCE / "gatekeeper-library"):
