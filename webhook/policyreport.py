@@ -33,6 +33,8 @@ def _result(finding: Finding, seconds: int) -> dict[str, Any]:
     }
     if violation.writer:
         properties["writer"] = violation.writer
+    if violation.enforced:  # a staged rule: what it does once enforced
+        properties["enforced"] = violation.enforced
     return {
         "source": SOURCE,
         "policy": violation.rule,

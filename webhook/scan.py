@@ -151,7 +151,8 @@ def _unreadable(obj: Any) -> str | None:
 
 def scan(documents: Iterable[tuple[str, Any]], bundle: Bundle, *, writer: str = "git") -> Scan:
     """Judge every object of ``documents`` ((where, document) pairs; Lists are opened) as
-    ``writer``'s rewrite of it would be judged at admission."""
+    ``writer``'s rewrite of it would be judged, each rule with its action at the ``audit``
+    enforcement point (a rule staged there says what it does once enforced)."""
     findings: list[Finding] = []
     clean: list[ObjectRef] = []
     unreadable: list[tuple[str, str]] = []
@@ -162,7 +163,8 @@ def scan(documents: Iterable[tuple[str, Any]], bundle: Bundle, *, writer: str = 
             continue
         ref = _ref(obj)
         try:
-            decision = review(sync_request(obj, obj, bundle, writer=writer), bundle)
+            request = sync_request(obj, obj, bundle, writer=writer)
+            decision = review(request, bundle, point="audit")
         except RequestError as exc:
             unreadable.append((where, str(exc)))
             continue

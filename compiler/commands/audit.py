@@ -85,7 +85,8 @@ def _text(result: Scan, out: Output) -> None:
         label = {"fail": "DENY" if finding.violation.denies else "AUDIT"}.get(
             finding.result, finding.result.upper()
         )
-        out.line(f"{label:<5} {finding.ref}  {finding.violation.rule}: {finding.violation.message}")
+        v = finding.violation
+        out.line(f"{label:<5} {finding.ref}  {v.rule}: {v.message}{v.staged_note}")
     for where, why in result.unreadable:
         out.line(f"SKIP  {where}: {why}")
     out.line(

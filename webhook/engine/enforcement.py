@@ -9,7 +9,7 @@ only ``audit``s, then ``deny`` everywhere. The shell says which point it is (dat
   its place (the exported ValidatingAdmissionPolicies), and ``fedgate review`` by default.
 - ``check``: ``fedgate check``, the pre-commit hook and ``fedgate compile``.
 - ``plan``: ``fedgate plan`` (what the reviewer of a pull request is shown).
-- ``audit``: judging live objects after the fact (``fedgate review --point audit``).
+- ``audit``: judging live objects after the fact (``fedgate audit``).
 
 A rule is *staged* at a point where its action is weaker than its strongest anywhere: its
 violations there carry the action that applied and the one it takes once enforced.
