@@ -463,14 +463,34 @@ def fail(
 ) -> FailoverPlan:
     """What Karmada does with every template of ``manifests`` when ``failed`` fail (names the
     caller checked against the bundle)."""
-    settings = bundle.karmada
-    every_policy = (*settings.taint_policies, *taint_policies)
-    taints = {c: tuple(failed_cluster_taints(bundle.clusters[c], every_policy, 0)) for c in failed}
-    bounds = autoscaler_bounds(manifests)  # a FederatedHPA sets its target's replicas first
-    plans = [
+    plans = placed(manifests, policies, bundle)
+    return fail_planned(plans, policies, bundle, failed, taint_policies)
+
+
+def placed(
+    manifests: Sequence[Manifest], policies: Policies, bundle: Bundle
+) -> list[tuple[Manifest, TemplatePlan]]:
+    """Every template of ``manifests`` with where Karmada places it while every cluster runs
+    (a FederatedHPA sets its target's replicas first)."""
+    bounds = autoscaler_bounds(manifests)
+    return [
         (s, propagate(s.object, policies, bundle.clusters, members=False))
         for s in (scaled(m, bounds) for m in manifests if is_template(m.object))
     ]
+
+
+def fail_planned(
+    plans: Sequence[tuple[Manifest, TemplatePlan]],
+    policies: Policies,
+    bundle: Bundle,
+    failed: Sequence[str],
+    taint_policies: Sequence[Mapping[str, Any]] = (),
+) -> FailoverPlan:
+    """``fail`` over templates already placed (``placed``): one placement serves many
+    failures."""
+    settings = bundle.karmada
+    every_policy = (*settings.taint_policies, *taint_policies)
+    taints = {c: tuple(failed_cluster_taints(bundle.clusters[c], every_policy, 0)) for c in failed}
     failed_set = set(failed)
     followed = [_follow(m, p, policies, bundle, failed=failed_set, taints=taints) for m, p in plans]
     templates = [t for t in followed if t is not None]

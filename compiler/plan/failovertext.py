@@ -309,4 +309,5 @@ def as_json(plan: FailoverPlan) -> dict[str, Any]:
         ],
         "findings": [_finding_json(f) for f in plan.findings],
         "notes": list(plan.notes),
+        "summary": summary(plan).text,
     }

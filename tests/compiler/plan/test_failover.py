@@ -328,13 +328,18 @@ def test_application_failover_leaves_a_stateful_app_to_the_controller_default(
     assert [f.action for f in result.findings] == ["deny"]
 
 
-def test_capacity_left_names_the_apps_that_fill_it(bundle: Bundle) -> None:
+def one_cpu_on_b(bundle: Bundle) -> Bundle:
+    """The bundle with cluster-b declaring 1 cpu and 110 pods allocatable."""
     clusters = dict(bundle.clusters)
     clusters["cluster-b"] = replace(
         clusters["cluster-b"], allocatable=Allocatable(cpu=Fraction(1), pods=110)
     )
+    return replace(bundle, clusters=clusters)
+
+
+def test_capacity_left_names_the_apps_that_fill_it(bundle: Bundle) -> None:
     result = run(
-        replace(bundle, clusters=clusters),
+        one_cpu_on_b(bundle),
         (
             deployment("web", 8, cpu="200m"),
             policy("web", f"{TWO}\n    replicaScheduling: {{replicaSchedulingType: Divided}}"),
