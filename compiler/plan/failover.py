@@ -16,7 +16,8 @@ For every template placed on a failed cluster:
 - when the taint manager's queue gets to it (``webhook/karmada/evictionqueue.py``);
 - where its replicas go: the scheduler over the clusters left (``webhook/karmada/scheduler.py``;
   a failed cluster the binding still targets stays a candidate, as the TaintToleration filter
-  lets a target through);
+  lets a target through); Aggregated and dynamic weights by the room the clusters declare
+  (``compiler/plan/bycapacity.py``, ``webhook/karmada/dynamic.py``);
 - how the old copy goes (``spec.failover.cluster.purgeMode``, else ``--no-execute-taint-
   eviction-purge-mode``): Gracefully keeps it until the new copies are healthy or
   ``--graceful-eviction-timeout`` passes, Directly holds the new copies back until the old one
@@ -35,6 +36,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from compiler.manifests import Manifest
+from compiler.plan.bycapacity import Room, divide_lost, settle
 from compiler.plan.capacity import ClusterLoad, Move, amount
 from compiler.plan.capacity import loads as capacity_loads
 from compiler.plan.tree import autoscaler_bounds, is_template, scaled
@@ -293,7 +295,10 @@ def _follow(
     *,
     failed: Collection[str],
     taints: Mapping[str, Sequence[Taint]],
+    room: Room | None = None,
 ) -> TemplateFailover | None:
+    """``room``: the clusters' room before the failure, when the template's division by
+    capacity was made exact from it."""
     on_failed = [c for c in plan.placement if c in failed]
     if not on_failed or plan.policy is None:
         return None
@@ -314,14 +319,22 @@ def _follow(
     )
     evicted = {e.cluster for e in evictions if e.evicted}
     notes: list[str] = []
-    by_capacity = _by_capacity(placement)
+    by_capacity = _by_capacity(placement) and room is None  # else: exact, from the room
     if evicted:
         available = _available(
             plan, evicted, failed, taints=taints, tolerations=tolerations, clusters=bundle.clusters
         )
         result = schedule(placement, plan.replicas, available)
         after, alternative = dict(result.clusters), result.alternative
-        notes += result.notes
+        divided = (
+            divide_lost(plan, placement, available, evicted, room) if room is not None else None
+        )
+        if divided is not None:
+            after, alternative = divided.after, divided.alternative
+            notes += divided.notes
+        else:
+            by_capacity = _by_capacity(placement)
+            notes += result.notes
         if placement.get("spreadConstraints"):
             notes.append("spread constraints may pick another group of clusters: not simulated")
     else:
@@ -489,10 +502,22 @@ def fail_planned(
     """``fail`` over templates already placed (``placed``): one placement serves many
     failures."""
     settings = bundle.karmada
+    plans, exact, room = settle(plans, policies.by_ref, bundle.clusters)
     every_policy = (*settings.taint_policies, *taint_policies)
     taints = {c: tuple(failed_cluster_taints(bundle.clusters[c], every_policy, 0)) for c in failed}
     failed_set = set(failed)
-    followed = [_follow(m, p, policies, bundle, failed=failed_set, taints=taints) for m, p in plans]
+    followed = [
+        _follow(
+            m,
+            p,
+            policies,
+            bundle,
+            failed=failed_set,
+            taints=taints,
+            room=room if m.identity in exact else None,
+        )
+        for m, p in plans
+    ]
     templates = [t for t in followed if t is not None]
     queues, templates = _storm(templates, settings)
     moved = {t.identity: t for t in templates}
