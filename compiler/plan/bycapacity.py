@@ -13,19 +13,16 @@ count), as Karmada's estimator has nothing to count there.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Collection, Iterable, Mapping
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from compiler.manifests import Manifest
 from compiler.plan.capacity import declared, pod_request
 from webhook.bundle.model import Cluster
 from webhook.karmada.dynamic import AGGREGATED, DYNAMIC_WEIGHT, available_replicas, scale_up
 from webhook.karmada.propagation import TemplatePlan
 from webhook.karmada.scheduler import candidates
-
-Planned = tuple[Manifest, TemplatePlan]
 
 
 def _mapping(value: Any) -> Mapping[str, Any]:
@@ -77,46 +74,6 @@ class Room:
             for resource, amount in one.items():
                 if resource in left:
                     left[resource] -= amount * count
-
-
-def settle(
-    plans: Sequence[Planned], policies: Mapping[Any, Any], clusters: Mapping[str, Cluster]
-) -> tuple[list[Planned], set[tuple[str, str, str, str]], Room]:
-    """The plans with each capacity-divided template's division computed where every candidate
-    declares allocatable; the identities so made exact; the room left with everything placed
-    (the clusters as they are before a failure)."""
-    room = Room.of(clusters)
-    by_capacity: list[int] = []
-    for index, (_, plan) in enumerate(plans):
-        if _strategy_of(plan, policies) is not None and plan.replicas is not None:
-            by_capacity.append(index)
-            continue
-        room.take(plan.placement, request(plan.template))
-    out = list(plans)
-    exact: set[tuple[str, str, str, str]] = set()
-    for index in by_capacity:
-        manifest, plan = plans[index]
-        one = request(plan.template)
-        kind = _strategy_of(plan, policies)
-        available = room.replicas(plan.placement, one)
-        if available is None or kind is None or plan.replicas is None:
-            continue
-        result = scale_up(kind, plan.replicas.count, available)
-        if result.replicas is None:
-            continue  # not enough room: Karmada's scheduler fails; the upper bound stays
-        placement: dict[str, int | None] = dict(result.replicas)
-        alternative = dict(result.alternative) if result.alternative is not None else None
-        out[index] = (manifest, replace(plan, placement=placement, alternative=alternative))
-        exact.add(manifest.identity)
-        room.take(placement, one)
-    return out, exact, room
-
-
-def _strategy_of(plan: TemplatePlan, policies: Mapping[Any, Any]) -> str | None:
-    if plan.policy is None:
-        return None
-    policy = _mapping(policies.get(plan.policy))
-    return strategy(_mapping(_mapping(policy.get("spec")).get("placement")))
 
 
 @dataclass(frozen=True)
