@@ -6,6 +6,8 @@ is worse at the change than at the base when, for a template the change has:
 
 - ``failover.unplaceable``: it runs no replica anywhere while the cluster is down (its every
   copy was on it and nothing moves it), and at the base it ran somewhere (or did not exist);
+- ``failover.under-minimum``: it runs fewer replicas than its FederatedHPA's ``minReplicas``
+  while the cluster is down;
 - ``failover.lost``: the base evicted it from the cluster (its replicas moved to the clusters
   left) and the change does not (they are lost until the cluster returns);
 - any finding of ``plan --fail`` the base did not have for it: a stateful app that now runs
@@ -31,7 +33,7 @@ from compiler.plan.failover import (
     tree_taint_policies,
 )
 from compiler.plan.text import Line
-from compiler.plan.tree import policies_of
+from compiler.plan.tree import autoscaler_bounds, policies_of
 from webhook.bundle.model import Bundle
 
 Identity = tuple[str, str, str, str]
@@ -77,14 +79,26 @@ def running(t: TemplateFailover, failed: Sequence[str]) -> dict[str, int | None]
 Key = tuple[str, Identity | None, str | None]
 
 
-def _problems(plan: FailoverPlan) -> dict[Key, Finding]:
-    """The plan's findings, and an ``unplaceable`` one per template left running nowhere, by
-    rule, template and cluster (a deny first where one key has both)."""
+def _problems(plan: FailoverPlan, minimums: Mapping[Identity, int]) -> dict[Key, Finding]:
+    """The plan's findings, an ``unplaceable`` one per template left running nowhere and an
+    ``under-minimum`` one per template left with fewer replicas than its FederatedHPA's
+    ``minReplicas``, by rule, template and cluster (a deny first where one key has both)."""
     found: dict[Key, Finding] = {}
     for f in sorted(plan.findings, key=lambda f: not f.denies):
         found.setdefault((f.rule, f.template, f.cluster), f)
     for t in plan.templates:
         evicted = any(e.evicted for e in t.evictions)
+        left = sum(n or 0 for n in running(t, plan.failed).values())
+        least = minimums.get(t.identity)
+        if least is not None and running(t, plan.failed) and left < least:
+            found["failover.under-minimum", t.identity, None] = Finding(
+                "failover.under-minimum",
+                "warn",
+                f"{_name(t.identity)} runs {left} replica{'s' if left != 1 else ''} while "
+                f"{', '.join(plan.failed)} {'is' if len(plan.failed) == 1 else 'are'} down, "
+                f"under its FederatedHPA's minReplicas {least}",
+                t.identity,
+            )
         if not evicted and not running(t, plan.failed):
             reasons = "; ".join(f"{e.cluster}: {e.reason}" for e in t.evictions)
             found["failover.unplaceable", t.identity, None] = Finding(
@@ -119,21 +133,37 @@ def _lost(base: FailoverPlan, head: FailoverPlan) -> list[Finding]:
     return found
 
 
-def compare(base: FailoverPlan, head: FailoverPlan) -> list[Finding]:
+def compare(
+    base: FailoverPlan,
+    head: FailoverPlan,
+    minimums: tuple[Mapping[Identity, int], Mapping[Identity, int]] = ({}, {}),
+) -> list[Finding]:
     """What ``head`` finds for the same failure that ``base`` did not, for the templates
-    ``head`` has (a template the change removes is no regression)."""
-    had = _problems(base)
+    ``head`` has (a template the change removes is no regression); ``minimums``: each side's
+    FederatedHPA ``minReplicas`` by template."""
+    had = _problems(base, minimums[0])
     ran: dict[Identity | None, dict[str, int | None]] = {
         t.identity: running(t, base.failed) for t in base.templates
     }
     found = []
-    for key, finding in _problems(head).items():
+    for key, finding in _problems(head, minimums[1]).items():
         if key in had and (had[key].denies or not finding.denies):
             continue  # the base had it, as severe (a warning that now denies is worse)
         if finding.rule == "failover.unplaceable" and ran.get(finding.template, True) == {}:
             continue  # it ran nowhere at the base either
         found.append(finding)
     return found + _lost(base, head)
+
+
+def minimums(manifests: Sequence[Manifest]) -> dict[Identity, int]:
+    """Each FederatedHPA target's ``minReplicas``, by the template's identity."""
+    bounds = autoscaler_bounds(manifests)
+    found = {}
+    for m in manifests:
+        _, kind, namespace, name = m.identity
+        if (namespace, kind, name) in bounds:
+            found[m.identity] = bounds[namespace, kind, name][0]
+    return found
 
 
 def worse(base: Sequence[Manifest], head: Sequence[Manifest], bundle: Bundle) -> list[Worse]:
@@ -144,13 +174,14 @@ def worse(base: Sequence[Manifest], head: Sequence[Manifest], bundle: Bundle) ->
         sides.append(
             (placed(manifests, policies, bundle), policies, tree_taint_policies(manifests))
         )
+    least = (minimums(base), minimums(head))
     found = []
     for cluster in sorted(bundle.clusters):
         plans = [
             fail_planned(plans, policies, bundle, [cluster], taints)
             for plans, policies, taints in sides
         ]
-        found += [Worse((cluster,), f) for f in compare(*plans)]
+        found += [Worse((cluster,), f) for f in compare(plans[0], plans[1], least)]
     found.sort(key=lambda w: (w.finding.action != "deny", w.failed, w.finding.rule))
     return found
 

@@ -31,8 +31,24 @@ FOREVER = (
 )
 WEB_TWO = (deployment("web", 2), policy("web", TWO))
 WEB_ONLY_A = (deployment("web", 2), policy("web", ONLY_A))
+WEB_HALVES = (deployment("web", 2), policy("web", ONE_ON_A))
+"""One replica on cluster-a, one on cluster-b."""
 DB_DIRECT = (deployment("db", 1, stateful=True), policy("db", ONE_ON_A, DIRECT))
 DB_GRACEFUL = (deployment("db", 1, stateful=True), policy("db", ONE_ON_A, GRACEFUL))
+
+
+def autoscaled(least: int) -> str:
+    """A FederatedHPA on web (no policy propagates it: only its minReplicas matters here)."""
+    return f"""\
+apiVersion: autoscaling.karmada.io/v1alpha1
+kind: FederatedHPA
+metadata: {{name: web, namespace: payments}}
+spec:
+  scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}
+  minReplicas: {least}
+  maxReplicas: 10
+"""
+
 
 # (id, base, change, control plane, expected: (failed cluster, rule, action) per regression)
 CASES: list[tuple[str, tuple[str, ...], tuple[str, ...], ControlPlane, list[tuple[str, ...]]]] = [
@@ -85,6 +101,23 @@ CASES: list[tuple[str, tuple[str, ...], tuple[str, ...], ControlPlane, list[tupl
         [],
     ),
     ("an app removed is no regression", WEB_ONLY_A, (), ControlPlane(), []),
+    (
+        "minReplicas raised above what one cluster runs while the other is down",
+        (*WEB_HALVES, autoscaled(1)),
+        (*WEB_HALVES, autoscaled(2)),
+        ControlPlane(),
+        [
+            ("cluster-a", "failover.under-minimum", "warn"),
+            ("cluster-b", "failover.under-minimum", "warn"),
+        ],
+    ),
+    (
+        "minReplicas that one cluster holds",
+        (*WEB_HALVES, autoscaled(2)),
+        (*WEB_HALVES, autoscaled(1)),
+        ControlPlane(),
+        [],
+    ),
 ]
 
 
