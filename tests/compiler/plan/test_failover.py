@@ -3,8 +3,7 @@
 The scenarios of karmada v1.18.2 ``test/e2e/suites/base/failover_test.go`` ("cluster failover
 testing") are held here as a static plan can hold them: the e2e taints a cluster by hand, the
 plan has a ClusterTaintPolicy add the same taint when the cluster's ``Ready`` turns False. The
-e2e's ``spreadConstraints`` (by cluster, one group) are left out: which one of two equal
-clusters the scheduler picks is not simulated.
+e2e's ``spreadConstraints`` (by cluster, one group) are in ``test_failover_spread.py``.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ region of their own: cluster-a eu-west, cluster-b eu-central, cluster-c us-east)
 
 from __future__ import annotations
 
-from tests.compiler.plan.test_failover import deployment, only, policy, run
+from tests.compiler.plan.test_failover import TWO, deployment, only, policy, run, toleration
 from tests.compiler.plan.test_failover_capacity import THREE, sized
 from webhook.bundle.model import Bundle
 
@@ -61,3 +61,19 @@ def test_too_few_regions_left_fails_the_scheduler(bundle: Bundle) -> None:
         "Karmada's scheduler fails: the number of feasible regions is less than the region "
         "minGroups" in template.notes
     )
+
+
+# karmada v1.18.2 test/e2e/suites/base/failover_test.go, "cluster failover testing" /
+# Context "Cluster failover testing with nil failover behavior" / It "deployment failover
+# testing", with the e2e's spread constraint (by cluster, minGroups = maxGroups = 1): the
+# binding runs on one of its two clusters; tainted, it moves whole to the other ("the current
+# cluster should be overwritten to another available cluster", minGroups clusters in all).
+def test_e2e_nil_failover_behavior_with_the_spread_by_cluster(bundle: Bundle) -> None:
+    spread = """    spreadConstraints:
+      - {spreadByField: cluster, minGroups: 1, maxGroups: 1}"""
+    placement = f"{TWO}\n{toleration('cluster.karmada.io/not-ready', 2)}\n{spread}"
+    template = only(run(bundle, (deployment("web", 3), policy("web", placement))))
+    assert dict(template.before) == {"cluster-a": 3}  # of two equal clusters, the first by name
+    [eviction] = template.evictions
+    assert (eviction.evicted, eviction.due, eviction.purge) == (True, 2, "Gracefully")
+    assert dict(template.after) == {"cluster-b": 3}
