@@ -467,6 +467,19 @@ def _findings(templates: Sequence[TemplateFailover], loads: Sequence[ClusterLoad
                 )
             )
     for load in loads:
+        for resource in load.tight():
+            cap = load.allocatable[resource]
+            found.append(
+                Finding(
+                    "failover.headroom",
+                    "warn",
+                    f"{load.cluster} would have {amount(resource, cap - load.after[resource])} "
+                    f"{resource} of its {amount(resource, cap)} free after the failover, under "
+                    f"the {load.headroom}% its failoverHeadroom keeps; moved here: "
+                    + (", ".join(sorted(load.added_by)) or "none"),
+                    cluster=load.cluster,
+                )
+            )
         for resource in load.over():
             names = ", ".join(sorted(load.added_by)) or "none moved here"
             found.append(

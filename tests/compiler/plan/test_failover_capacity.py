@@ -9,8 +9,13 @@ from fractions import Fraction
 
 import pytest
 
-from tests.compiler.plan.test_failover import deployment, only, policy, run
+from compiler.plan.failovertext import as_json
+from tests.compiler.plan.test_failover import STATIC, deployment, only, policy, run
+from tests.conftest import POLICIES
+from webhook.bundle.load import BUNDLE_FILES, build_bundle
 from webhook.bundle.model import Allocatable, Bundle
+from webhook.errors import BundleError
+from webhook.yamlsource import parse_single
 
 THREE = "    clusterAffinity: {clusterNames: [cluster-a, cluster-b, cluster-c]}"
 AGGREGATED = f"""{THREE}
@@ -116,3 +121,59 @@ def test_a_fixed_division_takes_its_room_first(bundle: Bundle) -> None:
     result = run(world, objects)
     web = next(t for t in result.templates if t.identity[3] == "web")
     assert dict(web.before) == {"cluster-a": 4, "cluster-b": 4}
+
+
+def test_a_cluster_pushed_into_its_headroom_is_warned(bundle: Bundle) -> None:
+    """cluster-b keeps half its 1.5 cpu free (failoverHeadroom: 50); cluster-a's failure
+    brings it from 500m to 1000m requested: inside the capacity, into the headroom."""
+    clusters = dict(bundle.clusters)
+    clusters["cluster-b"] = replace(
+        clusters["cluster-b"],
+        allocatable=Allocatable(cpu=Fraction(3, 2), pods=110),
+        failover_headroom=50,
+    )
+    result = run(
+        replace(bundle, clusters=clusters),
+        (deployment("web", 8, cpu="250m"), policy("web", STATIC)),
+    )
+    [finding] = result.findings
+    assert (finding.rule, finding.action, finding.cluster) == (
+        "failover.headroom",
+        "warn",
+        "cluster-b",
+    )
+    assert finding.message.startswith(
+        "cluster-b would have 500m cpu of its 1500m free after the failover, under the 50% its "
+        "failoverHeadroom keeps; moved here: Deployment payments/web"
+    )
+    assert not result.denied
+    load = as_json(result)["capacity"][0]
+    assert (load["cluster"], load["headroomPercent"], load["intoHeadroom"]) == (
+        "cluster-b",
+        50,
+        ["cpu"],
+    )
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        (20, None),
+        (100, "clusters[0].failoverHeadroom: must be at most 99, not 100"),
+        ("20%", "clusters[0].failoverHeadroom: must be a whole number, not a string"),
+    ],
+)
+def test_failover_headroom_is_read_and_checked(value: object, message: str | None) -> None:
+    text = (POLICIES / "clusters.yaml").read_text()
+    text = text.replace(
+        "    region: eu-west\n", f"    region: eu-west\n    failoverHeadroom: {value}\n"
+    )
+    files = {name: (POLICIES / name).read_text() for name in BUNDLE_FILES}
+    files["clusters.yaml"] = text
+    documents = {name: parse_single(t, f"policies/{name}") for name, t in files.items()}
+    if message is None:
+        assert build_bundle(documents).clusters["cluster-a"].failover_headroom == value
+        return
+    with pytest.raises(BundleError) as caught:
+        build_bundle(documents)
+    assert message in str(caught.value)
