@@ -23,6 +23,7 @@ from compiler.plan.failoverview import (
     load_text,
     worse_rows,
 )
+from compiler.plan.text import _counts
 from compiler.plan.view import AppRow, TenantRow, Usage, View, bars, share, view
 from webhook.quantity import parse_quantity
 
@@ -258,6 +259,15 @@ def _worse(document: Mapping[str, Any]) -> str:
     )
 
 
+def _count_label(placement: Mapping[str, int | None], cluster: str) -> str:
+    """A count as the chart writes it: ``all`` for a whole copy (a kind without replicas),
+    ``none`` for no copy of it, else the number."""
+    if cluster not in placement:
+        return "none" if any(n is None for n in placement.values()) else "0"
+    count = placement[cluster]
+    return "all" if count is None else str(count)
+
+
 def _moves_chart(row: TemplateRow, scale: int) -> str:
     """A cluster a row: the replicas after the failure filled, before it as an outline."""
     label = 110
@@ -275,7 +285,7 @@ def _moves_chart(row: TemplateRow, scale: int) -> str:
         was, now = row.before.get(cluster) or 0, after_map.get(cluster) or 0
         width = BAR_WIDTH if whole_now else round(BAR_WIDTH * now / scale)
         old = BAR_WIDTH if whole_then else round(BAR_WIDTH * was / scale)
-        shown = "all" if whole_now else str(now)
+        shown, then = _count_label(after_map, cluster), _count_label(row.before, cluster)
         parts.append(
             f'<g class="move" data-template="{_e(row.key)}" data-cluster="{_e(cluster)}" '
             f'data-before="{"" if whole_then else was}" data-after="{"" if whole_now else now}">'
@@ -283,8 +293,9 @@ def _moves_chart(row: TemplateRow, scale: int) -> str:
             f'<rect x="{label}" y="{y}" width="{width}" height="{ROW - 6}" fill="#54aeff">'
             f"<title>{_e(cluster)} after: {shown}</title></rect>"
             f'<rect x="{label}" y="{y}" width="{old}" height="{ROW - 6}" fill="none" '
-            f'stroke="#1f2328" stroke-dasharray="3 2"><title>before: {was}</title></rect>'
-            f'<text x="{label + max(width, old) + 6}" y="{y + 14}">{was} &#8594; {shown}</text></g>'
+            f'stroke="#1f2328" stroke-dasharray="3 2"><title>before: {then}</title></rect>'
+            f'<text x="{label + max(width, old) + 6}" y="{y + 14}">'
+            f"{then} &#8594; {shown}</text></g>"
         )
     parts.append("</svg>")
     return "".join(parts)
@@ -310,7 +321,8 @@ def _failover_template(row: TemplateRow, scale: int) -> str:
     items += [f"<li>twice: {_e(x)}</li>" for x in row.twice]
     items += [f"<li>note: {_e(x)}</li>" for x in row.notes]
     if row.alternative is not None:
-        items.append(f"<li>or, by the template UID: {_e(dict(row.alternative))}</li>")
+        text = _counts(row.alternative, row.before)
+        items.append(f"<li>or, by the template UID: {_e(text)}</li>")
     css = "change" if row.evicted else ""
     return (
         f'<section class="app" data-template="{_e(row.key)}">'
