@@ -62,6 +62,8 @@ class LoadRow:
     after: Mapping[str, Any]
     allocatable: Mapping[str, Any]
     over: tuple[str, ...]
+    tight: tuple[str, ...] = ()
+    """The resources taken into the cluster's failoverHeadroom."""
 
 
 @dataclass(frozen=True)
@@ -172,6 +174,7 @@ def failover_view(document: Mapping[str, Any]) -> FailoverView:
                 dict(c.get("after", {})),
                 dict(c.get("allocatable", {})),
                 tuple(c.get("over", ())),
+                tuple(c.get("intoHeadroom", ())),
             )
             for c in document.get("capacity", ())
         ),

@@ -341,7 +341,9 @@ def _load(row: LoadRow) -> str:
         if cap is not None and parse_quantity(str(cap)):
             part = parse_quantity(str(after)) / parse_quantity(str(cap))
         fill = round(200 * min(part, Fraction(1)))
-        color = "#cf222e" if resource in row.over else "#2da44e"
+        color = (
+            "#cf222e" if resource in row.over else "#bf8700" if resource in row.tight else "#2da44e"
+        )
         css = ' class="over"' if resource in row.over else ""
         bar = (
             f'<svg role="img" width="200" height="14" aria-label="{_e(resource)} of '
@@ -354,7 +356,7 @@ def _load(row: LoadRow) -> str:
             f'<td class="load" data-cluster="{_e(row.cluster)}" data-resource="{resource}" '
             f'data-before="{_e(row.before.get(resource, 0))}" data-after="{_e(after)}" '
             f'data-allocatable="{_e("" if cap is None else cap)}"><span{css}>'
-            f"{_e(load_text(row, resource))}</span><br>{bar}</td>"
+            f"{_e(load_text(row, resource).replace(' -> ', ' → '))}</span><br>{bar}</td>"
         )
     return f"<tr><td>{_e(row.cluster)}</td>{''.join(cells)}</tr>"
 
