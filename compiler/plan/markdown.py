@@ -13,6 +13,7 @@ from typing import Any
 
 from compiler.plan.failovertext import duration
 from compiler.plan.failoverview import (
+    FailoverView,
     FindingRow,
     TemplateRow,
     failover_view,
@@ -229,9 +230,43 @@ def _window(earliest: float, latest: float) -> str:
     return f"{duration(earliest)} to {duration(latest)}"
 
 
+def _failover_rows(v: FailoverView) -> list[str]:
+    rows = []
+    for t in v.templates:
+        tags = [x for x in (t.tenant, "stateful" if t.stateful else None) if x]
+        replicas = _cell(t.placement())
+        if t.alternative is not None:
+            replicas += f"<br>or, by the template UID: {_cell(_counts(t.alternative, t.before))}"
+        more = "<br>".join(_cell(x) for x in (*t.twice, *t.notes))
+        rows.append(
+            f"| {'~' if t.evicted else ''} | {_cell(t.key)} | {_cell(', '.join(tags))} "
+            f"| {replicas} | {_eviction_cell(t)} | {more} |"
+        )
+    return rows
+
+
+def _loads(v: FailoverView) -> list[str]:
+    if not v.loads:
+        return []
+    lines = [
+        "#### The clusters left, requested against allocatable",
+        "",
+        "| cluster | cpu | memory | pods |",
+        "|---|---|---|---|",
+    ]
+    for load in v.loads:
+        cells = []
+        for resource in ("cpu", "memory", "pods"):
+            text = _cell(load_text(load, resource))
+            cells.append(f"**{text} OVER**" if resource in load.over else text)
+        lines.append(f"| {_cell(load.cluster)} | {' | '.join(cells)} |")
+    return [*lines, ""]
+
+
 def render_failover(document: Mapping[str, Any]) -> str:
-    """``plan --fail --output markdown``: the failover plan as a comment (it is short: one row
-    per template on the failed clusters)."""
+    """``plan --fail --output markdown``: the failover plan as a comment, at most ``LIMIT``
+    characters: the denials, the clusters left and the storm first, then a row per template
+    on the failed clusters, cut (with a note) where the comment would grow too long."""
     v = failover_view(document)
     mark = "❌" if v.denies else "✅"
     lines = [
@@ -244,43 +279,34 @@ def render_failover(document: Mapping[str, Any]) -> str:
     ]
     if v.findings:
         lines += ["#### Denials and warnings", "", *_findings(v.findings)]
-    if v.templates:
-        lines += [
-            "#### Templates on the failed clusters",
-            "",
-            "| | template | tenant | replicas | eviction | twice and notes |",
-            "|---|---|---|---|---|---|",
-        ]
-        for t in v.templates:
-            tags = [x for x in (t.tenant, "stateful" if t.stateful else None) if x]
-            replicas = _cell(t.placement())
-            if t.alternative is not None:
-                replicas += (
-                    f"<br>or, by the template UID: {_cell(_counts(t.alternative, t.before))}"
-                )
-            more = "<br>".join(_cell(x) for x in (*t.twice, *t.notes))
-            lines.append(
-                f"| {'~' if t.evicted else ''} | {_cell(t.key)} | {_cell(', '.join(tags))} "
-                f"| {replicas} | {_eviction_cell(t)} | {more} |"
-            )
-        lines.append("")
-    if v.loads:
-        lines += [
-            "#### The clusters left, requested against allocatable",
-            "",
-            "| cluster | cpu | memory | pods |",
-            "|---|---|---|---|",
-        ]
-        for load in v.loads:
-            cells = []
-            for resource in ("cpu", "memory", "pods"):
-                text = _cell(load_text(load, resource))
-                cells.append(f"**{text} OVER**" if resource in load.over else text)
-            lines.append(f"| {_cell(load.cluster)} | {' | '.join(cells)} |")
-        lines.append("")
+    lines += _loads(v)
     if v.storm or v.notes:
         lines += ["#### The eviction storm and notes", ""]
         lines += [f"- {_cell(s)}" for s in v.storm]
         lines += [f"- {_cell(n)}" for n in v.notes]
         lines.append("")
-    return "\n".join([*lines, "<sub>fedgate plan --fail --output markdown</sub>", ""])
+    footer = ["<sub>fedgate plan --fail --output markdown</sub>", ""]
+    rows = _failover_rows(v)
+    note = (
+        f"> ✂️ Cut here to fit GitHub's {LIMIT:,}-character comment: {{left}} of {len(rows)} "
+        "templates not shown. Run `fedgate plan --fail` (or `--output html`) for the whole plan."
+    )
+    room = LIMIT - sum(len(line) + 1 for line in (*lines, *footer)) - len(note) - 200
+    if rows:
+        head = [
+            "#### Templates on the failed clusters",
+            "",
+            "| | template | tenant | replicas | eviction | twice and notes |",
+            "|---|---|---|---|---|---|",
+        ]
+        used = sum(len(line) + 1 for line in head)
+        shown: list[str] = []
+        for row in rows:
+            if used + len(row) + 1 > room:
+                break
+            shown.append(row)
+            used += len(row) + 1
+        lines += [*head, *shown, ""]
+        if len(shown) < len(rows):
+            lines += [note.replace("{left}", str(len(rows) - len(shown))), ""]
+    return "\n".join([*lines, *footer])[:LIMIT]

@@ -13,6 +13,7 @@ import pytest
 
 from compiler.plan.failovertext import as_json
 from compiler.plan.html import render_failover as html_page
+from compiler.plan.markdown import LIMIT
 from compiler.plan.markdown import render_failover as markdown_comment
 from tests.compiler.commands.test_plan_pages import CHROMIUM, FLAGS, Page
 from tests.compiler.plan.test_failover import (
@@ -198,3 +199,19 @@ def test_the_comment_and_the_page_golden(document: dict[str, Any]) -> None:
     """The markdown comment and the HTML page of one failure (regenerate: ``make golden``)."""
     _golden("fail.md", markdown_comment(document))
     _golden("fail.html", html_page(document))
+
+
+def test_a_long_failover_comment_is_cut_to_fit_github(document: dict[str, Any]) -> None:
+    """2,000 templates on the failed cluster: the denials, loads and storm stay, the template
+    rows stop where the comment would pass GitHub's limit, and a note says how many are left."""
+    many = dict(document)
+    many["templates"] = [
+        {**t, "name": f"{t['name']}-{n}"} for n in range(1000) for t in document["templates"]
+    ]
+    comment = markdown_comment(many)
+    assert len(comment) <= LIMIT
+    assert "#### Denials and warnings" in comment and "#### The clusters left" in comment
+    shown = comment.count("| ~ | Deployment payments/")
+    assert 0 < shown < 2000
+    assert f"{2000 - shown} of 2000 templates not shown" in comment
+    assert comment.endswith("<sub>fedgate plan --fail --output markdown</sub>\n")
