@@ -471,9 +471,11 @@ def report(
     everything: bool = False,
     tree: str = "rendered",
     against: str = "git HEAD",
+    failover: Sequence[Line] = (),
 ) -> list[Line]:
-    """The whole text: errors, the blocks, other files, tenants, the summary line. Without
-    ``everything``, only what changes and what a rule denies; ``diffs``: show them."""
+    """The whole text: errors, the blocks, other files, tenants, ``failover`` (the failures
+    the change makes worse), the summary line. Without ``everything``, only what changes and
+    what a rule denies; ``diffs``: show them."""
     lines = [Line(f"error: {f.render()}", "deny", 4) for f in findings]
 
     def shown(change: AppChange | TemplateChange) -> bool:
@@ -525,6 +527,7 @@ def report(
     if billed:
         lines += [*billed, Line("")]
     lines += staged_lines([*apps, *templates])
+    lines += failover
     if not summary.changes:
         lines.append(Line(f"No changes: the rendered tree plans as it does at {against}."))
     lines.append(summary_line(summary))

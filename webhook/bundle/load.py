@@ -45,7 +45,16 @@ BUNDLE_FILES = ("clusters.yaml", "tenants.yaml", "writers.yaml")
 OPTIONAL_FILES = ("argocd.yaml", "karmada.yaml")
 REQUIRED_WRITERS = ("git", "karmada")
 
-_CLUSTER_KEYS = ("name", "labels", "provider", "region", "zone", "zones", "allocatable")
+_CLUSTER_KEYS = (
+    "name",
+    "labels",
+    "provider",
+    "region",
+    "zone",
+    "zones",
+    "allocatable",
+    "failoverHeadroom",
+)
 _TENANT_KEYS = (
     "name",
     "namespaces",
@@ -289,6 +298,7 @@ def _clusters(checker: Checker) -> dict[str, Cluster]:
             zone=checker.string((*path, "zone")),
             zones=tuple(checker.string_list((*path, "zones"))),
             allocatable=_allocatable(checker, (*path, "allocatable")),
+            failover_headroom=checker.integer((*path, "failoverHeadroom"), minimum=0, maximum=99),
         )
     return dict(sorted(clusters.items()))
 

@@ -44,6 +44,9 @@ class Cluster:
     """A cluster spanning zones lists them all (Karmada's ``spec.zones``); ``zone`` is one."""
     allocatable: Allocatable | None = None
     """What the cluster can hold (``clusters[].allocatable``); None: not declared."""
+    failover_headroom: int | None = None
+    """Percent of its allocatable that should stay free when another cluster fails
+    (``clusters[].failoverHeadroom``); None: no margin asked."""
 
     @property
     def all_zones(self) -> tuple[str, ...]:
