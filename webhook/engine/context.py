@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import field
+from datetime import date
 from typing import Any, TypeVar
 
 from webhook.bundle.model import Bundle, Tenant
@@ -33,6 +34,8 @@ class Review:
     identity: Identity
     tenant: Tenant | None
     cluster: str | None = None
+    today: date | None = None
+    """The day exceptions are judged on (``review``'s)."""
     _memo: dict[str, Any] = field(default_factory=dict, init=False, compare=False, repr=False)
 
     def memo(self, name: str, compute: Callable[[], T]) -> T:

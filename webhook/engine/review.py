@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import replace
+from datetime import date
 
 from webhook.bundle.model import Bundle
 from webhook.bundle.rules import Rule
@@ -16,6 +17,7 @@ from webhook.engine.builtins import BUILTINS, WRITER_RULES
 from webhook.engine.context import Review
 from webhook.engine.decision import Decision, Violation
 from webhook.engine.identity import identify
+from webhook.engine.lifting import lift
 from webhook.engine.ownfields import own_fields_only
 from webhook.engine.request import AdmissionRequest
 from webhook.engine.tenancy import placement_targets
@@ -29,11 +31,20 @@ UNEXPECTED = "request.unexpected"
 rule, so no bundle can turn it off."""
 
 
-def review(request: AdmissionRequest, bundle: Bundle, *, cluster: str | None = None) -> Decision:
+def review(
+    request: AdmissionRequest,
+    bundle: Bundle,
+    *,
+    cluster: str | None = None,
+    today: date | None = None,
+) -> Decision:
     """Every matching rule on ``request``; allowed unless a deny violation stands.
 
     ``cluster`` names the member cluster the object is bound for, when it is one member's copy
-    (``fedgate plan``); CEL rules see it as the ``cluster`` variable (empty at admission)."""
+    (``fedgate plan``); CEL rules see it as the ``cluster`` variable (empty at admission).
+    ``today`` (else ``bundle.today``) is the day exceptions are judged on: an exception in
+    force lifts the violations it covers, and the Decision lists them (``exceptions``)."""
+    today = today if today is not None else bundle.today
     tenant = bundle.tenant_of_namespace(request.namespace) if request.namespace else None
     identity = bundle.memo(
         "identity",
@@ -48,7 +59,7 @@ def review(request: AdmissionRequest, bundle: Bundle, *, cluster: str | None = N
                 for problem in unexpected
             ]
         )
-    context = Review(request, bundle, identity, tenant, cluster)
+    context = Review(request, bundle, identity, tenant, cluster, today)
     targets = _targets(context)
     if identity.writer in EXEMPT_WRITERS:
         return Decision(allowed=True, targets=targets)
@@ -56,9 +67,13 @@ def review(request: AdmissionRequest, bundle: Bundle, *, cluster: str | None = N
     found = list(_violations(context, faults))
     violations = [v for v in found if not isinstance(v, celrules.AuditAnnotation)]
     audit = [(v.rule, v.message) for v in found if isinstance(v, celrules.AuditAnnotation)]
+    violations, lifted, expired = lift(violations, context, today)
     if identity.writer == BREAK_GLASS:
-        return replace(_break_glass(context, violations, targets, audit), faults=tuple(faults))
-    return Decision.of(violations, targets=targets, audit=audit, faults=faults)
+        decision = _break_glass(context, violations, targets, audit)
+        return replace(decision, faults=tuple(faults), exceptions=tuple(sorted(set(lifted))))
+    return Decision.of(
+        violations, notes=expired, targets=targets, audit=audit, faults=faults, lifted=lifted
+    )
 
 
 def _violations(context: Review, faults: list[str]) -> Iterator[Violation]:

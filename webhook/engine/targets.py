@@ -283,7 +283,7 @@ def _copy_violations(
     request = review.request
     user = {"username": request.user.username, "groups": list(request.user.groups)}
     write = sync_request(after.object, before.object, review.bundle, user=user)
-    return list(review_write(write, review.bundle, cluster=cluster).violations)
+    return list(review_write(write, review.bundle, cluster=cluster, today=review.today).violations)
 
 
 # ---------------------------------------------------------------- ownership.autoscaler-target
