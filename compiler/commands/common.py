@@ -153,11 +153,23 @@ def load_policy_bundle(args: argparse.Namespace) -> Bundle:
     return replace(bundle, today=judging_day(args))
 
 
+TODAY_VARIABLE = "FEDGATE_TODAY"
+
+
 def judging_day(args: argparse.Namespace) -> date:
-    """``--today``, else today in UTC (the clock is read here and only here): the day the
-    bundle's exceptions are judged on."""
+    """``--today``, else FEDGATE_TODAY (set and not empty: the pre-commit hook takes no
+    flags from a commit), else today in UTC (the clock is read here and only here): the day
+    the bundle's exceptions are judged on."""
     given: date | None = getattr(args, "today", None)
-    return given if given is not None else datetime.now(UTC).date()
+    if given is not None:
+        return given
+    variable = os.environ.get(TODAY_VARIABLE)
+    if not variable:
+        return datetime.now(UTC).date()
+    try:
+        return date.fromisoformat(variable)
+    except ValueError:
+        raise UsageError(f"{TODAY_VARIABLE}={variable!r} is not a date (YYYY-MM-DD)") from None
 
 
 def compile_specs(

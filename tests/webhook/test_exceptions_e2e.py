@@ -14,20 +14,10 @@ from typing import Any
 import pytest
 
 from tests.conftest import EXAMPLES, POLICIES
+from tests.webhook.exception_files import LEGACY_EXCEPTION as EXCEPTION
 from tests.webhook.server import Server, serving
 
 LATEST = json.loads((EXAMPLES / "requests" / "deployment-latest-tag-denied.json").read_text())
-EXCEPTION = """\
-apiVersion: fedgate.dev/v1alpha1
-kind: PolicyException
-metadata: {name: legacy-demo}
-spec:
-  rules: [image-tag]
-  match: {namespaces: [platform-demo], names: [demo-http]}
-  reason: the vendor image has no tag until its 4.0
-  owner: platform@example.com
-  expires: "2026-12-31"
-"""
 ALICE = {"username": "alice@example.com", "groups": ["team-a", "system:authenticated"]}
 
 

@@ -114,10 +114,11 @@ class Known:
 
 
 def load_exceptions(
-    files: Mapping[str, str], display: Mapping[str, str], known: Known
+    files: Mapping[str, str], display: Mapping[str, str], known: Known | None
 ) -> tuple[tuple[PolicyException, ...], list[Finding]]:
     """Every exception of ``files`` (``exceptions/<name>.yaml`` -> text; ``display`` names
-    each in messages), by name; and every finding of every file."""
+    each in messages), by name; and every finding of every file. ``known`` None: the rules,
+    clusters and writers they name are not checked (to read their dates alone)."""
     out: list[PolicyException] = []
     findings: list[Finding] = []
     for relative in sorted(files):
@@ -140,7 +141,7 @@ def claims_exception(data: Any) -> bool:
 
 
 def build_exception(
-    document: Document, stem: str, known: Known
+    document: Document, stem: str, known: Known | None
 ) -> tuple[PolicyException | None, list[Finding]]:
     """The exception of one document (named as its file, ``stem``), or None and why not."""
     check = Checker(document)
@@ -173,7 +174,7 @@ def build_exception(
     ), []
 
 
-def _rules(check: Checker, known: Known) -> frozenset[str]:
+def _rules(check: Checker, known: Known | None) -> frozenset[str]:
     path = ("spec", "rules")
     rules = check.string_list(path)
     if check.get(path) is not None and not rules:
@@ -182,7 +183,7 @@ def _rules(check: Checker, known: Known) -> frozenset[str]:
         why = protected_reason(rule)
         if why is not None:
             check.report((*path, index), f"{rule} can never be lifted by an exception: {why}")
-        elif rule not in known.rules:
+        elif known is not None and rule not in known.rules:
             check.report((*path, index), f"no rule {rule!r} in the bundle")
     return frozenset(rules)
 
@@ -199,14 +200,15 @@ def _expires(check: Checker) -> date | None:
         return None
 
 
-def _match(check: Checker, known: Known) -> dict[str, Any] | None:
+def _match(check: Checker, known: Known | None) -> dict[str, Any] | None:
     path: tuple[str | int, ...] = ("spec", "match")
     check.mapping(path, _MATCH_KEYS, required=("namespaces",))
     namespaces = frozenset(check.string_list((*path, "namespaces")))
     if check.get((*path, "namespaces")) is not None and not namespaces:
         check.report((*path, "namespaces"), "must name at least one namespace")
-    clusters = _known(check, (*path, "clusters"), known.clusters, "cluster")
-    writers = _known(check, (*path, "writers"), known.writers | {TENANT_WRITER}, "writer")
+    clusters = _known(check, (*path, "clusters"), known.clusters if known else None, "cluster")
+    writers = known.writers | {TENANT_WRITER} if known else None
+    writers = _known(check, (*path, "writers"), writers, "writer")
     kinds: set[tuple[str, str]] = set()
     raw = check.get((*path, "kinds"))
     if raw is not None and not isinstance(raw, list):
@@ -233,11 +235,11 @@ def _match(check: Checker, known: Known) -> dict[str, Any] | None:
 
 
 def _known(
-    check: Checker, path: tuple[str | int, ...], known: frozenset[str], what: str
+    check: Checker, path: tuple[str | int, ...], known: frozenset[str] | None, what: str
 ) -> frozenset[str]:
     names = check.string_list(path)
     for index, name in enumerate(names):
-        if name not in known:
+        if known is not None and name not in known:
             check.report(
                 (*path, index),
                 f"no {what} {name!r} in the bundle; there are {', '.join(sorted(known))}",

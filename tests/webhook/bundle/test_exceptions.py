@@ -197,3 +197,9 @@ def test_exceptions_load_from_the_folder_and_from_a_flat_configmap(tmp_path: Pat
             (root / relative).write_text(text)
     for root in (folder, flat):
         assert [e.name for e in load_bundle(root).exceptions] == ["legacy-demo"]
+
+
+def test_the_guide_lists_every_protected_rule() -> None:
+    guide = (POLICIES.parent / "docs" / "exceptions.md").read_text()
+    for name, _ in PROTECTED:
+        assert f"`{name}*`" in guide or f"`{name}`" in guide, name

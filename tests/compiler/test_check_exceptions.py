@@ -1,0 +1,123 @@
+"""`fedgate compile`, `check` and `plan` honour policies/exceptions/ as the webhook does, on the
+day --today gives (never the wall clock here); check warns before an exception expires, lists
+the expired, and refuses a file outside policies/exceptions/ that claims to be one."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.compiler.test_examples import run
+from tests.webhook.exception_files import LEGACY_EXCEPTION as EXCEPTION
+from tests.webhook.exception_files import LIFTED
+
+
+@pytest.fixture
+def legacy(platform_repo: Path) -> Path:
+    """The example repository with demo-http on :latest and an exception for it until
+    2026-12-31, compiled on a day it is in force."""
+    spec = platform_repo / "apps" / "demo-http.yaml"
+    spec.write_text(spec.read_text().replace("demo-http:1.0", "demo-http:latest"))
+    (platform_repo / "policies" / "exceptions").mkdir()
+    (platform_repo / "policies" / "exceptions" / "legacy-demo.yaml").write_text(EXCEPTION)
+    code, out, err = run(["compile", "--today", "2026-12-20"])
+    assert code == 0, out + err
+    return platform_repo
+
+
+def test_without_the_exception_latest_does_not_compile(platform_repo: Path) -> None:
+    spec = platform_repo / "apps" / "demo-http.yaml"
+    spec.write_text(spec.read_text().replace("demo-http:1.0", "demo-http:latest"))
+    code, _, err = run(["compile", "--today", "2026-12-20"])
+    assert code == 1
+    assert "[image-tag]" in err
+
+
+def test_check_admits_what_the_exception_lifts_and_warns_before_it_expires(
+    legacy: Path,
+) -> None:
+    code, out, err = run(["check", "--today", "2026-12-20"])
+    assert code == 0, out + err
+    assert (
+        "policies/exceptions/legacy-demo.yaml:1: exception legacy-demo expires on 2026-12-31 "
+        "(11 days left): image-tag in platform-demo is enforced from that day; owner "
+        "platform@example.com"
+    ) in out
+    assert LIFTED in out
+
+
+def test_check_says_nothing_of_an_exception_far_from_its_date(legacy: Path) -> None:
+    code, out, _ = run(["check", "--today", "2026-12-01"])
+    assert code == 0 and "expires on" not in out
+    code, out, _ = run(["check", "--today", "2026-12-01", "--expiry-warning", "30"])
+    assert code == 0 and "(30 days left)" in out
+
+
+def test_check_denies_once_the_exception_expired_and_lists_it(legacy: Path) -> None:
+    code, out, err = run(["check", "--today", "2026-12-31"])
+    assert code == 1
+    assert "[image-tag]" in out + err
+    assert (
+        "policies/exceptions/legacy-demo.yaml:1: exception legacy-demo expired on 2026-12-31: "
+        "it lifts nothing (image-tag in platform-demo); remove the file (owner "
+        "platform@example.com)"
+    ) in err
+
+
+def test_check_json_lists_every_exception_with_its_days(legacy: Path) -> None:
+    code, out, _ = run(["check", "--today", "2026-12-20", "--output", "json"])
+    assert code == 0
+    (listed,) = json.loads(out)["exceptions"]
+    assert listed["name"] == "legacy-demo"
+    assert (listed["daysLeft"], listed["status"]) == (11, "expiring")
+
+
+def test_plan_honours_the_exception_on_its_day(legacy: Path) -> None:
+    code, out, err = run(["plan", "apps/demo-http.yaml", "--today", "2026-12-20"])
+    assert code == 0, out + err
+    code, out, err = run(["plan", "apps/demo-http.yaml", "--today", "2027-01-01"])
+    assert code == 1
+    assert "[image-tag]" in out + err
+
+
+@pytest.mark.parametrize(
+    ("where", "text", "line"),
+    [
+        pytest.param("apps/legacy-demo.yaml", EXCEPTION, 2, id="beside the app specs"),
+        pytest.param("teams/team-a/exception.yaml", EXCEPTION, 2, id="a tenant's folder"),
+        pytest.param(
+            "rendered/platform-demo/exception.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n---\n" + EXCEPTION,
+            6,
+            id="the rendered tree, second document",
+        ),
+        pytest.param(
+            "policies/exceptions/nested/legacy-demo.yaml",
+            EXCEPTION,
+            2,
+            id="a subfolder of exceptions, which is not read",
+        ),
+        pytest.param(
+            "apps/claim.json",
+            json.dumps({"apiVersion": "fedgate.dev/v1alpha1", "kind": "PolicyException"}),
+            1,
+            id="json",
+        ),
+    ],
+)
+def test_check_refuses_an_exception_outside_the_platforms_folder(
+    platform_repo: Path, where: str, text: str, line: int
+) -> None:
+    path = platform_repo / where
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    for args in (["check"], ["check", where]):
+        code, out, err = run([*args, "--today", "2026-12-20"])
+        assert code == 1
+        assert (
+            f"{where}:{line}: an exception (fedgate.dev/v1alpha1 PolicyException) outside "
+            "policies/exceptions/: exceptions belong to the platform team and are read only "
+            "from there, so this one lifts nothing"
+        ) in out + err
