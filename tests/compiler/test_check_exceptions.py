@@ -5,11 +5,14 @@ the expired, and refuses a file outside policies/exceptions/ that claims to be o
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
 
+from compiler.commands.bundle import configmap
 from tests.compiler.test_examples import run
+from tests.conftest import EXAMPLES, POLICIES
 from tests.webhook.exception_files import LEGACY_EXCEPTION as EXCEPTION
 from tests.webhook.exception_files import LIFTED
 
@@ -121,3 +124,30 @@ def test_check_refuses_an_exception_outside_the_platforms_folder(
             "policies/exceptions/: exceptions belong to the platform team and are read only "
             "from there, so this one lifts nothing"
         ) in out + err
+
+
+@pytest.fixture
+def excepting_policies(tmp_path: Path) -> Path:
+    policies = tmp_path / "policies"
+    shutil.copytree(POLICIES, policies)
+    (policies / "exceptions").mkdir()
+    (policies / "exceptions" / "legacy-demo.yaml").write_text(EXCEPTION)
+    return policies
+
+
+def test_review_prints_the_decision_an_exception_made(excepting_policies: Path) -> None:
+    request = str(EXAMPLES / "requests" / "deployment-latest-tag-denied.json")
+    args = ["review", request, "--policies", str(excepting_policies), "--output", "json"]
+    code, out, _ = run([*args, "--today", "2026-12-20"])
+    decision = json.loads(out)
+    assert code == 0 and decision["allowed"] is True
+    assert [(u["exception"], u["rule"]) for u in decision["exceptions"]] == [
+        ("legacy-demo", "image-tag")
+    ]
+    code, out, _ = run([*args, "--today", "2026-12-31"])
+    assert code == 1 and "exceptions" not in json.loads(out)
+
+
+def test_the_bundle_configmap_carries_the_exceptions(excepting_policies: Path) -> None:
+    text = configmap(excepting_policies, None).decode()
+    assert "exceptions__legacy-demo.yaml: |" in text
