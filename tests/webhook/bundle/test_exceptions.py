@@ -6,13 +6,25 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tests.conftest import POLICIES
-from webhook.bundle.exceptions import PROTECTED, protected_reason
+from webhook.bundle.exceptions import (
+    API_VERSION,
+    KIND,
+    PROTECTED,
+    Known,
+    build_exception,
+    protected_reason,
+)
 from webhook.bundle.load import BundleSource, bundle_from_source, load_bundle, read_source
 from webhook.errors import BundleError
+from webhook.yamlsource import parse_single
 
 GOOD = """\
 apiVersion: fedgate.dev/v1alpha1
@@ -203,3 +215,39 @@ def test_the_guide_lists_every_protected_rule() -> None:
     guide = (POLICIES.parent / "docs" / "exceptions.md").read_text()
     for name, _ in PROTECTED:
         assert f"`{name}*`" in guide or f"`{name}`" in guide, name
+
+
+_SCALARS = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.text(max_size=12), st.sampled_from(["2026-12-31"])
+)
+_VALUES = st.recursive(
+    _SCALARS,
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(
+            st.sampled_from(["namespaces", "kinds", "apiGroups", "rules", "x", "matchLabels"]),
+            inner,
+            max_size=3,
+        )
+    ),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    spec=st.dictionaries(
+        st.sampled_from(["rules", "match", "reason", "owner", "expires", "extra"]),
+        _VALUES,
+        max_size=6,
+    )
+)
+def test_any_document_is_an_exception_or_findings_never_a_crash(spec: dict[str, Any]) -> None:
+    text = yaml.safe_dump(
+        {"apiVersion": API_VERSION, "kind": KIND, "metadata": {"name": "x"}, "spec": spec}
+    )
+    known = Known(frozenset({"image-tag"}), frozenset({"cluster-a"}), frozenset({"git"}))
+    exception, findings = build_exception(parse_single(text, "x.yaml"), "x", known)
+    assert (exception is None) == bool(findings)
+    if exception is not None:
+        assert exception.rules <= {"image-tag"} and exception.namespaces
