@@ -21,29 +21,39 @@ SUFFIXES = (".yaml", ".yml", ".json")
 _MARK = KIND.encode()
 
 
-def stray_exceptions(root: Path, policies: Path, files: Sequence[Path] = ()) -> list[Finding]:
-    """Every document of ``files`` (none: every file below ``root``, hidden folders skipped)
+def stray_exceptions(
+    root: Path, policies: Path, files: Sequence[Path] | None = None
+) -> list[Finding]:
+    """Every document of ``files`` (None: every file below ``root``, hidden folders skipped)
     claiming to be an exception outside ``policies/exceptions/`` (its subfolders included:
     those are not read either)."""
-    home = (policies / EXCEPTIONS_DIRECTORY).resolve()
+    home = os.path.realpath(policies / EXCEPTIONS_DIRECTORY)
     findings: list[Finding] = []
-    for path in files or _below(root):
-        if path.suffix not in SUFFIXES or path.resolve().parent == home:
+    for directory, names in _folders(root, files):
+        if os.path.realpath(directory) == home:
             continue
-        try:
-            data = path.read_bytes()
-        except OSError:
-            continue  # not ours to report: the spec and tree checks read what they need
-        if _MARK not in data:
-            continue
-        findings += _claims(path, data, policies)
+        for name in names:
+            if not name.endswith(SUFFIXES):
+                continue
+            path = Path(directory, name)
+            try:
+                data = path.read_bytes()
+            except OSError:
+                continue  # not ours to report: the spec and tree checks read what they need
+            if _MARK in data:
+                findings += _claims(path, data, policies)
     return findings
 
 
-def _below(root: Path) -> Iterator[Path]:
+def _folders(root: Path, files: Sequence[Path] | None) -> Iterator[tuple[str, list[str]]]:
+    """(folder, file names in it): of ``files``, else of every folder below ``root``."""
+    if files is not None:
+        for file in files:
+            yield str(file.parent), [file.name]
+        return
     for directory, folders, names in os.walk(root):
         folders[:] = sorted(f for f in folders if not f.startswith("."))
-        yield from (Path(directory) / name for name in sorted(names))
+        yield directory, sorted(names)
 
 
 def _claims(path: Path, data: bytes, policies: Path) -> list[Finding]:

@@ -94,7 +94,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
     _refuse_unknown_files(args.files, repository)
     where = locate([args.apps] if args.apps else [], args.out)
     apps_dir, tree, root = where.apps[0], where.out, where.root
-    stray = stray_exceptions(root, args.policies, args.files)
+    stray = stray_exceptions(root, args.policies, _claimable(args, repository))
     if stray:
         raise FindingsError(stray)
     if repository is not None:
@@ -183,6 +183,15 @@ def run(args: argparse.Namespace, out: Output) -> int:
         + (f"; {plural(len(silent), 'rule')} weakened without acknowledgement" if silent else "")
     )
     return 0 if ok else 1
+
+
+def _claimable(args: argparse.Namespace, repository: Repository | None) -> list[Path] | None:
+    """The files that may claim to be exceptions: FILES; else what changed since the base
+    (a file committed earlier was judged then); every file (None) with --all or outside git."""
+    if args.files:
+        return list(args.files)
+    changed = None if args.all or repository is None else repository.changed_files()
+    return [f for f in changed if f.is_file()] if changed is not None else None
 
 
 def _in_repository(policies: Path, repository: Repository | None) -> bool:

@@ -13,6 +13,7 @@ import pytest
 from compiler.commands.bundle import configmap
 from tests.compiler.test_examples import run
 from tests.conftest import EXAMPLES, POLICIES
+from tests.shiftleft.test_precommit import git
 from tests.webhook.exception_files import LEGACY_EXCEPTION as EXCEPTION
 from tests.webhook.exception_files import LIFTED
 
@@ -151,3 +152,18 @@ def test_review_prints_the_decision_an_exception_made(excepting_policies: Path) 
 def test_the_bundle_configmap_carries_the_exceptions(excepting_policies: Path) -> None:
     text = configmap(excepting_policies, None).decode()
     assert "exceptions__legacy-demo.yaml: |" in text
+
+
+def test_check_all_finds_a_claim_committed_without_the_hook(platform_repo: Path) -> None:
+    """A plain check looks at what changed since the base (CI's --base covers a branch whole);
+    --all at every file, for one committed with --no-verify."""
+    (platform_repo / "teams").mkdir()
+    (platform_repo / "teams" / "exception.yaml").write_text(EXCEPTION)
+    git(platform_repo, "add", "-A")
+    git(platform_repo, "commit", "-qm", "slipped past the hook")
+    code, out, err = run(["check", "--all", "--today", "2026-12-20"])
+    assert code == 1
+    assert "teams/exception.yaml:2: an exception" in out + err
+    code, out, err = run(["check", "--base", "HEAD~1", "--today", "2026-12-20"])
+    assert code == 1
+    assert "teams/exception.yaml:2: an exception" in out + err
