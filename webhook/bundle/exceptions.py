@@ -27,7 +27,7 @@ from typing import Any
 
 from webhook.bundle.model import PolicyException
 from webhook.errors import Finding
-from webhook.schema import Checker
+from webhook.schema import DNS_LABEL, Checker
 from webhook.values import is_mapping
 from webhook.yamlsource import Document, YamlSyntaxError, parse_single
 
@@ -203,7 +203,11 @@ def _expires(check: Checker) -> date | None:
 def _match(check: Checker, known: Known | None) -> dict[str, Any] | None:
     path: tuple[str | int, ...] = ("spec", "match")
     check.mapping(path, _MATCH_KEYS, required=("namespaces",))
-    namespaces = frozenset(check.string_list((*path, "namespaces")))
+    namespaces = frozenset(
+        check.string_list(
+            (*path, "namespaces"), item=DNS_LABEL, hint="a namespace name, without wildcards"
+        )
+    )
     if check.get((*path, "namespaces")) is not None and not namespaces:
         check.report((*path, "namespaces"), "must name at least one namespace")
     clusters = _known(check, (*path, "clusters"), known.clusters if known else None, "cluster")

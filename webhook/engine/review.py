@@ -15,7 +15,7 @@ from webhook.bundle.rules import Rule
 from webhook.engine import admissible, celrules
 from webhook.engine.builtins import BUILTINS, WRITER_RULES
 from webhook.engine.context import Review
-from webhook.engine.decision import Decision, Violation
+from webhook.engine.decision import Decision, ExceptionUse, Violation
 from webhook.engine.identity import identify
 from webhook.engine.lifting import lift
 from webhook.engine.ownfields import own_fields_only
@@ -69,8 +69,8 @@ def review(
     audit = [(v.rule, v.message) for v in found if isinstance(v, celrules.AuditAnnotation)]
     violations, lifted, expired = lift(violations, context, today)
     if identity.writer == BREAK_GLASS:
-        decision = _break_glass(context, violations, targets, audit)
-        return replace(decision, faults=tuple(faults), exceptions=tuple(sorted(set(lifted))))
+        decision = _break_glass(context, violations, targets, audit, lifted)
+        return replace(decision, faults=tuple(faults))
     return Decision.of(
         violations, notes=expired, targets=targets, audit=audit, faults=faults, lifted=lifted
     )
@@ -176,8 +176,10 @@ def _break_glass(
     violations: list[Violation],
     targets: tuple[str, ...] | None,
     audit: list[tuple[str, str]],
+    lifted: list[ExceptionUse],
 ) -> Decision:
-    """Allowed, every objection kept as a warning, and the bypass recorded for the audit log."""
+    """Allowed, every objection kept as a warning, and the bypass recorded for the audit log
+    (what exceptions lifted is not bypassed: it stays theirs)."""
     softened = [
         replace(v, action="warn", status="warn" if v.status == "fail" else v.status)
         for v in violations
@@ -190,4 +192,5 @@ def _break_glass(
         notes=[f"break-glass: {bypass}"],
         audit=[("break-glass", bypass), *audit],
         targets=targets,
+        lifted=lifted,
     )

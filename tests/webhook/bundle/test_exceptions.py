@@ -136,6 +136,12 @@ def test_an_exception_loads_with_every_field(source: BundleSource) -> None:
             id="namespaces not empty",
         ),
         pytest.param(
+            "namespaces: [platform-demo]",
+            "namespaces: ['*']",
+            "legacy-demo.yaml:8: spec.match.namespaces[0]: '*' is not valid: a namespace name",
+            id="namespaces are names, not wildcards",
+        ),
+        pytest.param(
             "clusters: [cluster-b]",
             "clusters: [cluster-z]",
             "legacy-demo.yaml:12: spec.match.clusters[0]: no cluster 'cluster-z' in the bundle",

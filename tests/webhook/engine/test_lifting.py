@@ -205,3 +205,5 @@ def test_break_glass_keeps_the_exceptions_it_met(bundle: Bundle) -> None:
     decision = review(request, _with(bundle, _exception()), today=BEFORE)
     assert decision.allowed
     assert [u.rule for u in decision.exceptions] == ["image-tag"]
+    assert "image-tag" not in {v.rule for v in decision.violations}  # the exception's, not a bypass
+    assert any(w.startswith("exception legacy-demo") for w in decision.warnings)
