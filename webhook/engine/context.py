@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 
 from webhook.bundle.model import Bundle, Tenant
 from webhook.bundle.rules import Rule
-from webhook.engine.decision import Violation
+from webhook.engine.decision import ExceptionUse, Violation
 from webhook.engine.identity import Identity
 from webhook.engine.request import AdmissionRequest
 from webhook.ledger import (
@@ -36,6 +36,11 @@ class Review:
     cluster: str | None = None
     today: date | None = None
     """The day exceptions are judged on (``review``'s)."""
+    lifted_inside: list[ExceptionUse] = field(
+        default_factory=list, init=False, compare=False, repr=False
+    )
+    """What exceptions lifted in the reviews this one made of other writes (a member's copy
+    under an override): the decision lists them with its own."""
     _memo: dict[str, Any] = field(default_factory=dict, init=False, compare=False, repr=False)
 
     def memo(self, name: str, compute: Callable[[], T]) -> T:

@@ -68,6 +68,7 @@ def review(
     violations = [v for v in found if not isinstance(v, celrules.AuditAnnotation)]
     audit = [(v.rule, v.message) for v in found if isinstance(v, celrules.AuditAnnotation)]
     violations, lifted, expired = lift(violations, context, today)
+    lifted += context.lifted_inside
     if identity.writer == BREAK_GLASS:
         decision = _break_glass(context, violations, targets, audit, lifted)
         return replace(decision, faults=tuple(faults))

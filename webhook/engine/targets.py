@@ -283,7 +283,9 @@ def _copy_violations(
     request = review.request
     user = {"username": request.user.username, "groups": list(request.user.groups)}
     write = sync_request(after.object, before.object, review.bundle, user=user)
-    return list(review_write(write, review.bundle, cluster=cluster, today=review.today).violations)
+    decision = review_write(write, review.bundle, cluster=cluster, today=review.today)
+    review.lifted_inside.extend(decision.exceptions)  # the outer decision lists them too
+    return list(decision.violations)
 
 
 # ---------------------------------------------------------------- ownership.autoscaler-target

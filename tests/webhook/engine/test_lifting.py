@@ -14,6 +14,7 @@ from webhook.bundle.model import Bundle, PolicyException
 from webhook.engine.decision import ExceptionUse
 from webhook.engine.request import parse_review
 from webhook.engine.review import review
+from webhook.engine.synthesize import sync_request
 
 EXPIRES = date(2026, 12, 31)
 BEFORE = date(2026, 12, 30)
@@ -207,3 +208,38 @@ def test_break_glass_keeps_the_exceptions_it_met(bundle: Bundle) -> None:
     assert [u.rule for u in decision.exceptions] == ["image-tag"]
     assert "image-tag" not in {v.rule for v in decision.violations}  # the exception's, not a bypass
     assert any(w.startswith("exception legacy-demo") for w in decision.warnings)
+
+
+def test_an_override_s_decision_lists_what_exceptions_lifted_on_member_copies(
+    bundle: Bundle,
+) -> None:
+    """Git's override tags orders-db :latest on cluster-b; an exception for that copy lets it
+    through, and the override's own decision says so."""
+    override = {
+        "apiVersion": "policy.karmada.io/v1alpha1",
+        "kind": "OverridePolicy",
+        "metadata": {"name": "orders-db-latest", "namespace": "platform-demo"},
+        "spec": {
+            "resourceSelectors": [
+                {"apiVersion": "apps/v1", "kind": "Deployment", "name": "orders-db"}
+            ],
+            "overrideRules": [
+                {
+                    "targetCluster": {"clusterNames": ["cluster-b"]},
+                    "overriders": {
+                        "imageOverrider": [
+                            {"component": "Tag", "operator": "replace", "value": "latest"}
+                        ]
+                    },
+                }
+            ],
+        },
+    }
+    request = sync_request(override, None, bundle)
+    assert "image-tag" in {v.rule for v in review(request, bundle, today=BEFORE).violations}
+    excepted = _with(
+        bundle, _exception(names=frozenset({"orders-db"}), clusters=frozenset({"cluster-b"}))
+    )
+    decision = review(request, excepted, today=BEFORE)
+    assert "image-tag" not in {v.rule for v in decision.violations}
+    assert [(u.exception, u.rule) for u in decision.exceptions] == [("legacy-demo", "image-tag")]
