@@ -215,24 +215,16 @@ def test_an_override_s_decision_lists_what_exceptions_lifted_on_member_copies(
 ) -> None:
     """Git's override tags orders-db :latest on cluster-b; an exception for that copy lets it
     through, and the override's own decision says so."""
+    latest = {"component": "Tag", "operator": "replace", "value": "latest"}
+    on_b = {"targetCluster": {"clusterNames": ["cluster-b"]}}
+    selector = {"apiVersion": "apps/v1", "kind": "Deployment", "name": "orders-db"}
     override = {
         "apiVersion": "policy.karmada.io/v1alpha1",
         "kind": "OverridePolicy",
         "metadata": {"name": "orders-db-latest", "namespace": "platform-demo"},
         "spec": {
-            "resourceSelectors": [
-                {"apiVersion": "apps/v1", "kind": "Deployment", "name": "orders-db"}
-            ],
-            "overrideRules": [
-                {
-                    "targetCluster": {"clusterNames": ["cluster-b"]},
-                    "overriders": {
-                        "imageOverrider": [
-                            {"component": "Tag", "operator": "replace", "value": "latest"}
-                        ]
-                    },
-                }
-            ],
+            "resourceSelectors": [selector],
+            "overrideRules": [{**on_b, "overriders": {"imageOverrider": [latest]}}],
         },
     }
     request = sync_request(override, None, bundle)
