@@ -104,14 +104,16 @@ def run(args: argparse.Namespace, out: Output) -> int:
     try:
         compiled, bundle = compile_specs(out, find_spec_files([apps_dir]), args, cache=cache)
     except SpecError as exc:  # an app an exception no longer covers: say which one expired
-        dated = source_dates(read_source(args.policies), judging_day(args), args.expiry_warning)
-        ended = [d.finding() for d in dated if d.status != "in force"]
-        raise SpecError([*exc.findings, *ended]) from None
+        known = source_dates(read_source(args.policies), judging_day(args), args.expiry_warning)
+        notes = [d.finding() for d in known if d.status != "in force"]
+        raise SpecError([*exc.findings, *notes]) from None
     memo_file = cache.with_name(statmemo.TREE_FILE) if cache is not None else None
     memo_key = str(tree.resolve())
     memo = statmemo.load(memo_file, memo_key)
     diff = diff_tree(tree, compiled.files, memo)
     statmemo.save(memo_file, memo_key, memo)
+    dated = exception_dates(bundle, args.expiry_warning)
+    ended = any(d.status == "expired" for d in dated)  # what it lifted is judged again
     result = check_tree(
         compiled,
         bundle,
@@ -119,13 +121,12 @@ def run(args: argparse.Namespace, out: Output) -> int:
         repository,
         diff,
         files=args.files,
-        everything=args.all or rules_changed,
+        everything=args.all or rules_changed or ended,
     )
     deleted = [] if args.allow_empty else _wipes(compiled, bundle, tree, repository)
     weakened, unreadable = _weakened(args.policies, repository) if rules_changed else ([], [])
     silent = [w for w in weakened if not w.acknowledged]
     ok = diff.clean and not result.denied and not deleted and not silent and not unreadable
-    dated = exception_dates(bundle, args.expiry_warning)
     if out.format == "json":
         report = _as_json(ok, diff, result, deleted)
         report["errors"] += [f.as_json() for f in unreadable]
@@ -161,7 +162,8 @@ def run(args: argparse.Namespace, out: Output) -> int:
     members = sum(1 for t in result.templates if t.denied)
     verdict = "would all be admitted" if not denied else f"{denied} would be DENIED"
     reviewed = plural(
-        len(result.writes), "manifest" if args.all or rules_changed else "changed manifest"
+        len(result.writes),
+        "manifest" if args.all or rules_changed or ended else "changed manifest",
     )
     out.line(
         f"fedgate check: {plural(len(compiled.apps), 'app')}; {tree}/ "

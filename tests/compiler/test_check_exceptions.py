@@ -167,3 +167,48 @@ def test_check_all_finds_a_claim_committed_without_the_hook(platform_repo: Path)
     code, out, err = run(["check", "--base", "HEAD~1", "--today", "2026-12-20"])
     assert code == 1
     assert "teams/exception.yaml:2: an exception" in out + err
+
+
+REPORT = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: legacy-report, namespace: payments}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: legacy-report}}
+  template:
+    metadata: {labels: {app: legacy-report}}
+    spec:
+      containers:
+        - name: report
+          image: registry.example.com/payments/report:latest
+          resources: {requests: {cpu: 100m, memory: 64Mi}}
+"""
+
+
+def test_the_day_an_exception_expires_check_judges_every_manifest_again(
+    platform_repo: Path,
+) -> None:
+    """A hand-written manifest unchanged since it was committed is not reviewed by a plain
+    check, but the day its exception expires it is: the webhook denies it at the next sync."""
+    folder = platform_repo / "rendered" / "payments" / "legacy-report"
+    folder.mkdir(parents=True)
+    (folder / "deployment.yaml").write_text(REPORT)
+    (platform_repo / "policies" / "exceptions").mkdir()
+    (platform_repo / "policies" / "exceptions" / "legacy-report.yaml").write_text(
+        "apiVersion: fedgate.dev/v1alpha1\nkind: PolicyException\n"
+        "metadata: {name: legacy-report}\nspec:\n  rules: [image-tag]\n"
+        "  match: {namespaces: [payments], names: [legacy-report]}\n"
+        "  reason: rebuilt nightly as latest\n  owner: payments@example.com\n"
+        "  expires: 2026-12-31\n"
+    )
+    code, out, err = run(["check", "--today", "2026-12-20"])
+    assert code == 0, out + err
+    git(platform_repo, "add", "-A")
+    git(platform_repo, "commit", "-qm", "the report, excepted")
+    code, out, _ = run(["check", "--today", "2026-12-30"])
+    assert code == 0 and "1 changed manifest" not in out
+    code, out, _ = run(["check", "--today", "2026-12-31"])
+    assert code == 1
+    assert "DENIED  UPDATE apps/v1 Deployment payments/legacy-report" in out
+    assert "would be DENIED" in out
