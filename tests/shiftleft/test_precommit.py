@@ -295,11 +295,14 @@ def test_the_readme_hook_repository_configuration_works_as_written(
 
 def test_an_exception_commits_a_legacy_app_until_it_expires(platform: Path) -> None:
     """The hook judges exceptions on FEDGATE_TODAY (a commit passes no flags): in force, the
-    :latest app commits; from its date, a change that reaches the app is refused and the hook
-    names the expired exception."""
-    edit(platform / "apps" / "demo-http.yaml", "demo-http:1.0", "demo-http:latest")
+    app pulling from Docker Hub commits; from its date, a change that reaches the app is
+    refused and the hook names the expired exception. (registry-allowed: an earlier test here
+    removes image-tag.)"""
+    edit(platform / "apps" / "demo-http.yaml", "registry.example.com/platform/", "docker.io/")
     (platform / "policies" / "exceptions").mkdir()
-    (platform / "policies" / "exceptions" / "legacy-demo.yaml").write_text(LEGACY_EXCEPTION)
+    (platform / "policies" / "exceptions" / "legacy-demo.yaml").write_text(
+        LEGACY_EXCEPTION.replace("image-tag", "registry-allowed")
+    )
     in_force = {"FEDGATE_TODAY": "2026-12-20"}
     subprocess.run(
         [str(FEDGATE), "compile"],
@@ -309,7 +312,7 @@ def test_an_exception_commits_a_legacy_app_until_it_expires(platform: Path) -> N
         capture_output=True,
         env={**os.environ, **in_force},
     )
-    result = commit(platform, "demo-http on :latest until the vendor tags it", in_force)
+    result = commit(platform, "demo-http from Docker Hub until the mirror has it", in_force)
     output = result.stdout + result.stderr
     assert result.returncode == 0, output
     assert re.search(r"fedgate check \(.*\)\.+Passed", output), output  # quiet when it passes
@@ -317,7 +320,7 @@ def test_an_exception_commits_a_legacy_app_until_it_expires(platform: Path) -> N
     result = commit(platform, "the vendor slipped", {"FEDGATE_TODAY": "2026-12-31"})
     output = result.stdout + result.stderr
     assert result.returncode != 0
-    assert "[image-tag]" in output
+    assert "[registry-allowed]" in output
     assert "exception legacy-demo expired on 2026-12-31: it lifts nothing" in output
     git(platform, "reset", "-q", "--hard", "HEAD")
 
