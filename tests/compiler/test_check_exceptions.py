@@ -212,3 +212,13 @@ def test_the_day_an_exception_expires_check_judges_every_manifest_again(
     assert code == 1
     assert "DENIED  UPDATE apps/v1 Deployment payments/legacy-report" in out
     assert "would be DENIED" in out
+
+
+def test_a_day_that_is_not_a_date_is_a_usage_error(
+    platform_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, _, err = run(["check", "--today", "tomorrow"])
+    assert code == 2 and "'tomorrow' is not a date (YYYY-MM-DD)" in err
+    monkeypatch.setenv("FEDGATE_TODAY", "tomorrow")
+    code, _, err = run(["check"])
+    assert code == 2 and "FEDGATE_TODAY='tomorrow' is not a date (YYYY-MM-DD)" in err
