@@ -36,6 +36,7 @@ examples:
   fedgate check                                the pre-commit gate: valid, current, admitted
   fedgate plan                                 replicas per cluster, what each receives, the bill
   fedgate review request.json                  one AdmissionReview through the rule engine
+  kubectl get deploy -A -o yaml | fedgate audit -   what the bundle would now deny of live objects
   fedgate test policies/                       run the policy test suites
   fedgate cel eval "object.spec.replicas <= 10" --object deploy.yaml   try a CEL expression
   fedgate serve --certfile tls.crt --keyfile tls.key   the admission webhook
@@ -106,6 +107,7 @@ COMMANDS = (
     "check",
     "plan",
     "review",
+    "audit",
     "test",
     "serve",
     "bundle",

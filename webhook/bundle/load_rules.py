@@ -174,8 +174,11 @@ def _match(binding: Checker) -> Match | None:
         return None
     selector = binding.get((*path, "objectSelector"))
     if selector is not None:
+        reported = len(binding.findings)
         binding.mapping((*path, "objectSelector"), ("matchLabels", "matchExpressions"))
         binding.string_map((*path, "objectSelector", "matchLabels"), labels=True)
+        if len(binding.findings) == reported:  # else said already, at the very key
+            selector = binding.label_selector((*path, "objectSelector"))
     return Match(
         frozenset(kinds),
         frozenset(operations),

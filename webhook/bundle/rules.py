@@ -11,9 +11,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from webhook.engine.affinity import label_selector_matches
 from webhook.engine.decision import Action
 from webhook.engine.request import AdmissionRequest
+from webhook.labels import labels_match
 from webhook.values import is_mapping
 
 FailurePolicy = Literal["Fail", "Ignore"]
@@ -58,7 +58,7 @@ def object_selected(selector: Mapping[str, Any] | None, request: AdmissionReques
         return True
     metadata = (request.current or {}).get("metadata")
     labels = metadata.get("labels") if is_mapping(metadata) else None
-    return label_selector_matches(selector, labels if is_mapping(labels) else {})
+    return labels_match(selector, labels if is_mapping(labels) else {})
 
 
 @dataclass(frozen=True)
