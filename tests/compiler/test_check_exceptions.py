@@ -9,10 +9,11 @@ import shutil
 from pathlib import Path
 
 import pytest
+import yaml
 
 from compiler.commands.bundle import configmap
 from tests.compiler.test_examples import run
-from tests.conftest import EXAMPLES, POLICIES
+from tests.conftest import EXAMPLES, POLICIES, ROOT
 from tests.shiftleft.test_precommit import git
 from tests.webhook.exception_files import LEGACY_EXCEPTION as EXCEPTION
 from tests.webhook.exception_files import LIFTED
@@ -222,3 +223,35 @@ def test_a_day_that_is_not_a_date_is_a_usage_error(
     monkeypatch.setenv("FEDGATE_TODAY", "tomorrow")
     code, _, err = run(["check"])
     assert code == 2 and "FEDGATE_TODAY='tomorrow' is not a date (YYYY-MM-DD)" in err
+
+
+def test_audit_lists_what_each_exception_lets_through_and_its_days(
+    excepting_policies: Path, tmp_path: Path
+) -> None:
+    golden = ROOT / "tests" / "golden" / "examples" / "platform-demo" / "demo-http"
+    live = yaml.safe_load((golden / "deployment.yaml").read_text())
+    container = live["spec"]["template"]["spec"]["containers"][0]
+    container["image"] = "registry.example.com/platform/demo-http:latest"
+    objects = tmp_path / "live.yaml"
+    objects.write_text(yaml.safe_dump(live))
+    args = ["audit", str(objects), "--policies", str(excepting_policies)]
+    code, out, _ = run([*args, "--today", "2026-12-20"])
+    assert code == 0, out
+    assert (
+        "EXCPT legacy-demo (platform-demo; 11 days left; owner platform@example.com): lets "
+        "through 1 objection\n      platform-demo/Deployment/demo-http  image-tag: image "
+        "registry.example.com/platform/demo-http:latest is not pinned"
+    ) in out
+    code, out, _ = run([*args, "--today", "2026-12-20", "--output", "json"])
+    (lifted,) = json.loads(out)["exceptions"]
+    assert (lifted["exception"], lifted["rule"], lifted["tenant"]) == (
+        "legacy-demo",
+        "image-tag",
+        "team-a",
+    )
+    code, out, _ = run([*args, "--today", "2026-12-31"])
+    assert code == 1
+    assert (
+        "EXCPT legacy-demo (platform-demo; expired; owner platform@example.com): lets through "
+        "0 objections"
+    ) in out
