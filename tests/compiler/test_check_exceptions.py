@@ -225,13 +225,15 @@ def test_a_day_that_is_not_a_date_is_a_usage_error(
     assert code == 2 and "FEDGATE_TODAY='tomorrow' is not a date (YYYY-MM-DD)" in err
 
 
+LATEST = "registry.example.com/platform/demo-http:latest"
+
+
 def test_audit_lists_what_each_exception_lets_through_and_its_days(
     excepting_policies: Path, tmp_path: Path
 ) -> None:
     golden = ROOT / "tests" / "golden" / "examples" / "platform-demo" / "demo-http"
     live = yaml.safe_load((golden / "deployment.yaml").read_text())
-    container = live["spec"]["template"]["spec"]["containers"][0]
-    container["image"] = "registry.example.com/platform/demo-http:latest"
+    live["spec"]["template"]["spec"]["containers"][0]["image"] = LATEST
     objects = tmp_path / "live.yaml"
     objects.write_text(yaml.safe_dump(live))
     args = ["audit", str(objects), "--policies", str(excepting_policies)]
@@ -255,3 +257,22 @@ def test_audit_lists_what_each_exception_lets_through_and_its_days(
         "EXCPT legacy-demo (platform-demo; expired; owner platform@example.com): lets through "
         "0 objections"
     ) in out
+
+
+def test_a_policy_report_shows_a_lifted_objection_as_skip(
+    excepting_policies: Path, tmp_path: Path
+) -> None:
+    golden = ROOT / "tests" / "golden" / "examples" / "platform-demo" / "demo-http"
+    live = yaml.safe_load((golden / "deployment.yaml").read_text())
+    live["spec"]["template"]["spec"]["containers"][0]["image"] = LATEST
+    objects = tmp_path / "live.yaml"
+    objects.write_text(yaml.safe_dump(live))
+    args = ["audit", str(objects), "--policies", str(excepting_policies), "--today", "2026-12-20"]
+    code, out, _ = run([*args, "--output", "policyreport"])
+    assert code == 0
+    (report,) = list(yaml.safe_load_all(out))
+    skipped = [r for r in report["results"] if r["result"] == "skip"]
+    assert [(r["rule"], r["properties"]["exception"]) for r in skipped] == [
+        ("image-tag", "legacy-demo")
+    ]
+    assert report["summary"]["skip"] == 1
