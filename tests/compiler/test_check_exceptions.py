@@ -225,18 +225,23 @@ def test_a_day_that_is_not_a_date_is_a_usage_error(
     assert code == 2 and "FEDGATE_TODAY='tomorrow' is not a date (YYYY-MM-DD)" in err
 
 
-LATEST = "registry.example.com/platform/demo-http:latest"
+@pytest.fixture
+def live_latest(tmp_path: Path) -> Path:
+    """demo-http as it runs in the federation, its image turned to :latest by hand."""
+    golden = ROOT / "tests" / "golden" / "examples" / "platform-demo" / "demo-http"
+    live = yaml.safe_load((golden / "deployment.yaml").read_text())
+    live["spec"]["template"]["spec"]["containers"][0]["image"] = (
+        "registry.example.com/platform/demo-http:latest"
+    )
+    objects = tmp_path / "live.yaml"
+    objects.write_text(yaml.safe_dump(live))
+    return objects
 
 
 def test_audit_lists_what_each_exception_lets_through_and_its_days(
-    excepting_policies: Path, tmp_path: Path
+    excepting_policies: Path, live_latest: Path
 ) -> None:
-    golden = ROOT / "tests" / "golden" / "examples" / "platform-demo" / "demo-http"
-    live = yaml.safe_load((golden / "deployment.yaml").read_text())
-    live["spec"]["template"]["spec"]["containers"][0]["image"] = LATEST
-    objects = tmp_path / "live.yaml"
-    objects.write_text(yaml.safe_dump(live))
-    args = ["audit", str(objects), "--policies", str(excepting_policies)]
+    args = ["audit", str(live_latest), "--policies", str(excepting_policies)]
     code, out, _ = run([*args, "--today", "2026-12-20"])
     assert code == 0, out
     assert (
@@ -260,15 +265,10 @@ def test_audit_lists_what_each_exception_lets_through_and_its_days(
 
 
 def test_a_policy_report_shows_a_lifted_objection_as_skip(
-    excepting_policies: Path, tmp_path: Path
+    excepting_policies: Path, live_latest: Path
 ) -> None:
-    golden = ROOT / "tests" / "golden" / "examples" / "platform-demo" / "demo-http"
-    live = yaml.safe_load((golden / "deployment.yaml").read_text())
-    live["spec"]["template"]["spec"]["containers"][0]["image"] = LATEST
-    objects = tmp_path / "live.yaml"
-    objects.write_text(yaml.safe_dump(live))
-    args = ["audit", str(objects), "--policies", str(excepting_policies), "--today", "2026-12-20"]
-    code, out, _ = run([*args, "--output", "policyreport"])
+    args = ["audit", str(live_latest), "--policies", str(excepting_policies)]
+    code, out, _ = run([*args, "--today", "2026-12-20", "--output", "policyreport"])
     assert code == 0
     (report,) = list(yaml.safe_load_all(out))
     skipped = [r for r in report["results"] if r["result"] == "skip"]
