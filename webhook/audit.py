@@ -71,6 +71,7 @@ def audit_record(admission: AdmissionRequest, decision: Decision, seconds: float
         "denied_by": _cut_list(sorted({v.rule for v in decision.denials}))
         if not decision.allowed
         else [],
+        "exceptions": _cut_list(sorted({f"{u.exception}/{u.rule}" for u in decision.exceptions})),
         "latency_ms": round(seconds * 1000, 3),
         **_staged(decision),
     }
@@ -108,6 +109,7 @@ def overtime_record(uid: str, admission: AdmissionRequest | None, seconds: float
         "allowed": False,
         "rules": [OVERTIME_RULE],
         "denied_by": [OVERTIME_RULE],
+        "exceptions": [],
         "latency_ms": round(seconds * 1000, 3),
     }
 

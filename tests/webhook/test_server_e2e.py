@@ -280,6 +280,7 @@ def test_audit_lines_carry_no_object_bodies(server: Server) -> None:
         "allowed",
         "rules",
         "denied_by",
+        "exceptions",
         "latency_ms",
     }
     assert "checkout-db" not in json.dumps(line)  # nothing from the object itself

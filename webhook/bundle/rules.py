@@ -50,11 +50,16 @@ class Match:
 
     def selects(self, request: AdmissionRequest) -> bool:
         """The object selector holds (always, without one)."""
-        if self.object_selector is None:
-            return True
-        metadata = (request.current or {}).get("metadata")
-        labels = metadata.get("labels") if is_mapping(metadata) else None
-        return labels_match(self.object_selector, labels if is_mapping(labels) else {})
+        return object_selected(self.object_selector, request)
+
+
+def object_selected(selector: Mapping[str, Any] | None, request: AdmissionRequest) -> bool:
+    """A label selector holds on the object (the old object for DELETE); None holds always."""
+    if selector is None:
+        return True
+    metadata = (request.current or {}).get("metadata")
+    labels = metadata.get("labels") if is_mapping(metadata) else None
+    return labels_match(selector, labels if is_mapping(labels) else {})
 
 
 @dataclass(frozen=True)

@@ -285,7 +285,10 @@ def _copy_violations(
     request = review.request
     user = {"username": request.user.username, "groups": list(request.user.groups)}
     write = sync_request(after.object, before.object, review.bundle, user=user)
-    decision = review_write(write, review.bundle, cluster=cluster, point=review.point)
+    decision = review_write(
+        write, review.bundle, cluster=cluster, point=review.point, today=review.today
+    )
+    review.lifted_inside.extend(decision.exceptions)  # the outer decision lists them too
     return list(decision.violations)
 
 
