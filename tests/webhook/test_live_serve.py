@@ -1,0 +1,182 @@
+"""`fedgate serve --kubeconfig` against a fake Karmada API server on 127.0.0.1: /readyz is 503
+until the first lists are in, then the webhook judges with what the API server holds (a
+policy made by hand, never in Git, makes a tenant's second policy for its template a
+takeover), and /metrics shows what each kind holds."""
+
+from __future__ import annotations
+
+import base64
+import http.server
+import json
+import ssl
+import threading
+import time
+import urllib.parse
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trustme
+import yaml
+
+from tests.webhook.server import serving
+
+REPO = Path(__file__).resolve().parents[2]
+LABELS = {"app.kubernetes.io/name": "hand-made"}
+HAND_MADE = {
+    "apiVersion": "apps/v1",
+    "kind": "Deployment",
+    "metadata": {"name": "hand-made", "namespace": "platform-demo", "resourceVersion": "3"},
+    "spec": {
+        "replicas": 1,
+        "selector": {"matchLabels": LABELS},
+        "template": {
+            "metadata": {"labels": LABELS},
+            "spec": {"containers": [{"name": "a", "image": "registry.example.com/platform/a:1"}]},
+        },
+    },
+}
+
+
+def policy(name: str) -> dict[str, Any]:
+    return {
+        "apiVersion": "policy.karmada.io/v1alpha1",
+        "kind": "PropagationPolicy",
+        "metadata": {"name": name, "namespace": "platform-demo", "resourceVersion": "4"},
+        "spec": {
+            "resourceSelectors": [
+                {"apiVersion": "apps/v1", "kind": "Deployment", "name": "hand-made"}
+            ],
+            "placement": {"clusterAffinity": {"clusterNames": ["cluster-a"]}},
+        },
+    }
+
+
+HELD = {
+    "/apis/apps/v1/deployments": [HAND_MADE],
+    "/apis/policy.karmada.io/v1alpha1/propagationpolicies": [policy("by-hand")],
+}
+
+
+class FakeKarmada(http.server.BaseHTTPRequestHandler):
+    """Lists answered once ``listing`` is set (HELD, else nothing); watches stay open, quiet,
+    until ``stopping`` is set."""
+
+    protocol_version = "HTTP/1.1"
+    listing: threading.Event
+    stopping: threading.Event
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        url = urllib.parse.urlsplit(self.path)
+        if "watch=1" in url.query:
+            self.send_response(200)
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            self.wfile.flush()
+            self.stopping.wait(30)
+            self.wfile.write(b"0\r\n\r\n")
+            return
+        self.listing.wait(30)
+        body = json.dumps({"items": HELD.get(url.path, []), "metadata": {"resourceVersion": "9"}})
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body.encode())
+
+
+@pytest.fixture
+def karmada(tmp_path: Path) -> Iterator[tuple[Path, threading.Event]]:
+    """A kubeconfig of the fake API server, and the event that lets its lists answer."""
+    ca = trustme.CA()
+    listing, stopping = threading.Event(), threading.Event()
+    handler = type("Handler", (FakeKarmada,), {"listing": listing, "stopping": stopping})
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ca.issue_cert("127.0.0.1").configure_cert(context)
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    config = tmp_path / "karmada.yaml"
+    config.write_text(
+        yaml.safe_dump(
+            {
+                "clusters": [
+                    {
+                        "name": "k",
+                        "cluster": {
+                            "server": f"https://127.0.0.1:{server.server_address[1]}",
+                            "certificate-authority-data": base64.b64encode(
+                                ca.cert_pem.bytes()
+                            ).decode(),
+                        },
+                    }
+                ],
+                "users": [{"name": "u", "user": {"token": "t"}}],
+                "contexts": [{"name": "c", "context": {"cluster": "k", "user": "u"}}],
+                "current-context": "c",
+            }
+        )
+    )
+    try:
+        yield config, listing
+    finally:
+        listing.set()
+        stopping.set()
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
+
+
+def review_of_second_policy() -> dict[str, Any]:
+    return {
+        "apiVersion": "admission.k8s.io/v1",
+        "kind": "AdmissionReview",
+        "request": {
+            "uid": "u-1",
+            "kind": {
+                "group": "policy.karmada.io",
+                "version": "v1alpha1",
+                "kind": "PropagationPolicy",
+            },
+            "resource": {
+                "group": "policy.karmada.io",
+                "version": "v1alpha1",
+                "resource": "propagationpolicies",
+            },
+            "operation": "CREATE",
+            "namespace": "platform-demo",
+            "name": "mine-too",
+            "userInfo": {"username": "alice@example.com", "groups": ["team-a"]},
+            "object": policy("mine-too"),
+        },
+    }
+
+
+def test_serve_judges_with_what_the_karmada_api_server_holds(
+    tmp_path: Path, karmada: tuple[Path, threading.Event]
+) -> None:
+    config, listing = karmada
+    with serving(
+        tmp_path, REPO / "policies", workers=1, args=["--kubeconfig", str(config)], wait_ready=False
+    ) as server:
+        status, body = server.request("GET", "/readyz")
+        assert status == 503 and isinstance(body, dict)
+        assert body["status"] == "waiting for the live index"
+        listing.set()
+        deadline = time.monotonic() + 10
+        while server.request("GET", "/readyz")[0] != 200 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert server.request("GET", "/readyz")[0] == 200
+        status, answer = server.review(review_of_second_policy())
+        assert status == 200 and isinstance(answer, dict)
+        message = answer["response"]["status"]["message"]
+        assert "[tenancy.takeover]" in message
+        assert "PropagationPolicy platform-demo/by-hand (made outside Git) propagates" in message
+        _, metrics = server.request("GET", "/metrics")
+        assert 'fedgate_index_objects{kind="PropagationPolicy"} 1.0' in str(metrics)
+        assert "fedgate_index_waiting 0.0" in str(metrics)
