@@ -20,42 +20,13 @@ import pytest
 import trustme
 import yaml
 
+from tests.webhook.livecase import hand_made, policy
 from tests.webhook.server import serving
 
 REPO = Path(__file__).resolve().parents[2]
-LABELS = {"app.kubernetes.io/name": "hand-made"}
-HAND_MADE = {
-    "apiVersion": "apps/v1",
-    "kind": "Deployment",
-    "metadata": {"name": "hand-made", "namespace": "platform-demo", "resourceVersion": "3"},
-    "spec": {
-        "replicas": 1,
-        "selector": {"matchLabels": LABELS},
-        "template": {
-            "metadata": {"labels": LABELS},
-            "spec": {"containers": [{"name": "a", "image": "registry.example.com/platform/a:1"}]},
-        },
-    },
-}
-
-
-def policy(name: str) -> dict[str, Any]:
-    return {
-        "apiVersion": "policy.karmada.io/v1alpha1",
-        "kind": "PropagationPolicy",
-        "metadata": {"name": name, "namespace": "platform-demo", "resourceVersion": "4"},
-        "spec": {
-            "resourceSelectors": [
-                {"apiVersion": "apps/v1", "kind": "Deployment", "name": "hand-made"}
-            ],
-            "placement": {"clusterAffinity": {"clusterNames": ["cluster-a"]}},
-        },
-    }
-
-
 HELD = {
-    "/apis/apps/v1/deployments": [HAND_MADE],
-    "/apis/policy.karmada.io/v1alpha1/propagationpolicies": [policy("by-hand")],
+    "/apis/apps/v1/deployments": [hand_made("hand-made")],
+    "/apis/policy.karmada.io/v1alpha1/propagationpolicies": [policy("by-hand", "hand-made")],
 }
 
 
@@ -152,7 +123,7 @@ def review_of_second_policy() -> dict[str, Any]:
             "namespace": "platform-demo",
             "name": "mine-too",
             "userInfo": {"username": "alice@example.com", "groups": ["team-a"]},
-            "object": policy("mine-too"),
+            "object": policy("mine-too", "hand-made"),
         },
     }
 

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from tests.webhook.livecase import hand_made, policy
 from webhook.bundle.index import Key
 from webhook.bundle.live import live_index
 from webhook.bundle.model import Bundle
@@ -23,26 +24,6 @@ ORDERS_DB: Key = ("apps", "Deployment", "platform-demo", "orders-db")
 STALE = "its watch of PropagationPolicy has been down for 31 s, more than 30 s: refused"
 
 
-def policy(name: str, target: str) -> dict[str, Any]:
-    return {
-        "apiVersion": "policy.karmada.io/v1alpha1",
-        "kind": "PropagationPolicy",
-        "metadata": {"name": name, "namespace": "platform-demo"},
-        "spec": {
-            "resourceSelectors": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": target}],
-            "placement": {"clusterAffinity": {"clusterNames": ["cluster-a"]}},
-        },
-    }
-
-
-def by_hand(bundle: Bundle, name: str) -> dict[str, Any]:
-    """A Deployment of team-a's namespace that Git does not hold."""
-    assert bundle.index is not None
-    made = copy.deepcopy(dict(bundle.index.objects[ORDERS_DB]))
-    made["metadata"] = {"name": name, "namespace": "platform-demo", "resourceVersion": "7"}
-    return made
-
-
 def rules(bundle: Bundle, obj: dict[str, Any], user: dict[str, Any]) -> dict[str, str]:
     decision = review(sync_request(obj, None, bundle, user=user), bundle)
     return {v.rule: v.message for v in decision.violations}
@@ -52,7 +33,7 @@ def test_a_policy_created_by_hand_is_seen_by_the_takeover_rule(bundle: Bundle) -
     first = policy("by-hand", "hand-made")
     second = policy("mine-too", "hand-made")
     assert "tenancy.takeover" not in rules(bundle, second, ALICE)  # Git's index: unknown
-    live = replace(bundle, index=live_index(bundle.index, [by_hand(bundle, "hand-made"), first]))
+    live = replace(bundle, index=live_index(bundle.index, [hand_made("hand-made"), first]))
     assert rules(live, second, ALICE)["tenancy.takeover"].startswith(
         "this policy selects Deployment platform-demo/hand-made, which PropagationPolicy "
         "platform-demo/by-hand (made outside Git) propagates"
@@ -102,6 +83,6 @@ def test_a_stale_index_cannot_count_a_tenant_s_quota(
     bundle: Bundle, user: dict[str, Any], denied: bool
 ) -> None:
     stale = replace(bundle, index=live_index(bundle.index, [], stale=STALE))
-    found = rules(stale, by_hand(bundle, "new-app"), user)
+    found = rules(stale, hand_made("new-app"), user)
     assert ("tenancy.quota" in found) is denied
-    assert "tenancy.quota" not in rules(bundle, by_hand(bundle, "new-app"), user)
+    assert "tenancy.quota" not in rules(bundle, hand_made("new-app"), user)
