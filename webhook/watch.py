@@ -11,8 +11,9 @@ bookmarks, taking each event's (and bookmark's) resourceVersion; when the watch 
 server's timeout), watch again from the last one; on 410 Gone (the version left the server's
 window, as an answer or an ERROR event) list again, counted as a relist; on any other failure,
 retry after a pause that grows to ``RETRY_MAX_SECONDS``. A builder thread turns what the kinds
-hold into a ``TreeIndex`` (``bundle/live.live_index``) at most every ``BUILD_SECONDS`` while
-events arrive, and hands it to ``on_change``, which swaps it into the worker's bundle.
+hold into a ``TreeIndex`` (``bundle/live.live_index``) at most every ``BUILD_SECONDS`` (or
+``BUILD_SHARE`` times the last build's time) while events arrive, and hands it to
+``on_change``, which swaps it into the worker's bundle.
 
 Staleness: a kind is down from its first failed call until a list or a watch connects again.
 While any kind is down longer than ``stale_seconds``, or before every kind's first list, the
@@ -39,6 +40,10 @@ WATCH_SECONDS = 60
 """How long one watch call asks the API server to last (it then ends, and is made again)."""
 BUILD_SECONDS = 0.1
 """Shortest time between two builds of the index while events arrive."""
+BUILD_SHARE = 4
+"""After a build, wait this many times as long as it took (and at least BUILD_SECONDS): a
+rebuild is linear in what is held (about 150 ms at 10,000 templates and their policies,
+bench/live_index.py), so a stream of events takes at most a fifth of a core."""
 RETRY_MAX_SECONDS = 5.0
 """Longest pause before a failed list or watch is tried again."""
 
@@ -262,11 +267,14 @@ class LiveIndex:
             if self.stopping.is_set():
                 return
             now = self.clock()
+            pause = BUILD_SECONDS
             if self.due(now):
+                started = time.monotonic()
                 try:
                     self.build()
                 except Exception:
                     LOG.exception("live index: building the index failed")
+                pause = max(BUILD_SECONDS, BUILD_SHARE * (time.monotonic() - started))
             else:
                 self.observe(now)
-            self.stopping.wait(BUILD_SECONDS)
+            self.stopping.wait(pause)
