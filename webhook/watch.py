@@ -250,6 +250,7 @@ class LiveIndex:
                 self.failed(state, exc)
                 if isinstance(exc, Gone):
                     LOG.info("%s; listing %s again", exc, state.watched.kind)
+                    self.stopping.wait(0.05)  # never a tight loop, should lists answer 410 too
                     continue
                 LOG.warning("live index: %s; retrying in %.1f s", exc, pause)
                 self.stopping.wait(pause)
