@@ -42,9 +42,10 @@ from gunicorn.glogging import Logger
 from gunicorn.workers import gasgi
 from prometheus_client.multiprocess import mark_process_dead
 
-from webhook.app import create_app, overtime_answer
+from webhook.app import State, create_app, overtime_answer
 from webhook.asgi import WsgiOnAsgi
 from webhook.audit import append_if_regular_file
+from webhook.bundle.index import TreeIndex
 from webhook.bundle.live import live_index
 from webhook.bundle.load import BundleSource, bundle_from_source, read_source
 from webhook.errors import BundleError, UsageError
@@ -458,14 +459,14 @@ class WebhookServer(BaseApplication):  # type: ignore[misc]
         return served
 
 
-def start_live_index(state: Any, options: ServeOptions) -> LiveIndex:
+def start_live_index(state: State, options: ServeOptions) -> LiveIndex:
     """In each worker: list and watch the Karmada API server, swapping each index built into
     the bundle the reviews read (one reference assignment: a review under way keeps the bundle
     it started with). Until the first list is in the index is stale and /readyz says so."""
     assert options.kube is not None
     base = state.bundle
 
-    def swap(index: Any) -> None:
+    def swap(index: TreeIndex) -> None:
         state.bundle = replace(base, index=index)
 
     state.bundle = replace(base, index=live_index(base.index, [], stale="not listed yet"))
