@@ -104,6 +104,7 @@ class LiveIndex:
         self.stopping = threading.Event()
         self.started = clock()
         self.built_stale: str | None = None
+        self.built_ready = False
 
     # -- one kind ----------------------------------------------------------------------------
 
@@ -173,9 +174,10 @@ class LiveIndex:
     # -- the index ---------------------------------------------------------------------------
 
     def ready(self) -> bool:
-        """Every kind listed once (``/readyz``)."""
+        """The index the reviews read was built with every kind listed (``/readyz``): not
+        merely listed, since the build that takes the last list in comes a moment after it."""
         with self.lock:
-            return all(s.listed for s in self.kinds)
+            return self.built_ready
 
     def stale(self, now: float) -> str | None:
         """Why the index cannot be trusted at ``now``, None when it can."""
@@ -204,9 +206,11 @@ class LiveIndex:
             self.dirty = False
             stale = self._stale(now)
             live = [o for s in self.kinds for o in s.objects.values()]
-            self.built_stale = stale
+            listed = all(s.listed for s in self.kinds)
         index = live_index(self.git, live, watched=[s.watched for s in self.kinds], stale=stale)
         self.on_change(index)
+        with self.lock:
+            self.built_stale, self.built_ready = stale, listed
         self.observe(now)
         return index
 
@@ -217,8 +221,8 @@ class LiveIndex:
             for s in self.kinds:
                 lag = None if s.last_contact is None else now - s.last_contact
                 self.metrics.index_observe(s.watched.kind, len(s.objects), lag)
-            ready = all(s.listed for s in self.kinds)
-        self.metrics.index_state(ready, self.built_stale is not None)
+            ready, stale = self.built_ready, self.built_stale is not None
+        self.metrics.index_state(ready, stale)
 
     def due(self, now: float) -> bool:
         """A build is due: something changed, or the index's staleness did."""

@@ -12,7 +12,8 @@ import ssl
 import threading
 import time
 import urllib.parse
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -59,9 +60,18 @@ class FakeKarmada(http.server.BaseHTTPRequestHandler):
         self.wfile.write(body.encode())
 
 
+@dataclass
+class Karmada:
+    config: Path
+    """A kubeconfig of the fake API server."""
+    listing: threading.Event
+    """Set: its lists answer."""
+    stop: Callable[[], None]
+    """The API server goes away: watches end, connections are refused."""
+
+
 @pytest.fixture
-def karmada(tmp_path: Path) -> Iterator[tuple[Path, threading.Event]]:
-    """A kubeconfig of the fake API server, and the event that lets its lists answer."""
+def karmada(tmp_path: Path) -> Iterator[Karmada]:
     ca = trustme.CA()
     listing, stopping = threading.Event(), threading.Event()
     handler = type("Handler", (FakeKarmada,), {"listing": listing, "stopping": stopping})
@@ -93,14 +103,19 @@ def karmada(tmp_path: Path) -> Iterator[tuple[Path, threading.Event]]:
             }
         )
     )
+
+    def stop() -> None:
+        if not stopping.is_set():
+            listing.set()
+            stopping.set()
+            server.shutdown()
+            server.server_close()
+            thread.join(5)
+
     try:
-        yield config, listing
+        yield Karmada(config, listing, stop)
     finally:
-        listing.set()
-        stopping.set()
-        server.shutdown()
-        server.server_close()
-        thread.join(5)
+        stop()
 
 
 def review_of_second_policy() -> dict[str, Any]:
@@ -129,9 +144,9 @@ def review_of_second_policy() -> dict[str, Any]:
 
 
 def test_serve_judges_with_what_the_karmada_api_server_holds(
-    tmp_path: Path, karmada: tuple[Path, threading.Event]
+    tmp_path: Path, karmada: Karmada
 ) -> None:
-    config, listing = karmada
+    config, listing = karmada.config, karmada.listing
     with serving(
         tmp_path, REPO / "policies", workers=1, args=["--kubeconfig", str(config)], wait_ready=False
     ) as server:
@@ -151,3 +166,27 @@ def test_serve_judges_with_what_the_karmada_api_server_holds(
         _, metrics = server.request("GET", "/metrics")
         assert 'fedgate_index_objects{kind="PropagationPolicy"} 1.0' in str(metrics)
         assert "fedgate_index_waiting 0.0" in str(metrics)
+
+
+def test_serve_fails_closed_once_the_watch_is_down_past_the_bound(
+    tmp_path: Path, karmada: Karmada
+) -> None:
+    karmada.listing.set()
+    args = ["--kubeconfig", str(karmada.config), "--index-stale-seconds", "1"]
+    with serving(tmp_path, REPO / "policies", workers=1, args=args) as server:
+        karmada.stop()
+        deadline, message = time.monotonic() + 15, ""
+        while time.monotonic() < deadline:
+            _, answer = server.review(review_of_second_policy())
+            assert isinstance(answer, dict)
+            message = answer["response"].get("status", {}).get("message", "")
+            if "is stale" in message:
+                break
+            time.sleep(0.2)
+        assert (
+            "[tenancy.takeover] the webhook's live index of the Karmada API server is stale (its "
+            "watch of " in message
+        ), message
+        assert "has been down for" in message and "more than 1 s" in message
+        _, metrics = server.request("GET", "/metrics")
+        assert "fedgate_index_stale 1.0" in str(metrics)
