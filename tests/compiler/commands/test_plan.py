@@ -15,6 +15,8 @@ import pytest
 from compiler.plan.columns import WIDTH, columns
 from tests.compiler.commands.entry import fedgate, git, no_traceback, platform
 from tests.compiler.plan.manifests import BANNER, MIRROR
+from tests.compiler.plan.test_failover import deployment, policy
+from tests.compiler.plan.test_failover_capacity import DYNAMIC
 from tests.conftest import EXAMPLES, POLICIES
 
 APPS = 7
@@ -350,33 +352,7 @@ def test_an_app_s_first_override_is_a_change_with_its_before(repo: Path) -> None
     assert app["before"] is not None
 
 
-ROOM_DIVIDED = """\
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web, namespace: platform-demo}
-spec:
-  replicas: 6
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec:
-      containers:
-        - name: app
-          image: registry.example.com/platform/web:1
-          resources: {requests: {cpu: 250m, memory: 64Mi}}
----
-apiVersion: policy.karmada.io/v1alpha1
-kind: PropagationPolicy
-metadata: {name: web, namespace: platform-demo}
-spec:
-  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
-  placement:
-    clusterAffinity: {clusterNames: [cluster-a, cluster-b, cluster-c]}
-    replicaScheduling:
-      replicaSchedulingType: Divided
-      replicaDivisionPreference: Weighted
-      weightPreference: {dynamicWeight: AvailableReplicas}
-"""
+ROOM_DIVIDED = deployment("web", 6, cpu="250m") + "---\n" + policy("web", DYNAMIC)
 """A hand-written dynamic-weight Deployment of 6 replicas, 250m each, on the three clusters."""
 
 
@@ -408,4 +384,4 @@ def test_a_dynamic_weight_template_is_divided_by_the_declared_room_on_both_sides
         "minus what the\n                 tree requests there): cluster-a 0, cluster-b 7, "
         "cluster-c 13 replicas\n"
     ) in text
-    assert "cluster-a    " not in text.split("~ Deployment platform-demo/web")[1]
+    assert "cluster-a    " not in text.split("~ Deployment payments/web")[1]
