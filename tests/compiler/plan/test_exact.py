@@ -8,6 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from compiler.manifests import ManifestSet
 from compiler.plan.tree import TemplateResult, plan_templates, plan_tree, policies_of
@@ -149,3 +151,43 @@ def test_spread_constraints_without_room_show_every_candidate(bundle: Bundle) ->
         n.startswith("spread constraints: the scheduler picks among the candidates by the room")
         for n in web.plan.notes
     )
+
+
+CPUS = st.one_of(st.none(), st.integers(min_value=0, max_value=6))
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    cpus=st.tuples(CPUS, CPUS, CPUS),
+    replicas=st.integers(min_value=1, max_value=24),
+    aggregated=st.booleans(),
+)
+def test_the_division_holds_the_replicas_within_the_room(
+    bundle: Bundle, cpus: tuple[int | None, ...], replicas: int, aggregated: bool
+) -> None:
+    """Every cluster declaring: the replicas all placed, none above a cluster's room (500m a
+    replica), the copies carrying them, and the same division plan --fail starts from; or
+    nowhere when the room is too small. One not declaring: each candidate with the whole
+    count."""
+    world = sized(bundle, cluster_a=cpus[0], cluster_b=cpus[1], cluster_c=cpus[2])
+    texts = (
+        deployment("web", replicas, cpu="500m"),
+        policy("web", AGGREGATED if aggregated else DYNAMIC),
+    )
+    web = planned(world, *texts)["web"]
+    placement = dict(web.plan.placement)
+    if None in cpus:
+        assert placement == dict.fromkeys(["cluster-a", "cluster-b", "cluster-c"], replicas)
+        return
+    assert replicas_of(web) == placement
+    rooms = dict(zip(["cluster-a", "cluster-b", "cluster-c"], (2 * c for c in cpus), strict=True))
+    if sum(rooms.values()) < replicas:
+        assert placement == {}
+        return
+    assert sum(placement.values()) == replicas
+    assert all(n <= rooms[c] for c, n in placement.items())
+    failing = run(world, texts).templates
+    if failing:
+        assert dict(failing[0].before) == placement
