@@ -20,9 +20,10 @@ and ``reference/karmada-v1.18/division.md``:
   its allocatable (``compiler/plan/settle.py``, with ``dynamic.py``'s port);
 - clusters left with 0 replicas receive nothing.
 
-Not simulated (they need the live clusters): capacity, taints and tolerations, cluster
-eviction, the spread-constraint selection of Duplicated and dynamic placements, and the
-affinity term a binding already observes.
+Not simulated here: capacity and the spread-constraint selection (they need the whole tree:
+``fedgate plan`` makes them from the room the clusters declare, ``spread.py`` and
+``dynamic.py``), taints and tolerations, cluster eviction (``plan --fail``), and the affinity
+term a binding already observes.
 """
 
 from __future__ import annotations
