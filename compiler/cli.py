@@ -13,6 +13,7 @@ import os
 import sys
 import traceback
 from collections.abc import Callable, Sequence
+from datetime import date
 from pathlib import Path
 from types import ModuleType
 from typing import Any, NoReturn, TextIO
@@ -68,9 +69,22 @@ def _add_common(
             action="store_true",
             help="use the example bundle shipped with fedgate (the README's world; for a try-out)",
         )
+        parser.add_argument(
+            "--today",
+            metavar="YYYY-MM-DD",
+            type=_day,
+            help="judge the bundle's exceptions as on this day (default: today, UTC)",
+        )
     parser.add_argument(
         "--output", choices=outputs, default="text", help="report format (default text)"
     )
+
+
+def _day(text: str) -> date:
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a date (YYYY-MM-DD)") from None
 
 
 class _ParseError(Exception):

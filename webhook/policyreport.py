@@ -8,7 +8,9 @@ policy with one rule, as a Gatekeeper constraint is), ``result`` ``fail`` / ``wa
 ``error`` (:attr:`Finding.result`), the object in ``resources``, and fedgate's own data (the
 JSON pointer, the owner, the writer judged, the action, the tenant) in ``properties``. An
 object no rule objects to gets one ``pass`` result (policy ``fedgate``, rule ``bundle``), so a
-report counts what was checked, not only what failed. Pure: the time is given.
+report counts what was checked, not only what failed. An objection an exception lifts is a
+``skip`` result naming the exception (as Kyverno reports its PolicyExceptions). Pure: the time
+is given.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from webhook.scan import Finding, ObjectRef, Scan
+from webhook.scan import Finding, Lifted, ObjectRef, Scan
 
 API_VERSION = "wgpolicyk8s.io/v1alpha2"
 SOURCE = "fedgate"
@@ -33,6 +35,8 @@ def _result(finding: Finding, seconds: int) -> dict[str, Any]:
     }
     if violation.writer:
         properties["writer"] = violation.writer
+    if violation.enforced:  # a staged rule: what it does once enforced
+        properties["enforced"] = violation.enforced
     return {
         "source": SOURCE,
         "policy": violation.rule,
@@ -59,6 +63,27 @@ def _passed(ref: ObjectRef, seconds: int) -> dict[str, Any]:
     }
 
 
+def _skipped(lift: Lifted, seconds: int) -> dict[str, Any]:
+    """An objection an exception lifts: ``skip``, as Kyverno reports a PolicyException's."""
+    use = lift.use
+    return {
+        "source": SOURCE,
+        "policy": use.rule,
+        "rule": use.rule,
+        "result": "skip",
+        "message": f"lifted by exception {use.exception} until {use.expires}: {use.message}",
+        "scored": False,
+        "resources": [lift.ref.as_json()],
+        "properties": {
+            "exception": use.exception,
+            "expires": use.expires,
+            "owner": use.owner,
+            "tenant": lift.tenant,
+        },
+        "timestamp": {"seconds": seconds, "nanos": 0},
+    }
+
+
 def policy_reports(scan: Scan, *, seconds: int) -> list[dict[str, Any]]:
     """The reports of ``scan``, cluster-scoped first, then by namespace; ``seconds`` is the
     audit's time (Unix seconds), stamped on every result."""
@@ -67,6 +92,8 @@ def policy_reports(scan: Scan, *, seconds: int) -> list[dict[str, Any]]:
         results[finding.ref.namespace].append(_result(finding, seconds))
     for ref in scan.clean:
         results[ref.namespace].append(_passed(ref, seconds))
+    for lift in scan.lifted:
+        results[lift.ref.namespace].append(_skipped(lift, seconds))
     reports = []
     for namespace in sorted(results):
         found = results[namespace]

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from webhook.bundle.model import Bundle
-from webhook.engine.decision import Violation
+from webhook.engine.decision import ExceptionUse, Violation
 from webhook.engine.review import review
 from webhook.engine.synthesize import sync_request
 from webhook.errors import RequestError
@@ -75,6 +75,19 @@ class Finding:
         }
 
 
+@dataclass(frozen=True, order=True)
+class Lifted:
+    """A rule's objection to a live object that an exception lifts: what the exception lets
+    through right now."""
+
+    ref: ObjectRef
+    use: ExceptionUse
+    tenant: str = PLATFORM
+
+    def as_json(self) -> dict[str, Any]:
+        return {"object": self.ref.as_json(), "tenant": self.tenant, **self.use.as_json()}
+
+
 @dataclass(frozen=True)
 class Scan:
     """Every object judged: the findings, the objects without any, the unreadable ones."""
@@ -83,6 +96,9 @@ class Scan:
     clean: tuple[ObjectRef, ...]
     unreadable: tuple[tuple[str, str], ...] = ()
     """(where, why) of each input that is no object the engine can judge."""
+    lifted: tuple[Lifted, ...] = ()
+    """The objections exceptions lifted (those objects count as clean when nothing else is
+    found): what each exception costs."""
 
     @property
     def objects(self) -> int:
@@ -107,6 +123,7 @@ class Scan:
             "byRule": self.by_rule(),
             "byTenant": self.by_tenant(),
             "unreadable": [{"where": w, "why": why} for w, why in self.unreadable],
+            "exceptions": [lift.as_json() for lift in self.lifted],
         }
 
 
@@ -151,10 +168,12 @@ def _unreadable(obj: Any) -> str | None:
 
 def scan(documents: Iterable[tuple[str, Any]], bundle: Bundle, *, writer: str = "git") -> Scan:
     """Judge every object of ``documents`` ((where, document) pairs; Lists are opened) as
-    ``writer``'s rewrite of it would be judged at admission."""
+    ``writer``'s rewrite of it would be judged, each rule with its action at the ``audit``
+    enforcement point (a rule staged there says what it does once enforced)."""
     findings: list[Finding] = []
     clean: list[ObjectRef] = []
     unreadable: list[tuple[str, str]] = []
+    lifted: list[Lifted] = []
     for where, obj in flatten(documents):
         problem = _unreadable(obj)
         if problem is not None:
@@ -162,7 +181,8 @@ def scan(documents: Iterable[tuple[str, Any]], bundle: Bundle, *, writer: str = 
             continue
         ref = _ref(obj)
         try:
-            decision = review(sync_request(obj, obj, bundle, writer=writer), bundle)
+            request = sync_request(obj, obj, bundle, writer=writer)
+            decision = review(request, bundle, point="audit")
         except RequestError as exc:
             unreadable.append((where, str(exc)))
             continue
@@ -170,6 +190,9 @@ def scan(documents: Iterable[tuple[str, Any]], bundle: Bundle, *, writer: str = 
         owner = tenant.name if tenant is not None else PLATFORM
         found = [Finding(ref, v, owner) for v in decision.violations]
         findings.extend(found)
+        lifted.extend(Lifted(ref, use, owner) for use in decision.exceptions)
         if not found:
             clean.append(ref)
-    return Scan(tuple(sorted(findings)), tuple(sorted(clean)), tuple(unreadable))
+    return Scan(
+        tuple(sorted(findings)), tuple(sorted(clean)), tuple(unreadable), tuple(sorted(lifted))
+    )

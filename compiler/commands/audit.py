@@ -12,6 +12,8 @@ import yaml
 
 from compiler.commands.common import add_backend_argument, load_policy_bundle
 from compiler.output import Output, plural
+from webhook.bundle.expiry import EXPIRY_WARNING_DAYS, exception_dates
+from webhook.bundle.model import Bundle
 from webhook.errors import FindingsError, UsageError
 from webhook.policyreport import policy_reports
 from webhook.scan import Scan, scan
@@ -80,12 +82,27 @@ def _documents(sources: list[str]) -> list[tuple[str, Any]]:
     return found
 
 
+def _costs(result: Scan, bundle: Bundle, out: Output) -> None:
+    """Each exception in force with its days left, and what it lets through right now."""
+    for dated in exception_dates(bundle, EXPIRY_WARNING_DAYS):
+        e = dated.exception
+        let = [lift for lift in result.lifted if lift.use.exception == e.name]
+        left = "expired" if dated.status == "expired" else f"{dated.days_left} days left"
+        out.line(
+            f"EXCPT {e.name} ({', '.join(sorted(e.namespaces))}; {left}; owner {e.owner}): "
+            f"lets through {plural(len(let), 'objection')}"
+        )
+        for lift in let:
+            out.line(f"      {lift.ref}  {lift.use.rule}: {lift.use.message}")
+
+
 def _text(result: Scan, out: Output) -> None:
     for finding in result.findings:
         label = {"fail": "DENY" if finding.violation.denies else "AUDIT"}.get(
             finding.result, finding.result.upper()
         )
-        out.line(f"{label:<5} {finding.ref}  {finding.violation.rule}: {finding.violation.message}")
+        v = finding.violation
+        out.line(f"{label:<5} {finding.ref}  {v.rule}: {v.message}{v.staged_note}")
     for where, why in result.unreadable:
         out.line(f"SKIP  {where}: {why}")
     out.line(
@@ -114,4 +131,5 @@ def run(args: argparse.Namespace, out: Output) -> int:
         out.line(yaml.safe_dump_all(reports, sort_keys=False, width=100).rstrip())
     else:
         _text(result, out)
+        _costs(result, bundle, out)
     return 1 if result.denied or result.unreadable else 0

@@ -1,10 +1,11 @@
 """``fedgate plan --output html``: the plan as one self-contained page.
 
 A placement chart per app (replicas per cluster, now against git HEAD), the quota bars per
-tenant, the denials first, and what each member receives as a diff of its object, HEAD to now.
-No script, no network: styles and charts (inline SVG) are in the file, and a Content Security
-Policy forbids loading anything else. Every number drawn carries the JSON plan's value in a
-``data-`` attribute, so a test can read the page back against ``--output json``.
+tenant, the denials first (then what staged rules would deny once enforced), and what each
+member receives as a diff of its object, HEAD to now. No script, no network: styles and charts
+(inline SVG) are in the file, and a Content Security Policy forbids loading anything else. Every
+number drawn carries the JSON plan's value in a ``data-`` attribute, so a test can read the page
+back against ``--output json``.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from compiler.plan.failoverview import (
     worse_rows,
 )
 from compiler.plan.text import _counts
-from compiler.plan.view import AppRow, TenantRow, Usage, View, bars, share, view
+from compiler.plan.view import AppRow, Denial, TenantRow, Usage, View, bars, share, view
 from webhook.quantity import parse_quantity
 
 STYLE = """
@@ -185,18 +186,35 @@ def _tenants(rows: tuple[TenantRow, ...], document: Mapping[str, Any]) -> str:
     )
 
 
-def _denials(v: View) -> str:
-    found = v.denials
-    if not found:
-        return ""
-    rows = "".join(
-        f'<tr class="{_e(d.action)}"><td>{_e(d.action)}</td><td>{_e(d.app)}</td>'
-        f"<td>{_e(d.cluster)}</td><td><code>{_e(d.rule)}</code></td><td>{_e(d.message)}</td></tr>"
-        for d in found
+def _table(headers: list[str], rows: list[tuple[str, list[str]]]) -> str:
+    """A table: each row's class and its cells (already escaped)."""
+    head = "".join(f"<th>{_e(h)}</th>" for h in headers)
+    body = "".join(
+        f'<tr class="{_e(style)}">' + "".join(f"<td>{c}</td>" for c in cells) + "</tr>"
+        for style, cells in rows
     )
+    return f"<table><tr>{head}</tr>{body}</table>"
+
+
+def _cells(d: Denial) -> list[str]:
+    return [_e(d.app), _e(d.cluster), f"<code>{_e(d.rule)}</code>", _e(d.message)]
+
+
+def _denials(v: View) -> str:
+    if not v.denials:
+        return ""
+    rows = [(d.action, [_e(d.action), *_cells(d)]) for d in v.denials]
+    return "<h2>Denials and warnings</h2>" + _table(["", "app", "cluster", "rule", "message"], rows)
+
+
+def _staged(v: View) -> str:
+    if not v.staged:
+        return ""
+    rows = [(d.enforced, [_e(d.enforced), _e(d.action), *_cells(d)]) for d in v.staged]
     return (
-        "<h2>Denials and warnings</h2><table><tr><th></th><th>app</th><th>cluster</th>"
-        f"<th>rule</th><th>message</th></tr>{rows}</table>"
+        '<h2 id="staged">Staged rules</h2><p>What these rules would do once enforced (their '
+        "action at the plan is weaker for now):</p>"
+        + _table(["once enforced", "now", "app", "cluster", "rule", "message"], rows)
     )
 
 
@@ -216,6 +234,7 @@ def render(document: Mapping[str, Any], *, everything: bool = False) -> str:
     apps = "".join(_app(row, scale, diffs) for row in v.apps)
     body = (
         _denials(v)
+        + _staged(v)
         + (f"<h2>Apps</h2>{apps}" if apps else "<p>No app changes.</p>")
         + f"{_worse(document)}{_tenants(v.tenants, document)}{_others(v)}"
     )

@@ -1,9 +1,10 @@
 """``fedgate plan --output markdown``: the plan as a pull-request comment.
 
-Denials first, then per app what changes per cluster, the tenants' bills against their quota,
-the other changes, and the detail (each app's copies and diffs) in collapsed ``<details>``. A
-comment holds at most 65,536 characters on GitHub: the detail is dropped from the end first,
-then table rows, and the comment says where it was cut and how to see the rest.
+Denials first, then what staged rules would deny once enforced, then per app what changes per
+cluster, the tenants' bills against their quota, the other changes, and the detail (each app's
+copies and diffs) in collapsed ``<details>``. A comment holds at most 65,536 characters on
+GitHub: the detail is dropped from the end first, then table rows, and the comment says where it
+was cut and how to see the rest.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from compiler.plan.failoverview import (
     worse_rows,
 )
 from compiler.plan.text import _counts
-from compiler.plan.view import AppRow, View, view
+from compiler.plan.view import AppRow, Denial, View, view
 
 LIMIT = 65_536
 """GitHub's limit on a comment's body, in characters."""
@@ -49,23 +50,42 @@ def _heading(v: View) -> list[str]:
     return [f"### {mark} fedgate plan", "", f"**{_cell(v.summary)}**", ""]
 
 
-def _denials(v: View) -> list[str]:
-    found = v.denials
-    if not found:
-        return []
-    lines = [
-        "#### Denials and warnings",
-        "",
-        "| | app | cluster | rule | message |",
-        "|---|---|---|---|---|",
-    ]
-    for d in found:
-        mark = "❌ deny" if d.action == "deny" else "⚠️ " + _cell(d.action)
-        lines.append(
-            f"| {mark} | {_cell(d.app)} | {_cell(d.cluster)} | {_code(d.rule)} "
-            f"| {_cell(d.message)} |"
-        )
+def _table(title: str, headers: list[str], rows: list[list[str]], intro: str = "") -> list[str]:
+    """A section: its heading, a sentence, and a table (cells already made safe)."""
+    lines = [f"#### {title}", "", *([intro, ""] if intro else [])]
+    lines.append("|" + "|".join(f" {h} " if h else " " for h in headers) + "|")
+    lines.append("|" + "---|" * len(headers))
+    lines += [f"| {' | '.join(cells)} |" for cells in rows]
     return [*lines, ""]
+
+
+def _cells(d: Denial) -> list[str]:
+    return [_cell(d.app), _cell(d.cluster), _code(d.rule), _cell(d.message)]
+
+
+def _mark(action: str) -> str:
+    return "❌ deny" if action == "deny" else "⚠️ " + _cell(action)
+
+
+def _denials(v: View) -> list[str]:
+    if not v.denials:
+        return []
+    return _table(
+        "Denials and warnings",
+        ["", "app", "cluster", "rule", "message"],
+        [[_mark(d.action), *_cells(d)] for d in v.denials],
+    )
+
+
+def _staged(v: View) -> list[str]:
+    if not v.staged:
+        return []
+    return _table(
+        "Staged rules",
+        ["once enforced", "now", "app", "cluster", "rule", "message"],
+        [[_mark(d.enforced), _cell(d.action), *_cells(d)] for d in v.staged],
+        "What these rules would do once enforced (their action at the plan is weaker for now):",
+    )
 
 
 def _images(row: AppRow) -> str:
@@ -151,7 +171,7 @@ def _cut_note(shown: int, total: int, what: str) -> str:
 def render(document: Mapping[str, Any], *, everything: bool = False) -> str:
     """The comment, at most ``LIMIT`` characters."""
     v = view(document, everything=everything)
-    head = [*_heading(v), *_denials(v)]
+    head = [*_heading(v), *_denials(v), *_staged(v)]
     apps = _apps(v)
     tail = [*_worse(document), *_tenants(v), *_others(v)]
     footer = ["<sub>fedgate plan --output markdown</sub>", ""]

@@ -176,3 +176,49 @@ def test_a_cluster_scoped_object_goes_to_the_cluster_policy_report(bundle: Bundl
     assert [r["resources"][0] for r in report["results"]] == [
         {"apiVersion": "v1", "kind": "Namespace", "name": "scratch"}
     ]
+
+
+@pytest.mark.parametrize(
+    ("audit_action", "result", "enforced"),
+    [
+        pytest.param("deny", "fail", None, id="enforced-at-audit"),
+        pytest.param("warn", "warn", "deny", id="staged-at-audit"),
+    ],
+)
+def test_the_audit_judges_at_its_own_enforcement_point(
+    tmp_path: Path, audit_action: str, result: str, enforced: str | None
+) -> None:
+    """image-tag only audited at the webhook for now: a live :latest got in; the audit, at its
+    own point, still finds it (and, staged there too, says the deny to come)."""
+    policies = tmp_path / "policies"
+    shutil.copytree(POLICIES, policies)
+    binding = policies / "rules" / "image-tag" / "binding.yaml"
+    binding.write_text(
+        binding.read_text().replace(
+            "action: deny",
+            "action: scoped\nscopedEnforcementActions:\n"
+            "  - {action: audit, enforcementPoints: [{name: webhook}]}\n"
+            f"  - {{action: {audit_action}, enforcementPoints: [{{name: audit}}]}}\n"
+            "  - {action: deny, enforcementPoints: [{name: '*'}]}",
+        )
+    )
+    bundle = load_bundle(policies)
+    objects = golden_objects()
+    for _, obj in objects:
+        if obj["kind"] == "Deployment" and obj["metadata"]["name"] == "status-page":
+            container = obj["spec"]["template"]["spec"]["containers"][0]
+            container["image"] = container["image"].rsplit(":", 1)[0] + ":latest"
+    found = scan(objects, bundle)
+    [finding] = found.findings
+    assert (finding.violation.rule, finding.result, finding.violation.enforced) == (
+        "image-tag",
+        result,
+        enforced,
+    )
+    [reported] = [
+        r
+        for report in policy_reports(found, seconds=0)
+        for r in report.get("results") or ()
+        if r["policy"] == "image-tag"
+    ]
+    assert (reported["result"], reported["properties"].get("enforced")) == (result, enforced)
