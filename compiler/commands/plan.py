@@ -201,8 +201,12 @@ def run(args: argparse.Namespace, out: Output) -> int:
 
     synced = synced_tree(where.out, compiled.files, objects, applied)
     policies = policies_of(m.object for m in synced.manifests)
+    # fedgate's manifests take the clusters' room before the hand-written ones, as plan --fail
+    # counts it: a template divided by the room is divided as the scheduler does over both.
     templates = (
-        plan_templates(synced.hand_written.manifests, policies, bundle) if selected is None else ()
+        plan_templates(synced.hand_written.manifests, policies, bundle, synced.fedgate)
+        if selected is None
+        else ()
     )
     # The bills are whole: APPS or not, every hand-written workload is on its tenant's bill.
     workloads = (
@@ -212,6 +216,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
             [m for m in synced.hand_written.manifests if pod_spec(m.object) is not None],
             policies,
             bundle,
+            synced.fedgate,
         )
     )
     result = plan(compiled.rendered, bundle, policies, [t.plan for t in workloads])
