@@ -261,20 +261,22 @@ def test_a_removed_rule_is_refused_until_the_change_acknowledges_it(platform: Pa
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-def readme_block(first_line: str) -> str:
-    """The README's YAML block that starts with ``first_line``, as written."""
-    blocks = re.findall(r"```yaml\n(.*?)```", (ROOT / "README.md").read_text(), re.DOTALL)
+def guide_block(first_line: str) -> str:
+    """The YAML block of the shift-left guide (docs/shift-left.md) that starts with
+    ``first_line``, as written."""
+    guide = (ROOT / "docs" / "shift-left.md").read_text()
+    blocks = re.findall(r"```yaml\n(.*?)```", guide, re.DOTALL)
     [block] = [b for b in blocks if b.startswith(first_line)]
     return str(block)
 
 
-def test_the_readme_hook_repository_configuration_works_as_written(
+def test_the_guides_hook_repository_configuration_works_as_written(
     hooks: tuple[Path, str], tmp_path: Path
 ) -> None:
-    """The README's block with only repo: and rev: pointed at a local copy of fedgate (a test
+    """The guide's block with only repo: and rev: pointed at a local copy of fedgate (a test
     cannot reach the URL a user's copy lives at); its args move specs, tree and bundle."""
     hooks_repo, rev = hooks
-    config = readme_block("# .pre-commit-config.yaml: fedgate as a hook repository")
+    config = guide_block("# .pre-commit-config.yaml: fedgate as a hook repository")
     config = re.sub(r"(?m)^(  - repo: )\S+", rf"\g<1>{hooks_repo}", config, count=1)
     config = re.sub(r"(?m)^(    rev: )\S+", rf"\g<1>{rev}", config, count=1)
     repo = tmp_path / "platform"

@@ -1,7 +1,7 @@
 """Build a Bundle from the files of a ``policies/`` directory, reporting every error at once.
 
 ``read_source`` is the only I/O; ``bundle_from_source`` and ``build_bundle`` are pure.
-Layout (documented in the README): ``clusters.yaml``, ``tenants.yaml``, ``writers.yaml``.
+Layout (documented in docs/bundle.md): ``clusters.yaml``, ``tenants.yaml``, ``writers.yaml``.
 """
 
 from __future__ import annotations
