@@ -1,4 +1,4 @@
-"""No silent wipe (issue 13, finding 4): emptying a tenant or the whole tree, the way Argo CD
+"""No silent wipe: emptying a tenant or the whole tree, the way Argo CD
 would then prune it from the federation, needs --allow-empty in compile, the CMP and check."""
 
 from __future__ import annotations

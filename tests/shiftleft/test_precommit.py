@@ -166,7 +166,7 @@ def test_a_tenant_scope_violation_is_refused_then_fixed(platform: Path) -> None:
 
 
 def test_a_hand_written_policy_is_refused(platform: Path) -> None:
-    """Issue 14: a hand-written PropagationPolicy beside fedgate's files sends every Secret of
+    """A hand-written PropagationPolicy beside fedgate's files sends every Secret of
     platform-demo to cluster-c. The team-a Application syncs it ({platform-demo/*}: ``*``
     crosses ``/``), so the hook reviews it as the webhook will."""
     sneaky = platform / "rendered" / "platform-demo" / "extra" / "sneaky-pp.yaml"
@@ -220,7 +220,7 @@ def test_a_commit_that_only_removes_a_rendered_file_is_refused(platform: Path) -
 
 
 def test_a_hand_edit_of_a_rendered_file_is_refused(platform: Path) -> None:
-    """Issue 14: replicas written by hand into the Deployment a FederatedHPA scales."""
+    """Replicas written by hand into the Deployment a FederatedHPA scales."""
     path = platform / "rendered" / "platform-demo" / "web-frontend" / "deployment.yaml"
     edit(path, "spec:\n  selector:", "spec:\n  replicas: 8\n  selector:")
     result = commit(platform, "eight replicas by hand")

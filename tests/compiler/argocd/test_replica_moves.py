@@ -1,5 +1,5 @@
 """An app whose replicas move from git to an autoscaler: compile and check say what to clear
-before Argo CD syncs it (issue 13, finding 3), whatever the Argo CD version."""
+before Argo CD syncs it, whatever the Argo CD version."""
 
 from __future__ import annotations
 
