@@ -46,7 +46,7 @@ from compiler.statmemo import StatMemo
 from compiler.summary import AppSummary
 from webhook.bundle.load import BundleSource, bundle_from_source, read_source
 from webhook.bundle.model import Bundle
-from webhook.engine.cel.backend import DEFAULT_BACKEND, make_backend
+from webhook.engine.cel.engines import DEFAULT_BACKEND, make_backend
 from webhook.errors import Finding, SpecError, describe_os_error, not_utf8
 
 CACHE_FILE = Path("fedgate") / "compile-cache.json"

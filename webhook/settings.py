@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from webhook.engine.cel.backend import BACKENDS, DEFAULT_BACKEND
+from webhook.engine.cel.engines import BACKENDS, DEFAULT_BACKEND
 from webhook.errors import UsageError
 
 _BASE = Path(__file__).resolve().parent.parent

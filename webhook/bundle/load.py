@@ -34,7 +34,7 @@ from webhook.bundle.model import (
 from webhook.bundle.vap import VAP_DIRECTORY, load_vaps
 from webhook.engine.affinity import candidate_clusters
 from webhook.engine.cel import Backend, make_backend
-from webhook.engine.cel.backend import DEFAULT_BACKEND
+from webhook.engine.cel.engines import DEFAULT_BACKEND
 from webhook.engine.celrules import CelRuntime
 from webhook.errors import BundleError, Finding, describe_os_error
 from webhook.quantity import QuantityError, parse_quantity

@@ -39,7 +39,7 @@ from typing import Any
 
 from tests.webhook.engine.cel import test_cel_go_extensions, test_kubernetes_libraries, test_strings
 from webhook.engine.cel import Backend, CelCompileError, CelEvalError
-from webhook.engine.cel.backend import BACKENDS, make_backend
+from webhook.engine.cel.engines import BACKENDS, make_backend
 from webhook.engine.cel.formatlib import FORMATS
 
 _OPTIONAL = object()

@@ -17,7 +17,7 @@ import pytest
 from tests.webhook.engine.cel import kubernetes_tables
 from tests.webhook.engine.cel.kubernetes_tables import CASES, Case, outcome
 from webhook.engine.cel import Backend
-from webhook.engine.cel.backend import make_backend
+from webhook.engine.cel.engines import make_backend
 
 KNOWN_GAPS = {
     "{'null_field': dyn(null)}.?null_field.?nested": "cel-cpp: .? on null is an error",

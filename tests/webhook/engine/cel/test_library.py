@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from webhook.engine.cel import Backend, CelCompileError, CelEvalError, library
-from webhook.engine.cel.backend import BACKENDS, make_backend
+from webhook.engine.cel.engines import BACKENDS, make_backend
 
 CASES = [
     # Go's FindAllString: an empty match abutting the preceding match is skipped
