@@ -19,6 +19,8 @@ import pytest
 
 from tests.conftest import EXAMPLES, POLICIES, ROOT
 
+pytestmark = pytest.mark.slow  # git and the real pre-commit framework
+
 PRE_COMMIT = Path(sys.executable).with_name("pre-commit")
 FEDGATE = Path(sys.executable).with_name("fedgate")
 GIT_ENV = {

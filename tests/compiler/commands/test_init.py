@@ -15,6 +15,8 @@ from compiler.commands.init import HOOKS
 from tests.compiler.commands.entry import BIN, environment, fedgate, git, no_traceback
 from tests.conftest import ROOT
 
+pytestmark = pytest.mark.slow  # git and the real pre-commit framework
+
 PRE_COMMIT = BIN / "pre-commit"
 
 
