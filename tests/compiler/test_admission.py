@@ -11,8 +11,8 @@ import pytest
 from compiler.admission import admit
 from compiler.render.pipeline import render_app
 from compiler.spec.load import parse_specs
-from tests.compiler.test_examples import run
 from tests.conftest import EXAMPLES
+from tests.helpers import run
 from webhook.bundle.model import Bundle
 
 LATEST_FOR_CLUSTER_B = (

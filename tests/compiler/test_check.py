@@ -11,8 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.compiler.test_examples import run
-from tests.shiftleft.test_precommit import git
+from tests.helpers import git, run
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from compiler.wipe import Wipe, wipes
-from tests.compiler.test_examples import run
+from tests.helpers import run
 from webhook.bundle.model import Bundle
 
 

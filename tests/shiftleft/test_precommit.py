@@ -18,31 +18,12 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import EXAMPLES, POLICIES, ROOT
+from tests.helpers import git
 
 pytestmark = pytest.mark.slow  # git and the real pre-commit framework
 
 PRE_COMMIT = Path(sys.executable).with_name("pre-commit")
 FEDGATE = Path(sys.executable).with_name("fedgate")
-GIT_ENV = {
-    "GIT_AUTHOR_NAME": "t",
-    "GIT_AUTHOR_EMAIL": "t@example.com",
-    "GIT_COMMITTER_NAME": "t",
-    "GIT_COMMITTER_EMAIL": "t@example.com",
-}
-
-
-def git(
-    cwd: Path, *args: str, check: bool = True, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        ["git", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=check,
-        env={**os.environ, **(env or {}), **GIT_ENV},
-    )
 
 
 def hook_repository(tmp: Path) -> tuple[Path, str]:

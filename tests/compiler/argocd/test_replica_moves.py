@@ -7,8 +7,7 @@ import re
 from pathlib import Path
 
 from compiler.argocd.replica_moves import ReplicaMove, replica_moves
-from tests.compiler.test_examples import run
-from tests.shiftleft.test_precommit import git
+from tests.helpers import git, run
 
 NOTICE = (
     "notice: platform-demo/demo-http: /spec/replicas moves from git to federated-hpa. Before "
