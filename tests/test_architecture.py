@@ -13,6 +13,8 @@ KNOWN_RINGS = {
     frozenset(
         {
             "webhook.bundle.model",
+            "webhook.bundle.rules",
+            "webhook.engine.affinity",
             "webhook.engine.celrules",
             "webhook.engine.context",
             "webhook.engine.identity",

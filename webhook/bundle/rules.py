@@ -11,9 +11,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from webhook.engine.affinity import label_selector_matches
 from webhook.engine.decision import Action
 from webhook.engine.request import AdmissionRequest
-from webhook.karmada.labels import labels_match
 from webhook.values import is_mapping
 
 FailurePolicy = Literal["Fail", "Ignore"]
@@ -53,7 +53,7 @@ class Match:
             return True
         metadata = (request.current or {}).get("metadata")
         labels = metadata.get("labels") if is_mapping(metadata) else None
-        return labels_match(self.object_selector, labels if is_mapping(labels) else {})
+        return label_selector_matches(self.object_selector, labels if is_mapping(labels) else {})
 
 
 @dataclass(frozen=True)

@@ -23,12 +23,12 @@ from typing import TYPE_CHECKING, Any, cast
 from webhook.bundle import gatekeeper
 from webhook.bundle.load_rules import field_path
 from webhook.bundle.rules import FailurePolicy, Rule, Validation
+from webhook.engine.affinity import label_selector_matches
 from webhook.engine.cel import Backend
 from webhook.engine.celrules import CompiledRule, compile_rule
 from webhook.engine.decision import Action
 from webhook.engine.request import AdmissionRequest
 from webhook.errors import Finding
-from webhook.karmada.labels import labels_match
 from webhook.schema import Checker
 from webhook.values import is_mapping
 from webhook.yamlsource import Document, YamlSyntaxError, parse_documents
@@ -126,14 +126,14 @@ class Resources:
             return True
         else:
             labels = _labels(namespaces.get(request.namespace))
-        return labels_match(self.namespace_selector, labels)
+        return label_selector_matches(self.namespace_selector, labels)
 
     def _object(self, request: AdmissionRequest) -> bool:
         """Either the object or the old object matches (as the API server's)."""
         if not self.object_selector:
             return True
         return any(
-            labels_match(self.object_selector, _labels(obj))
+            label_selector_matches(self.object_selector, _labels(obj))
             for obj in (request.object, request.old_object)
             if obj is not None
         )
@@ -190,7 +190,7 @@ class ParamRef:
             for obj in self.candidates
             if (namespace is None or _metadata(obj, "namespace") == namespace)
             and (self.name is None or _metadata(obj, "name") == self.name)
-            and (self.selector is None or labels_match(self.selector, _labels(obj)))
+            and (self.selector is None or label_selector_matches(self.selector, _labels(obj)))
         ]
         if found:
             return found

@@ -1,12 +1,8 @@
 """Which member clusters a Karmada ClusterAffinity can select, resolved against the inventory.
 
-The matching is Karmada's ``ClusterMatches`` as ``webhook/karmada/selector.py`` ports it (the
-one port the scheduler simulation uses too, held to Karmada's tables): ``exclude`` always wins,
-then labelSelector AND fieldSelector (provider, region, and every zone of a cluster that spans
-several) AND clusterNames, each unset criterion matching everything; a selector Kubernetes
-would refuse to build selects nothing. No affinity at all means every cluster. Used by the
-compiler, bundle loading and the tenancy rules, so a placement is judged on the clusters
-Karmada would select.
+Mirrors ``ClusterMatches`` in karmada ``pkg/util/selector.go`` (v1.18): ``exclude`` always wins,
+then labelSelector AND fieldSelector AND clusterNames, each unset criterion matching everything.
+No affinity at all means every cluster. Used by the compiler, ``plan`` and the tenancy rule.
 """
 
 from __future__ import annotations
@@ -15,36 +11,57 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from webhook.bundle.model import Cluster
-from webhook.karmada.selector import cluster_matches
+
+
+def label_selector_matches(selector: Mapping[str, Any], labels: Mapping[str, str]) -> bool:
+    """metav1.LabelSelector semantics; an empty selector matches everything."""
+    for key, value in (selector.get("matchLabels") or {}).items():
+        if labels.get(key) != value:
+            return False
+    return all(
+        _requirement_matches(expr, labels.get(expr.get("key", "")))
+        for expr in selector.get("matchExpressions") or ()
+    )
+
+
+def _requirement_matches(expression: Mapping[str, Any], value: str | None) -> bool:
+    operator = expression.get("operator")
+    values = expression.get("values") or ()
+    if operator == "In":
+        return value is not None and value in values
+    if operator == "NotIn":
+        return value is None or value not in values
+    if operator == "Exists":
+        return value is not None
+    if operator == "DoesNotExist":
+        return value is None
+    return False  # an unknown operator selects nothing (Karmada fails the selector)
+
+
+def cluster_matches(cluster: Cluster, affinity: Mapping[str, Any]) -> bool:
+    """Whether ``affinity`` (a ClusterAffinity object) selects ``cluster``."""
+    if cluster.name in (affinity.get("exclude") or ()):
+        return False
+    selector = affinity.get("labelSelector")
+    if selector is not None and not label_selector_matches(selector, cluster.labels):
+        return False
+    fields = affinity.get("fieldSelector")
+    if fields is not None and not all(
+        _requirement_matches(expr, cluster.field(expr.get("key", "")))
+        for expr in fields.get("matchExpressions") or ()
+    ):
+        return False
+    names = affinity.get("clusterNames") or ()
+    return not names or cluster.name in names
 
 
 def candidate_clusters(
     affinity: Mapping[str, Any] | None, clusters: Mapping[str, Cluster]
 ) -> tuple[str, ...]:
-    """Names of the inventory clusters ``affinity`` can select, sorted; None selects all.
-
-    Raises ValueError on an affinity of the wrong shape (Karmada's schema would not admit it):
-    a placement fedgate cannot read is refused, never read as selecting nothing."""
+    """Names of the inventory clusters ``affinity`` can select, sorted; None selects all."""
     if affinity is None:
         return tuple(sorted(clusters))
-    problem = _shape_problem(affinity)
-    if problem is not None:
-        raise ValueError(f"clusterAffinity: {problem}")
     return tuple(sorted(name for name, c in clusters.items() if cluster_matches(c, affinity)))
-
-
-def _shape_problem(affinity: Mapping[str, Any]) -> str | None:
-    for key in ("clusterNames", "exclude"):
-        names = affinity.get(key)
-        if names is not None and not (
-            isinstance(names, list) and all(isinstance(n, str) for n in names)
-        ):
-            return f"{key} must be a list of cluster names"
-    for key in ("labelSelector", "fieldSelector"):
-        selector = affinity.get(key)
-        if selector is not None and not isinstance(selector, Mapping):
-            return f"{key} must be an object"
-    return None
 
 
 def unknown_cluster_names(affinity: Mapping[str, Any], clusters: Iterable[str]) -> tuple[str, ...]:

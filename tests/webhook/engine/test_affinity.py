@@ -4,8 +4,7 @@ from typing import Any
 
 import pytest
 
-from tests.webhook.karmada.tables import cluster_match_cases, selector_cluster
-from webhook.bundle.model import Bundle, Cluster
+from webhook.bundle.model import Bundle
 from webhook.engine.affinity import candidate_clusters, unknown_cluster_names
 
 
@@ -78,29 +77,3 @@ def test_candidates(
 def test_unknown_names(bundle: Bundle) -> None:
     affinity = {"clusterNames": ["cluster-a", "cluster-x"], "exclude": ["cluster-y"]}
     assert unknown_cluster_names(affinity, bundle.clusters) == ("cluster-x", "cluster-y")
-
-
-@pytest.mark.parametrize(("affinity", "want"), cluster_match_cases())
-def test_the_tenancy_rules_select_as_karmadas_own_tables(
-    affinity: dict[str, Any], want: bool
-) -> None:
-    """The clusters a placement is judged on are the ones Karmada's scheduler selects: its
-    ClusterMatches table (v1.18.0, the one the scheduler simulation runs) through the
-    engine's path, zones, numeric field requirements and invalid selectors included."""
-    cluster = selector_cluster()
-    assert candidate_clusters(affinity, {cluster.name: cluster}) == (
-        (cluster.name,) if want else ()
-    )
-
-
-def test_a_cluster_spanning_zones_is_selected_by_any_of_them() -> None:
-    """Judged on its first zone only, a placement on the second zone was read as selecting
-    nothing, where Karmada places on the cluster (``matchZones``)."""
-    clusters = {
-        "wide": Cluster("wide", {}, zone="z1", zones=("z1", "z2")),
-        "narrow": Cluster("narrow", {}, zone="z1"),
-    }
-    affinity = {
-        "fieldSelector": {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["z2"]}]}
-    }
-    assert candidate_clusters(affinity, clusters) == ("wide",)
