@@ -11,8 +11,10 @@ denied.
 from __future__ import annotations
 
 import base64
+import http.client
 import json
 import shutil
+import ssl
 import subprocess
 import sys
 import time
@@ -27,6 +29,7 @@ import yaml
 from tests.deploy.helm import Unavailable, helm_binary
 from tests.e2e import controlplane
 from tests.e2e.conftest import ARGOCD, ARGOCD_GROUPS, Federation, eventually
+from tests.webhook.livecase import hand_made, policy
 from webhook.suites import load_suite
 
 pytestmark = pytest.mark.slow
@@ -467,6 +470,65 @@ def test_policy_writes_of_the_example_requests(
 
 
 # --- 5. faults ------------------------------------------------------------------------------
+
+
+# --- the live index: what fedgate knows is what the Karmada API server holds --------------------
+
+
+def _fedgate_metrics(federation: Federation) -> str:
+    url = federation.env["webhook"]["url"].replace("/validate", "/metrics")
+    host, _, port = url.removeprefix("https://").partition("/")[0].partition(":")
+    context = ssl.create_default_context(cafile=str(federation.directory / "pki" / "ca.crt"))
+    connection = http.client.HTTPSConnection(host, int(port), context=context, timeout=5)
+    try:
+        connection.request("GET", "/metrics")
+        return connection.getresponse().read().decode()
+    finally:
+        connection.close()
+
+
+def test_the_live_index_is_ready_with_what_the_api_server_holds(
+    federation: Federation, synced: Synced
+) -> None:
+    """fedgate serve --kubeconfig (the harness's, as the user live-index-rbac.yaml binds):
+    every kind listed, the synced policies held."""
+    metrics = _fedgate_metrics(federation)
+    assert "fedgate_index_waiting 0.0" in metrics, metrics
+    assert "fedgate_index_stale 0.0" in metrics, metrics
+    held = [line for line in metrics.splitlines() if line.startswith("fedgate_index_objects{")]
+    assert any('kind="PropagationPolicy"' in line and not line.endswith(" 0.0") for line in held)
+
+
+def test_a_policy_made_by_hand_is_known_to_the_webhook_within_2_s(
+    federation: Federation, synced: Synced
+) -> None:
+    """alice makes a Deployment and a PropagationPolicy for it with kubectl (not in Git, so
+    not in the bundle's index); a second policy of hers for the same Deployment is refused by
+    tenancy.takeover, naming the first, within 2 s of the first's admission, no restart."""
+    as_alice = partial(federation.kubectl, user=ALICE, groups=TEAM_A)
+    first, second = policy("by-hand", "hand-made"), policy("by-hand-too", "hand-made")
+    try:
+        made = as_alice("create", "-f", "-", stdin=json.dumps(hand_made("hand-made")))
+        assert made.returncode == 0, made.stderr
+        before = as_alice("create", "--dry-run=server", "-f", "-", stdin=json.dumps(second))
+        _admitted(before)  # nothing propagates hand-made yet
+        created = as_alice("create", "-f", "-", stdin=json.dumps(first))
+        assert created.returncode == 0, created.stderr
+        admitted_at = time.monotonic()
+        while True:
+            result = as_alice("create", "--dry-run=server", "-f", "-", stdin=json.dumps(second))
+            elapsed = time.monotonic() - admitted_at
+            if result.returncode != 0 or elapsed > 10:
+                break
+        _refused(result, ("tenancy.takeover",))
+        assert "PropagationPolicy platform-demo/by-hand (made outside Git) propagates" in (
+            result.stderr
+        )
+        assert elapsed <= 2.0, f"known after {elapsed:.1f} s"
+    finally:  # the failover tests after this one compare every binding: leave none behind
+        for kind, name in (("propagationpolicy", "by-hand"), ("deployment", "hand-made")):
+            gone = as_alice("delete", kind, name, "-n", "platform-demo", "--ignore-not-found")
+            assert gone.returncode == 0, gone.stderr
 
 
 def _fedgate_ready(federation: Federation) -> bool:
