@@ -6,7 +6,8 @@ Workers build their compiled bundle from the master's last good copy, so a broke
 never reaches them: the reload is refused, logged and counted, the workers are left alone and
 the old bundle keeps serving. Workers run gunicorn's asyncio worker (``asgi``) with the WSGI app
 behind ``webhook.asgi.WsgiOnAsgi``: the TLS handshake and every request are read on the event
-loop, so slow clients hold memory, not the workers (issue 15, finding 8), and reviews run on
+loop, so slow clients hold memory, not the workers (ten clients sending headers at a byte a
+second once stopped every answer), and reviews run on
 threads off the loop (``--threads``, plus one lane for large bodies). Keep-alive TLS connections
 are kept (a handshake costs more than most reviews), and SO_REUSEPORT spreads long-lived API
 server connections over the workers.

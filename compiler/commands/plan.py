@@ -489,7 +489,7 @@ def _run_tree(args: argparse.Namespace, out: Output) -> int:
 
 
 def template_json(result: TemplateResult) -> dict[str, Any]:
-    """One template in the JSON contract of ``plan --tree`` (documented in the README)."""
+    """One template in the JSON contract of ``plan --tree`` (documented in docs/plan.md)."""
     api_version, kind, namespace, name = result.manifest.identity
     plan_ = result.plan
     policy = None
@@ -540,7 +540,7 @@ def changes_json(
     policies: Sequence[PolicyChange],
     changes: TreeChanges,
 ) -> dict[str, Any]:
-    """What differs from git HEAD (added to the JSON of ``plan``; documented in the README)."""
+    """What differs from git HEAD (added to the JSON of ``plan``; documented in docs/plan.md)."""
     return {
         "apps": [
             {
@@ -591,7 +591,7 @@ def as_json(
     templates: Sequence[TemplateResult] = (),
     findings: Sequence[Finding] = (),
 ) -> dict[str, Any]:
-    """The JSON for tools (documented in the README)."""
+    """The JSON for tools (documented in docs/plan.md)."""
     return {
         "apps": [
             {

@@ -100,7 +100,9 @@ def _unknown(review: Review, rule: Rule, key: Key, pointer: str) -> Violation:
 def selected_templates(index: TreeIndex, policy: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     """The index's templates the policy's resourceSelectors match (every template of its scope
     when it has none, as Karmada reads an override without selectors)."""
-    namespace = None if policy.get("kind", "").startswith("Cluster") else _namespace(policy)
+    kind = policy.get("kind")
+    cluster_wide = isinstance(kind, str) and kind.startswith("Cluster")
+    namespace = None if cluster_wide else _namespace(policy)
     found = selectors(policy)
     templates = index.templates(namespace)
     if not found:

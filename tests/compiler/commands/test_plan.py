@@ -122,7 +122,7 @@ def test_added_changed_and_removed_apps_and_templates(repo: Path) -> None:
     assert report["summary"]["apps"] == {"add": 1, "change": 1, "remove": 1}
     assert report["summary"]["changes"] is True
     assert [t["name"] for t in report["changes"]["templates"]] == ["banner"]
-    # the contract of issue 14 is kept: the same keys, only added to
+    # the JSON contract is kept: the same keys, only added to
     assert list(report)[:5] == ["apps", "tenants", "diff", "templates", "errors"]
     assert "payments/checkout/deployment.yaml" in report["diff"]
 

@@ -15,6 +15,8 @@ import trustme
 from tests.compiler.commands.entry import FEDGATE, environment, fedgate, no_traceback
 from tests.conftest import POLICIES
 
+pytestmark = pytest.mark.slow  # starts fedgate serve
+
 
 @pytest.mark.parametrize(
     ("bind", "message"),
