@@ -37,6 +37,7 @@ examples:
   fedgate plan                                 replicas per cluster, what each receives, the bill
   fedgate review request.json                  one AdmissionReview through the rule engine
   kubectl get deploy -A -o yaml | fedgate audit -   what the bundle would now deny of live objects
+  fedgate trace platform-demo/demo-http        a template's live chain against its plan
   fedgate test policies/                       run the policy test suites
   fedgate cel eval "object.spec.replicas <= 10" --object deploy.yaml   try a CEL expression
   fedgate serve --certfile tls.crt --keyfile tls.key   the admission webhook
@@ -108,6 +109,7 @@ COMMANDS = (
     "plan",
     "review",
     "audit",
+    "trace",
     "test",
     "serve",
     "bundle",

@@ -228,9 +228,12 @@ def chain(
     works: Mapping[str, Mapping[str, Any]],
     live: Mapping[str, Mapping[str, Any]],
     plan: TemplatePlan | None,
+    unreachable: Mapping[str, str] | None = None,
 ) -> Chain:
     """Line the live chain up with ``plan``: ``policy`` the claiming policy as fetched (None:
-    not found), ``works`` and ``live`` by cluster (absent: none there)."""
+    not found), ``works`` and ``live`` by cluster (absent: none there), ``unreachable`` the
+    members that could not be asked, with why (nothing is said of their objects)."""
+    unreachable = unreachable or {}
     claimed = claim(template)
     scheduled = _scheduled(binding)
     placements = (
@@ -257,6 +260,11 @@ def chain(
     # the binding's division is held to the plan's (any of its tie outcomes)
     division = next(iter([p for p in placements if dict(p) == scheduled] + placements), None)
     for member in members:
+        if member.cluster in unreachable:
+            differences.append(
+                f"{member.cluster}: the member could not be asked: {unreachable[member.cluster]}"
+            )
+            continue
         differences.extend(_member_differences(member, division))
     for cluster in sorted(set(live) - set(scheduled) - set(copies)):
         differences.append(f"{cluster}: the member runs it, neither scheduled nor planned")

@@ -47,6 +47,10 @@ class Gone(ApiError):
     """410 Gone: the resourceVersion is too old; list again."""
 
 
+class NotFound(ApiError):
+    """404 Not Found: no such object (or collection: its namespace does not exist)."""
+
+
 @dataclass(frozen=True)
 class Credentials:
     """Where the API server is and how to prove who we are to it."""
@@ -174,7 +178,7 @@ class ApiServer:
         token = self.credentials.bearer()
         if token:
             headers["Authorization"] = f"Bearer {token}"
-        target = f"{self.prefix}{path}?{urllib.parse.urlencode(query)}"
+        target = f"{self.prefix}{path}" + (f"?{urllib.parse.urlencode(query)}" if query else "")
         try:
             connection.request("GET", target, headers=headers)
             response = connection.getresponse()
@@ -184,9 +188,22 @@ class ApiServer:
         if response.status != 200:
             body = response.read(4096).decode(errors="replace")
             connection.close()
-            error = Gone if response.status == 410 else ApiError
+            error = {410: Gone, 404: NotFound}.get(response.status, ApiError)
             raise error(f"GET {path}: {response.status} {body.strip()[:300]}")
         return _Answer(connection, response)
+
+    def get(self, path: str) -> dict[str, Any]:
+        """One object (raises ``NotFound`` when there is none)."""
+        response = self._open(path, {}, CONNECT_SECONDS)
+        try:
+            found = orjson.loads(response.read())
+        except (OSError, http.client.HTTPException, orjson.JSONDecodeError) as exc:
+            raise ApiError(f"GET {path}: {exc}") from None
+        finally:
+            response.close()
+        if not isinstance(found, dict):
+            raise ApiError(f"GET {path}: not an object")
+        return found
 
     def list(self, path: str) -> tuple[list[dict[str, Any]], str]:
         """Every object of a collection (paged), and the list's resourceVersion."""

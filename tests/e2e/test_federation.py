@@ -566,6 +566,86 @@ def test_fedgate_stopped_mid_sync_then_restarted(federation: Federation, synced:
     assert diff.returncode == 0, diff.stdout + diff.stderr
 
 
+def _trace(federation: Federation, synced: Synced, namespace: str, name: str) -> dict[str, Any]:
+    result = subprocess.run(
+        [
+            FEDGATE,
+            "trace",
+            f"{namespace}/{name}",
+            "--kubeconfig",
+            str(federation.karmada),
+            "--tree",
+            str(synced.rendered),
+            "--policies",
+            str(REPO / "policies"),
+            "--output",
+            "json",
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode in (0, 1), result.stderr
+    found: dict[str, Any] = json.loads(result.stdout)
+    return found
+
+
+def test_trace_shows_each_example_app_as_planned_and_marks_a_hand_edit(
+    federation: Federation, synced: Synced
+) -> None:
+    """fedgate trace follows every example Deployment through its policy, binding, Works and
+    members, and finds each as planned; a member object edited by hand is marked."""
+    deployments = _tree_deployments(synced)
+    assert len(deployments) >= 5
+    for planned in deployments:
+        namespace, name = planned["namespace"], planned["name"]
+        traced = eventually(
+            f"{namespace}/{name} traced as planned",
+            lambda n=namespace, m=name: (
+                (t := _trace(federation, synced, n, m))["differences"] == [] and t
+            ),
+            seconds=60,
+        )
+        assert traced["policy"]["found"] and traced["binding"], traced
+        assert {c["cluster"] for c in traced["clusters"] if c["live"]} == set(planned["clusters"])
+    member = _member_placing(federation, "status-page")
+    live = federation.json("get", "deployment", "status-page", "-n", "platform-demo", member=member)
+    image = live["spec"]["template"]["spec"]["containers"][0]["image"]
+    edit = [{"op": "replace", "path": "/spec/template/spec/containers/0/image", "value": "x:1"}]
+    back = [{"op": "replace", "path": "/spec/template/spec/containers/0/image", "value": image}]
+    patched = federation.kubectl(
+        "patch",
+        "deployment",
+        "status-page",
+        "-n",
+        "platform-demo",
+        "--type=json",
+        "-p",
+        json.dumps(edit),
+        member=member,
+    )
+    assert patched.returncode == 0, patched.stderr
+    try:
+        traced = _trace(federation, synced, "platform-demo", "status-page")
+        assert any(
+            d.startswith(f"{member}: the member runs images") for d in traced["differences"]
+        ), traced["differences"]
+    finally:
+        federation.kubectl(
+            "patch",
+            "deployment",
+            "status-page",
+            "-n",
+            "platform-demo",
+            "--type=json",
+            "-p",
+            json.dumps(back),
+            member=member,
+        )
+
+
 def _member_placing(federation: Federation, name: str) -> str:
     """A member cluster running the Deployment ``platform-demo/name``."""
     for member in federation.members:
