@@ -803,13 +803,19 @@ class Federation:
         )
 
     def join(self, cluster: dict[str, Any], url: str, token: str, ca_bundle: str) -> None:
-        """Push mode, as `karmadactl join`: a Secret with the member's credentials in
-        karmada-cluster and a Cluster object naming its endpoint."""
+        """Push mode, as `karmadactl join`: Secrets with the member's credentials in
+        karmada-cluster (the controllers' and the impersonator's, which Karmada's cluster proxy
+        uses to act on a member as the user who called it) and a Cluster object naming its
+        endpoint. Both carry the static token (system:masters: it may impersonate)."""
         name = cluster["name"]
         spec: dict[str, Any] = {
             "syncMode": "Push",
             "apiEndpoint": url,
             "secretRef": {"namespace": "karmada-cluster", "name": name},
+            "impersonatorSecretRef": {
+                "namespace": "karmada-cluster",
+                "name": f"{name}-impersonator",
+            },
         }
         for key in ("provider", "region", "zone"):
             if cluster.get(key):
@@ -825,6 +831,12 @@ class Federation:
                         "token": base64.b64encode(token.encode()).decode(),
                         "caBundle": ca_bundle,
                     },
+                },
+                {
+                    "apiVersion": "v1",
+                    "kind": "Secret",
+                    "metadata": {"name": f"{name}-impersonator", "namespace": "karmada-cluster"},
+                    "data": {"token": base64.b64encode(token.encode()).decode()},
                 },
                 {
                     "apiVersion": "cluster.karmada.io/v1alpha1",

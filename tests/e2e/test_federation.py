@@ -601,13 +601,11 @@ def test_trace_shows_each_example_app_as_planned_and_marks_a_hand_edit(
     assert len(deployments) >= 5
     for planned in deployments:
         namespace, name = planned["namespace"], planned["name"]
-        traced = eventually(
-            f"{namespace}/{name} traced as planned",
-            lambda n=namespace, m=name: (
-                (t := _trace(federation, synced, n, m))["differences"] == [] and t
-            ),
-            seconds=60,
-        )
+        deadline = time.monotonic() + 60
+        while (traced := _trace(federation, synced, namespace, name))["differences"]:
+            if time.monotonic() > deadline:
+                pytest.fail(f"{namespace}/{name}: {traced['differences']}")
+            time.sleep(2)
         assert traced["policy"]["found"] and traced["binding"], traced
         assert {c["cluster"] for c in traced["clusters"] if c["live"]} == set(planned["clusters"])
     member = _member_placing(federation, "status-page")
