@@ -613,6 +613,9 @@ def test_trace_shows_each_example_app_as_planned_and_marks_a_hand_edit(
     image = live["spec"]["template"]["spec"]["containers"][0]["image"]
     edit = [{"op": "replace", "path": "/spec/template/spec/containers/0/image", "value": "x:1"}]
     back = [{"op": "replace", "path": "/spec/template/spec/containers/0/image", "value": image}]
+    # Karmada puts a hand edit back at once (its work status controller re-applies the Work):
+    # with its controller-manager stopped the edit stays, for trace to find
+    controlplane.stop(federation.directory, "karmada-controller-manager")
     patched = federation.kubectl(
         "patch",
         "deployment",
@@ -642,6 +645,74 @@ def test_trace_shows_each_example_app_as_planned_and_marks_a_hand_edit(
             json.dumps(back),
             member=member,
         )
+        controlplane.restart(federation.directory, "karmada-controller-manager")
+        eventually("Karmada's controller-manager healthy again", lambda: _healthy(federation))
+
+
+def _replicas(obj: dict[str, Any]) -> int:
+    spec = obj.get("spec") or {}
+    if obj["kind"] in ("FederatedHPA", "HorizontalPodAutoscaler"):
+        return int(spec.get("maxReplicas", 0))
+    return int(spec.get("replicas") or 0) if obj["kind"] in ("Deployment", "StatefulSet") else 0
+
+
+def test_audit_of_the_live_federation_after_a_rule_change(
+    federation: Federation, synced: Synced, tmp_path: Path
+) -> None:
+    """fedgate audit --kubeconfig lists what the live index watches and judges it: after the
+    tenants' maxReplicasPerApp drops to 1, the objects max-replicas denies are exactly the live
+    workloads of the tenants' namespaces above it (counted here from kubectl's view), besides
+    the OverridePolicies whose member copies carry those replicas."""
+    policies = tmp_path / "policies"
+    shutil.copytree(REPO / "policies", policies)
+    tenants = policies / "tenants.yaml"
+    text = tenants.read_text()
+    for limit in ("maxReplicasPerApp: 50", "maxReplicasPerApp: 100"):
+        text = text.replace(limit, "maxReplicasPerApp: 1")
+    tenants.write_text(text)
+    result = subprocess.run(
+        [
+            FEDGATE,
+            "audit",
+            "--kubeconfig",
+            str(federation.karmada),
+            "--policies",
+            str(policies),
+            "--output",
+            "json",
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert result.returncode == 1, result.stderr
+    report = json.loads(result.stdout)
+    denied = {
+        (f["object"].get("namespace"), f["object"]["kind"], f["object"]["name"])
+        for f in report["findings"]
+        if f["rule"] == "max-replicas" and f["action"] == "deny"
+    }
+    expected = set()
+    for kind in ("deployments", "statefulsets", "federatedhpas", "horizontalpodautoscalers"):
+        for obj in federation.json("get", kind, "-A")["items"]:
+            obj.setdefault("kind", {"federatedhpas": "FederatedHPA"}.get(kind, obj.get("kind")))
+            meta = obj["metadata"]
+            if meta.get("namespace") in TENANT_FOLDERS and _replicas(obj) > 1:
+                expected.add((meta["namespace"], obj["kind"], meta["name"]))
+    assert expected and expected <= denied, (expected, denied)
+    assert {d[1] for d in denied - expected} <= {"OverridePolicy"}, denied - expected
+
+
+def _healthy(federation: Federation, name: str = "karmada-controller-manager") -> bool:
+    """Whether a component the harness started answers on its health probe address."""
+    argv = controlplane.State.load(federation.directory).processes[name]["argv"]
+    [address] = [a.split("=", 1)[1] for a in argv if a.startswith("--health-probe-bind-address=")]
+    try:
+        return controlplane.http_get(f"http://{address}/healthz") == 200
+    except OSError:
+        return False
 
 
 def _member_placing(federation: Federation, name: str) -> str:
