@@ -108,6 +108,25 @@ class Metrics:
             ["kind"],
             registry=self.registry,
         )
+        self.audit_violations = Gauge(
+            "fedgate_audit_violations",
+            "Findings of the last background audit of the live objects, by rule and namespace",
+            ["rule", "namespace"],
+            registry=self.registry,
+            multiprocess_mode="mostrecent",
+        )
+        self.audit_objects = Gauge(
+            "fedgate_audit_objects",
+            "Objects the last background audit judged",
+            registry=self.registry,
+            multiprocess_mode="mostrecent",
+        )
+        self.audit_runs = Counter(
+            "fedgate_audit_runs",
+            "Background audits run",
+            registry=self.registry,
+        )
+        self._audited: set[tuple[str, str]] = set()
         self.index_waiting = Gauge(
             "fedgate_index_waiting",
             "1 while a worker's live index waits for its first list of some kind (not ready)",
@@ -120,6 +139,16 @@ class Metrics:
             registry=self.registry,
             multiprocess_mode="max",
         )
+
+    def audit_observe(self, violations: dict[tuple[str, str], int], objects: int) -> None:
+        """One background audit's result; a label set gone since the last is set to 0."""
+        for gone in self._audited - set(violations):
+            self.audit_violations.labels(*gone).set(0)
+        for (rule, namespace), count in violations.items():
+            self.audit_violations.labels(rule, namespace).set(count)
+        self._audited = set(violations)
+        self.audit_objects.set(objects)
+        self.audit_runs.inc()
 
     def index_observe(self, kind: str, objects: int, lag: float | None) -> None:
         self.index_objects.labels(kind).set(objects)

@@ -46,6 +46,7 @@ from prometheus_client.multiprocess import mark_process_dead
 from webhook.app import State, create_app, overtime_answer
 from webhook.asgi import WsgiOnAsgi
 from webhook.audit import append_if_regular_file
+from webhook.background import BackgroundAudit, lock_dir
 from webhook.bundle.index import TreeIndex
 from webhook.bundle.live import live_index
 from webhook.bundle.load import BundleSource, bundle_from_source, read_source
@@ -95,6 +96,9 @@ class ServeOptions:
     index_stale_seconds: float = 30.0
     """How long the live index's watch may be down before cross-object rules deny (fail
     closed), seconds."""
+    audit_seconds: float = 0.0
+    """With the live index: every this many seconds, one worker audits what it holds against
+    the current bundle (``webhook/background.py``); 0: no background audit."""
 
 
 def logging_config() -> dict[str, Any]:
@@ -480,6 +484,10 @@ def start_live_index(state: State, options: ServeOptions) -> LiveIndex:
     )
     state.live = live
     live.start()
+    if options.audit_seconds > 0:
+        BackgroundAudit(
+            live, lambda: state.bundle, state.metrics, options.audit_seconds, lock_dir()
+        ).start()
     return live
 
 

@@ -199,6 +199,11 @@ class LiveIndex:
             f"{worst.problem}"
         )
 
+    def held(self) -> list[dict[str, Any]]:
+        """Every object held now, of every kind (for the background audit)."""
+        with self.lock:
+            return [o for s in self.kinds for o in s.objects.values()]
+
     def build(self) -> TreeIndex:
         """The index of what is held now, handed to ``on_change``."""
         now = self.clock()

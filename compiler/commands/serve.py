@@ -12,6 +12,7 @@ from pathlib import Path
 from compiler.commands.common import add_backend_argument, backend_name
 from compiler.output import Output
 from webhook import kubeapi
+from webhook.background import MIN_SECONDS as MIN_AUDIT_SECONDS
 from webhook.errors import UsageError, describe_os_error
 from webhook.settings import settings_from_env
 
@@ -93,6 +94,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="with --kubeconfig/--in-cluster: once the watch has been down this long, "
         "cross-object rules deny tenants' writes, saying why (default 30)",
     )
+    parser.add_argument(
+        "--audit-seconds",
+        type=float,
+        default=0.0,
+        metavar="S",
+        help="with --kubeconfig/--in-cluster: every S seconds (at least 10), one worker judges "
+        "every live object the index holds against the current bundle, as the metric "
+        "fedgate_audit_violations{rule,namespace} (docs/audit.md; default 0: off)",
+    )
     add_backend_argument(parser)
 
 
@@ -132,6 +142,10 @@ def run(args: argparse.Namespace, out: Output) -> int:
     check_bind(args.bind)
     if not 0 < args.index_stale_seconds < float("inf"):
         raise UsageError("--index-stale-seconds must be a positive number of seconds")
+    if args.audit_seconds and not MIN_AUDIT_SECONDS <= args.audit_seconds < float("inf"):
+        raise UsageError(f"--audit-seconds must be 0 (off) or at least {MIN_AUDIT_SECONDS:g}")
+    if args.audit_seconds and args.kubeconfig is None and not args.in_cluster:
+        raise UsageError("--audit-seconds audits the live index: give --kubeconfig or --in-cluster")
     kube = None
     if args.kubeconfig is not None:
         kube = kubeapi.from_kubeconfig(args.kubeconfig)
@@ -152,6 +166,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
         threads=args.threads,
         kube=kube,
         index_stale_seconds=args.index_stale_seconds,
+        audit_seconds=args.audit_seconds,
     )
     if options.certfile is None:
         out.error("fedgate: serving plain HTTP; the API server requires HTTPS from webhooks")
