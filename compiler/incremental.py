@@ -46,8 +46,9 @@ from compiler.spec.load import parse_specs
 from compiler.statmemo import StatMemo
 from compiler.summary import AppSummary
 from webhook.bundle.exceptions import EXCEPTIONS_DIRECTORY
-from webhook.bundle.load import BundleSource, bundle_from_source, read_source
+from webhook.bundle.load import bundle_from_source, read_source
 from webhook.bundle.model import Bundle
+from webhook.bundle.source import BundleSource
 from webhook.engine.cel.engines import DEFAULT_BACKEND, make_backend
 from webhook.errors import Finding, SpecError, describe_os_error, not_utf8
 

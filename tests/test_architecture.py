@@ -27,8 +27,6 @@ KNOWN_RINGS = {
             "webhook.engine.targets",
         }
     ),
-    # a bundle/source.py for BundleSource and the file names
-    frozenset({"webhook.bundle.load", "webhook.bundle.load_rules", "webhook.bundle.vap"}),
 }
 
 

@@ -49,7 +49,8 @@ from webhook.audit import append_if_regular_file
 from webhook.background import BackgroundAudit, lock_dir
 from webhook.bundle.index import TreeIndex
 from webhook.bundle.live import live_index
-from webhook.bundle.load import BundleSource, bundle_from_source, read_source
+from webhook.bundle.load import bundle_from_source, read_source
+from webhook.bundle.source import BundleSource
 from webhook.errors import BundleError, UsageError
 from webhook.heap import HeapTrimmer, pin_mmap_threshold
 from webhook.kubeapi import ApiServer, Credentials

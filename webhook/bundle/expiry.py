@@ -9,8 +9,8 @@ from datetime import date
 from typing import Literal
 
 from webhook.bundle.exceptions import EXCEPTIONS_DIRECTORY, load_exceptions
-from webhook.bundle.load import BundleSource
 from webhook.bundle.model import Bundle, PolicyException
+from webhook.bundle.source import BundleSource
 from webhook.errors import Finding
 
 EXPIRY_WARNING_DAYS = 14

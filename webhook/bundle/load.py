@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -38,6 +38,7 @@ from webhook.bundle.model import (
     Writer,
 )
 from webhook.bundle.rules import Rule
+from webhook.bundle.source import BundleSource
 from webhook.bundle.vap import VAP_DIRECTORY, load_vaps
 from webhook.engine.cel import Backend, make_backend
 from webhook.engine.cel.engines import DEFAULT_BACKEND
@@ -77,25 +78,6 @@ _OWNER_KEYS = ("writer", "usernames", "description")
 RULES_DIRECTORY = "rules"
 _EXTRA_SECTIONS = {"writers": ("ledgerOwners", "karmadaComponents")}
 _COMPONENT_KEYS = ("usernames", "usernamePrefixes", "groups", "description")
-
-
-@dataclass(frozen=True)
-class BundleSource:
-    """The text of every file a bundle is built from, read once: what the webhook's master
-    process validates and keeps, and its workers compile (so a broken edit on disk never
-    reaches them). ``root`` names the directory in error messages."""
-
-    root: str
-    files: Mapping[str, str]
-    rule_folders: tuple[str, ...] = ()
-    unreadable: tuple[Finding, ...] = ()
-    vap_files: tuple[str, ...] = ()
-    """``vaps/...yaml``: ValidatingAdmissionPolicies, bindings and their objects."""
-    index: tuple[str, bytes] | None = None
-    """(file name, bytes) of the synced tree's index (``index.py``), when the bundle has one."""
-
-    def display(self, relative: str) -> str:
-        return f"{self.root}/{relative}"
 
 
 FLAT_SEPARATOR = "__"

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
-    from webhook.bundle.load import BundleSource
+    from webhook.bundle.source import BundleSource
 
 from webhook.bundle.load_actions import binding_actions
 from webhook.bundle.rules import FailurePolicy, Match, Rule, Scope, Validation

@@ -34,7 +34,7 @@ from webhook.values import is_mapping
 from webhook.yamlsource import Document, YamlSyntaxError, parse_documents
 
 if TYPE_CHECKING:
-    from webhook.bundle.load import BundleSource
+    from webhook.bundle.source import BundleSource
 
 VAP_DIRECTORY = "vaps"
 GROUP = "admissionregistration.k8s.io"

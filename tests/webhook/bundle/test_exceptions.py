@@ -22,7 +22,8 @@ from webhook.bundle.exceptions import (
     build_exception,
     protected_reason,
 )
-from webhook.bundle.load import BundleSource, bundle_from_source, load_bundle, read_source
+from webhook.bundle.load import bundle_from_source, load_bundle, read_source
+from webhook.bundle.source import BundleSource
 from webhook.errors import BundleError
 from webhook.yamlsource import parse_single
 
