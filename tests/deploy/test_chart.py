@@ -119,6 +119,35 @@ def test_the_webhook_runs_as_deploy_runs_it(helm: Path, tmp_path: Path) -> None:
     assert mine["resources"] == theirs["resources"]
 
 
+def test_the_live_index_is_switched_on_with_a_kubeconfig_secret(helm: Path, tmp_path: Path) -> None:
+    host = objects(
+        template(
+            helm,
+            tmp_path,
+            "--set",
+            "liveIndex.enabled=true",
+            "--set",
+            "liveIndex.kubeconfigSecret=karmada-kubeconfig",
+            "--set",
+            "liveIndex.auditSeconds=300",
+        )
+    )
+    spec = host[("Deployment", "fedgate-webhook")]["spec"]["template"]["spec"]
+    (container,) = spec["containers"]
+    assert container["args"][-3:] == [
+        "--kubeconfig=/etc/fedgate/karmada/kubeconfig",
+        "--index-stale-seconds=30",
+        "--audit-seconds=300",
+    ]
+    assert {"name": "karmada", "mountPath": "/etc/fedgate/karmada", "readOnly": True} in (
+        container["volumeMounts"]
+    )
+    [volume] = [v for v in spec["volumes"] if v["name"] == "karmada"]
+    assert volume["secret"] == {"secretName": "karmada-kubeconfig", "defaultMode": 0o440}
+    refused = template(helm, tmp_path, "--set", "liveIndex.enabled=true")
+    assert refused.returncode != 0 and "liveIndex.kubeconfigSecret" in refused.stderr
+
+
 def test_the_registration_is_deploy_s_with_the_ca_filled_in(helm: Path, tmp_path: Path) -> None:
     ca = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"
     (tmp_path / "ca.crt").write_text(ca)
