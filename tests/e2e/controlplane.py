@@ -412,6 +412,27 @@ def apply_documents(kubeconfig: Path, documents: list[dict[str, Any]], *extra: s
 # --- the federation ---------------------------------------------------------------------------
 
 
+def mount(source: Path, volume: Path) -> None:
+    """``source``'s files as the kubelet mounts a ConfigMap volume, and as it changes one: a
+    new timestamped directory, the ``..data`` symlink swapped to it atomically (a rename), each
+    entry a symlink through ``..data``; the directories it replaced are removed. fedgate serve
+    reads the bundle through such a mount in a cluster, and here too."""
+    volume.mkdir(parents=True, exist_ok=True)
+    stamp = volume / f"..{time.strftime('%Y_%m_%d_%H_%M_%S')}.{time.time_ns()}"
+    shutil.copytree(source, stamp, symlinks=False)
+    swap = volume / "..data_tmp"
+    swap.unlink(missing_ok=True)
+    swap.symlink_to(stamp.name)
+    os.replace(swap, volume / "..data")
+    for entry in stamp.iterdir():
+        link = volume / entry.name
+        if not link.is_symlink():
+            link.symlink_to(Path("..data") / entry.name)
+    for old in volume.glob("..2*"):
+        if old != stamp:
+            shutil.rmtree(old)
+
+
 def load_clusters(policies: Path) -> list[dict[str, Any]]:
     clusters = yaml.safe_load((policies / "clusters.yaml").read_text())["clusters"]
     return [dict(cluster) for cluster in clusters]
@@ -636,7 +657,11 @@ class Federation:
         env = {
             "karmada": {"kubeconfig": str(self.admin)},
             "members": {name: {"kubeconfig": str(path)} for name, path in member_configs.items()},
-            "webhook": {"url": f"{fedgate_url}/validate", "audit": str(audit)},
+            "webhook": {
+                "url": f"{fedgate_url}/validate",
+                "audit": str(audit),
+                "bundle": str(self.bundle),
+            },
             "identities": self.identities,
             "policies": str(self.policies),
         }
@@ -731,7 +756,13 @@ class Federation:
             "karmada-webhook", lambda: https_get(url, self.pki.ca_file) > 0, self.launcher, name
         )
 
+    @property
+    def bundle(self) -> Path:
+        """The bundle fedgate serves: ``policies`` mounted as a ConfigMap volume is."""
+        return self.directory / "bundle"
+
     def start_fedgate(self, karmada_url: str) -> tuple[str, Path]:
+        mount(self.policies, self.bundle)
         """fedgate serve, its live index watching the Karmada API server as the user that
         deploy/karmada/live-index-rbac.yaml binds (read only)."""
         name = "fedgate"
@@ -764,7 +795,7 @@ class Federation:
                 "--workers",
                 "2",
                 "--policies",
-                str(self.policies),
+                str(self.bundle),
                 "--kubeconfig",
                 str(watcher),
             ],

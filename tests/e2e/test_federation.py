@@ -13,17 +13,20 @@ from __future__ import annotations
 import base64
 import http.client
 import json
+import os
 import shutil
 import ssl
 import subprocess
 import sys
 import time
+import urllib.parse
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
+import trustme
 import yaml
 
 from tests.deploy.helm import Unavailable, helm_binary
@@ -647,6 +650,86 @@ def test_trace_shows_each_example_app_as_planned_and_marks_a_hand_edit(
         )
         controlplane.restart(federation.directory, "karmada-controller-manager")
         eventually("Karmada's controller-manager healthy again", lambda: _healthy(federation))
+
+
+def _fedgate_get(federation: Federation, path: str) -> tuple[str, str]:
+    """(the served certificate's common name, the body) of a GET to fedgate."""
+    url = urllib.parse.urlsplit(federation.env["webhook"]["url"])
+    context = ssl.create_default_context(cafile=str(federation.directory / "pki" / "ca.crt"))
+    connection = http.client.HTTPSConnection(url.hostname, url.port, context=context, timeout=10)
+    try:
+        connection.request("GET", path)
+        body = connection.getresponse().read().decode()
+        cert = connection.sock.getpeercert() if connection.sock else None
+    finally:
+        connection.close()
+    subject = dict(pair for rdn in (cert or {}).get("subject", ()) for pair in rdn)
+    return str(subject.get("commonName", "")), body
+
+
+def test_a_bundle_change_and_a_rotated_certificate_are_served_without_a_restart(
+    federation: Federation, synced: Synced, tmp_path: Path
+) -> None:
+    """fedgate serves its bundle through a ConfigMap-style mount (the ..data symlink the
+    kubelet swaps): a lowered limit is enforced without a restart, a broken bundle is refused
+    (counted) while the last good one is kept, and a certificate replaced on disk is what new
+    connections get. The master's pid never changes."""
+    volume = Path(federation.env["webhook"]["bundle"])
+    original = tmp_path / "original"
+    shutil.copytree((volume / "..data").resolve(), original)
+    master = controlplane.State.load(federation.directory).processes["fedgate"]["pid"]
+    deployment = yaml.safe_load(
+        (synced.rendered / "platform-demo" / "demo-http" / "deployment.yaml").read_text()
+    )
+    deployment["spec"]["replicas"] = 3
+    (tmp_path / "three.yaml").write_text(yaml.safe_dump(deployment))
+
+    def apply_three() -> subprocess.CompletedProcess[str]:
+        return federation.kubectl(
+            "apply",
+            "--dry-run=server",
+            "-f",
+            str(tmp_path / "three.yaml"),
+            user=ARGOCD[0],
+            groups=ARGOCD_GROUPS,
+        )
+
+    first = apply_three()
+    assert first.returncode == 0, first.stderr
+    lowered = tmp_path / "lowered"
+    shutil.copytree(original, lowered)
+    tenants = lowered / "tenants.yaml"
+    tenants.write_text(tenants.read_text().replace("maxReplicasPerApp: 50", "maxReplicasPerApp: 2"))
+    controlplane.mount(lowered, volume)
+    try:
+        eventually("the lowered limit served", lambda: "[max-replicas]" in apply_three().stderr)
+        broken = tmp_path / "broken"
+        shutil.copytree(original, broken)
+        (broken / "tenants.yaml").write_text("tenants: [\n")
+        controlplane.mount(broken, volume)
+        eventually(
+            "the broken bundle refused",
+            lambda: (
+                "fedgate_bundle_load_errors_total 1.0" in _fedgate_get(federation, "/metrics")[1]
+            ),
+        )
+        assert "[max-replicas]" in apply_three().stderr  # the last good bundle, still
+    finally:
+        controlplane.mount(original, volume)
+    eventually("the original bundle served again", lambda: apply_three().returncode == 0)
+    pki = federation.directory / "pki"
+    ca = trustme.CA.from_pem((pki / "ca.crt").read_bytes(), (pki / "ca.key").read_bytes())
+    leaf = ca.issue_cert("127.0.0.1", "localhost", common_name="fedgate-webhook-rotated")
+    pem = pki / "fedgate-serving.pem"
+    rotated = pem.with_suffix(".rotated")
+    rotated.write_bytes(leaf.private_key_pem.bytes() + leaf.cert_chain_pems[0].bytes())
+    rotated.chmod(0o600)
+    os.replace(rotated, pem)
+    eventually(
+        "the rotated certificate served",
+        lambda: _fedgate_get(federation, "/healthz")[0] == "fedgate-webhook-rotated",
+    )
+    assert controlplane.State.load(federation.directory).processes["fedgate"]["pid"] == master
 
 
 def _replicas(obj: dict[str, Any]) -> int:
