@@ -201,21 +201,36 @@ def _arithmetic(name: str) -> Callable[[Any, Any], Any]:
     overload; celpy computed one, ``0u % 2`` among them). A double's sum, difference or
     product comes back from celpy as a plain Python float: it is made a CEL double again, so
     that ``uint()`` and ``int()`` range-check it (``uint(1e-300 * -1.5)`` is an overflow in
-    CEL; celpy truncated the float to 0)."""
+    CEL; celpy truncated the float to 0); a sum of strings, bytes or lists the same way. An
+    operand's error is the result, as cel-go's."""
     run = base_functions[name]
 
     def checked(a: Any, b: Any) -> Any:
+        for operand in (a, b):
+            if isinstance(operand, CELEvalError):
+                return operand  # celpy's own message named the rule, not the error
         one, other = _numeric_kind(a), _numeric_kind(b)
         if one is not None and other is not None and one != other:
             return CELEvalError(f"no such overload: {one} and {other} in {name}")
         if name == "_/_" and one == other == "double" and float(b) == 0.0:
             return celtypes.DoubleType(_ieee_division_by_zero(float(a), float(b)))
         result = run(a, b)
-        if isinstance(result, float) and not isinstance(result, celtypes.DoubleType):
-            return celtypes.DoubleType(result)
+        for plain, kind in _PLAIN_RESULTS:
+            if isinstance(result, plain) and not isinstance(result, kind):
+                return kind(result)
         return result
 
     return checked
+
+
+_PLAIN_RESULTS: tuple[tuple[type, type], ...] = (
+    (float, celtypes.DoubleType),
+    (str, celtypes.StringType),
+    (bytes, celtypes.BytesType),
+    (list, celtypes.ListType),
+)
+"""The plain Python values celpy's ``+`` can hand back, each with the CEL type it is made
+again (``('a' + 'b').contains('b')`` had no overload on a plain str)."""
 
 
 def _ieee_division_by_zero(dividend: float, zero: float) -> float:
