@@ -270,7 +270,8 @@ def _comparable(items: list[object]) -> list[object]:
 
 def is_sorted(items: list[object]) -> bool:
     ordered = _comparable(items)
-    return all(a <= b for a, b in pairwise(ordered))  # type: ignore[operator]
+    # cel-go stops only where a pair compares greater: a NaN compares as neither
+    return not any(a > b for a, b in pairwise(ordered))  # type: ignore[operator]
 
 
 def list_sum(items: list[object]) -> object:
