@@ -346,6 +346,19 @@ _TYPE_NAMES = {
 }
 
 
+ITERATION_BUDGET = 10_000
+"""Macro-body evaluations (comprehension iterations) one evaluation may run, the budget
+cel-expr-python's runtime has: past it the evaluation stops and fails (closed), so a rule
+plus a hostile object cannot buy minutes of CPU (100 x 100 nested iterations took 4 s in
+celpy, 300 x 300 more than two minutes).
+Kubernetes stops an evaluation at its cost limit (PerCallLimit) instead: this budget is
+stricter for long cheap loops."""
+
+
+class _OverBudget(Exception):  # not a CELEvalError: no macro may absorb it
+    """The evaluation ran past ``ITERATION_BUDGET``: it stops there, failing."""
+
+
 class _Evaluator(Evaluator):
     """celpy's evaluator with cel-go's ``has()``: on a map, whether it has the key; an error
     inside the operand is that error; on a list, an error; on anything else (a string, a
@@ -382,9 +395,26 @@ class _Evaluator(Evaluator):
             return _TYPE_NAMES[name]
         return value
 
+    budget: list[int] | None = None
+    """Iterations left, shared by an evaluation and its macro bodies (None: not a body)."""
+    counted = False
+
     def sub_evaluator(self, ast: lark.Tree[Any]) -> Evaluator:
-        """Macro bodies are evaluated with these rules too (celpy built its own class)."""
-        return _Evaluator(ast, activation=self.activation)
+        """Macro bodies are evaluated with these rules too (celpy built its own class), and
+        each evaluation of one counts against the evaluation's ``ITERATION_BUDGET``."""
+        nested = _Evaluator(ast, activation=self.activation)
+        nested.budget, nested.counted = self.budget, True
+        return nested
+
+    def evaluate(self, context: Any = None) -> Any:
+        if self.counted and self.budget is not None:
+            self.budget[0] -= 1
+            if self.budget[0] < 0:
+                raise _OverBudget(
+                    f"iteration budget exceeded: more than {ITERATION_BUDGET} comprehension "
+                    "iterations in one evaluation"
+                )
+        return super().evaluate(context)
 
     def member_dot_arg(self, tree: lark.Tree[Any]) -> Any:
         """The macros range over lists and maps only (celpy ranged over a string's
@@ -547,7 +577,9 @@ def _unwrap(tree: Any) -> Any:
 
 class _Runner(InterpretedRunner):
     def evaluate(self, context: Any) -> Any:
-        return _Evaluator(ast=self.ast, activation=self.new_activation()).evaluate(context)
+        evaluator = _Evaluator(ast=self.ast, activation=self.new_activation())
+        evaluator.budget = [ITERATION_BUDGET]
+        return evaluator.evaluate(context)
 
 
 class CelPythonBackend:
@@ -591,6 +623,8 @@ class CelPythonBackend:
             value = program.evaluate(activation)
         except CELEvalError as exc:
             raise EvalError(_short(exc.args[0] if exc.args else exc)) from None
+        except _OverBudget as exc:
+            raise EvalError(str(exc)) from None
         except Exception as exc:  # celpy raises plain Python errors for some type mismatches
             raise EvalError(_short(f"{type(exc).__name__}: {exc}")) from None
         if isinstance(value, CELEvalError):
