@@ -269,6 +269,25 @@ def _kubernetes_declarations() -> list[tuple[str, Any]]:
     string, strings = t.STRING, t.List(t.STRING)
     functions += [
         _decl(
+            "fedgateSubstring",  # what ``rewrite`` makes of ``substring``: cel-go's
+            [
+                cel.Overload(
+                    "string_fedgate_substring_int",
+                    string,
+                    [string, t.INT],
+                    is_member=True,
+                    impl=library.substring,
+                ),
+                cel.Overload(
+                    "string_fedgate_substring_int_int",
+                    string,
+                    [string, t.INT, t.INT],
+                    is_member=True,
+                    impl=library.substring,
+                ),
+            ],
+        ),
+        _decl(
             "find",
             [
                 cel.Overload(
