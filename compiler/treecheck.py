@@ -454,5 +454,5 @@ def _judge(  # noqa: PLR0917 - one private step of check_tree
         located = Manifest(
             str(tree / manifest.file), manifest.line, manifest.object, manifest.index
         )
-        results.append(plan_template(located, policies, bundle))
+        results.append(plan_template(located, policies, bundle, point="check"))
     return tuple(results)

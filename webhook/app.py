@@ -12,6 +12,7 @@ import logging
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 import orjson
@@ -31,6 +32,7 @@ from webhook.metrics import Metrics
 from webhook.response import denial, review_response
 from webhook.settings import Settings
 from webhook.values import is_mapping
+from webhook.watch import LiveIndex
 
 LOG = logging.getLogger("fedgate.webhook")
 JSON = "application/json"
@@ -44,6 +46,8 @@ class State:
     settings: Settings
     metrics: Metrics
     audit: AuditSink | None
+    live: LiveIndex | None = None
+    """The live index feeding ``bundle.index`` (``fedgate serve --kubeconfig``), if any."""
 
 
 def create_app(bundle: Bundle | None = None, settings: Settings | None = None) -> Flask:
@@ -78,9 +82,14 @@ def create_app(bundle: Bundle | None = None, settings: Settings | None = None) -
 
     @app.get("/readyz")
     def readyz() -> Response:
+        live = state.live
+        if live is not None and not live.ready():
+            waiting = live.stale(live.clock()) or "the first list is not in yet"
+            return _json({"status": "waiting for the live index", "index": waiting}, 503)
         return _json(
             {
                 "status": "ready",
+                "index": state.bundle.index.digest if state.bundle.index else None,
                 "rules": len(state.bundle.rules),
                 "backend": state.bundle.backend.name if state.bundle.backend else None,
                 # reported, never gating: readiness on a log pipe would take admission down
@@ -162,7 +171,8 @@ def _validate(state: State) -> Response:
         _, _, content = overtime_answer(state, request.environ)
         return Response(content, mimetype=JSON)
     try:
-        decision = review(admission, state.bundle)
+        today = state.settings.today or datetime.now(UTC).date()
+        decision = review(admission, state.bundle, point="webhook", today=today)
     except Exception:  # an engine bug on one request: deny it, say why, keep serving
         LOG.exception("review failed for request %s", admission.uid)
         state.metrics.bad_requests.labels("engine-error").inc()

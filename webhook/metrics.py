@@ -70,6 +70,12 @@ class Metrics:
             ["where"],
             registry=self.registry,
         )
+        self.exception_uses = Counter(
+            "fedgate_exception_uses",
+            "Violations an exception (policies/exceptions/) lifted, by exception and rule",
+            ["exception", "rule"],
+            registry=self.registry,
+        )
         self.bundle_load_errors = Counter(
             "fedgate_bundle_load_errors",
             "Bundle reloads refused because the bundle is broken",
@@ -81,6 +87,81 @@ class Metrics:
             registry=self.registry,
         )
 
+        self.index_objects = Gauge(
+            "fedgate_index_objects",
+            "Objects the live index holds, by kind (each worker watches on its own)",
+            ["kind"],
+            registry=self.registry,
+            multiprocess_mode="max",
+        )
+        self.index_watch_lag = Gauge(
+            "fedgate_index_watch_lag_seconds",
+            "Seconds since the live index's watch of a kind last heard from the API server (an "
+            "event, a bookmark, a list or a new watch; one ends every minute), worst worker",
+            ["kind"],
+            registry=self.registry,
+            multiprocess_mode="max",
+        )
+        self.index_relists = Counter(
+            "fedgate_index_relists",
+            "Lists made again after the watch's resourceVersion expired (410 Gone), by kind",
+            ["kind"],
+            registry=self.registry,
+        )
+        self.audit_violations = Gauge(
+            "fedgate_audit_violations",
+            "Findings of the last background audit of the live objects, by rule and namespace",
+            ["rule", "namespace"],
+            registry=self.registry,
+            multiprocess_mode="mostrecent",
+        )
+        self.audit_objects = Gauge(
+            "fedgate_audit_objects",
+            "Objects the last background audit judged",
+            registry=self.registry,
+            multiprocess_mode="mostrecent",
+        )
+        self.audit_runs = Counter(
+            "fedgate_audit_runs",
+            "Background audits run",
+            registry=self.registry,
+        )
+        self._audited: set[tuple[str, str]] = set()
+        self.index_waiting = Gauge(
+            "fedgate_index_waiting",
+            "1 while a worker's live index waits for its first list of some kind (not ready)",
+            registry=self.registry,
+            multiprocess_mode="max",
+        )
+        self.index_stale = Gauge(
+            "fedgate_index_stale",
+            "1 while a worker's live index is stale: cross-object rules deny (fail closed)",
+            registry=self.registry,
+            multiprocess_mode="max",
+        )
+
+    def audit_observe(self, violations: dict[tuple[str, str], int], objects: int) -> None:
+        """One background audit's result; a label set gone since the last is set to 0."""
+        for gone in self._audited - set(violations):
+            self.audit_violations.labels(*gone).set(0)
+        for (rule, namespace), count in violations.items():
+            self.audit_violations.labels(rule, namespace).set(count)
+        self._audited = set(violations)
+        self.audit_objects.set(objects)
+        self.audit_runs.inc()
+
+    def index_observe(self, kind: str, objects: int, lag: float | None) -> None:
+        self.index_objects.labels(kind).set(objects)
+        if lag is not None:
+            self.index_watch_lag.labels(kind).set(lag)
+
+    def index_relisted(self, kind: str) -> None:
+        self.index_relists.labels(kind).inc()
+
+    def index_state(self, ready: bool, stale: bool) -> None:
+        self.index_waiting.set(0 if ready else 1)
+        self.index_stale.set(1 if stale else 0)
+
     def observe(self, request: AdmissionRequest, decision: Decision, seconds: float) -> None:
         result = "allowed" if decision.allowed else "denied"
         kind = request.kind.kind if request.kind.kind in self.kinds else OTHER_KIND
@@ -91,6 +172,8 @@ class Metrics:
         counter.inc()
         for violation in decision.violations:
             self.violations.labels(violation.rule, violation.action).inc()
+        for use in decision.exceptions:
+            self.exception_uses.labels(use.exception, use.rule).inc()
         for fault in decision.faults:
             self.engine_faults.labels(fault.split(":", 1)[0]).inc()
         self.latency.observe(seconds)

@@ -35,7 +35,7 @@ from typing import Any
 from webhook.bundle.index import Key, TreeIndex, group_of, key_of
 from webhook.bundle.model import Cluster
 from webhook.bundle.rules import Rule
-from webhook.engine.context import Review, labels_of, ledger_of
+from webhook.engine.context import Review, cross_index, labels_of, ledger_of, no_index_reason
 from webhook.engine.decision import Violation
 from webhook.engine.synthesize import sync_request
 from webhook.engine.workloads import POD_SPEC_AT, REPLICAS_AT, WORKLOAD_KINDS, pod_spec
@@ -81,9 +81,9 @@ def _show(key: Key) -> str:
 def _no_index(review: Review, rule: Rule, what: str) -> Violation:
     return review.violation(
         rule,
-        f"the webhook's bundle carries no index of the synced tree, so {what} cannot be "
-        "judged against what Git says of its targets: change it in Git, or have the platform "
-        "team publish the index (fedgate bundle)",
+        f"{no_index_reason(review)}, so {what} cannot be judged against what is known of its "
+        "targets: change it in Git, or have the platform team publish the index (fedgate "
+        "bundle) or restore the webhook's watch of the Karmada API server",
     )
 
 
@@ -100,7 +100,9 @@ def _unknown(review: Review, rule: Rule, key: Key, pointer: str) -> Violation:
 def selected_templates(index: TreeIndex, policy: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     """The index's templates the policy's resourceSelectors match (every template of its scope
     when it has none, as Karmada reads an override without selectors)."""
-    namespace = None if policy.get("kind", "").startswith("Cluster") else _namespace(policy)
+    kind = policy.get("kind")
+    cluster_wide = isinstance(kind, str) and kind.startswith("Cluster")
+    namespace = None if cluster_wide else _namespace(policy)
     found = selectors(policy)
     templates = index.templates(namespace)
     if not found:
@@ -137,7 +139,7 @@ def check_override_effects(review: Review, rule: Rule) -> Iterator[Violation]:
     policy = review.request.object
     if not is_mapping(policy):
         return
-    index = review.bundle.index
+    index = cross_index(review)
     trusted = _trusted(review)
     if index is None:
         if not trusted:
@@ -233,6 +235,7 @@ def _member_copy_violations(
         " (not in the index: judged on a stand-in of its kind)" if stand_in else ""
     )
     pointer = "/spec/overrideRules" if _spec(policy).get("overrideRules") else "/spec"
+    here = rule.action_at(review.point)
     for violation, where in (found[k] for k in sorted(found)):
         at = f" at {violation.pointer}" if violation.pointer else ""
         yield replace(
@@ -240,7 +243,8 @@ def _member_copy_violations(
             pointer=pointer,
             owner=violation.owner,
             writer=review.identity.describe(),
-            action=violation.action if rule.action == "deny" else rule.action,
+            action=violation.action if here == "deny" else here,
+            enforced=violation.enforced if here == "deny" else rule.staged_at(review.point),
             message=f"in {', '.join(where)}, {what} would get{at}: {violation.message}",
         )
 
@@ -283,7 +287,11 @@ def _copy_violations(
     request = review.request
     user = {"username": request.user.username, "groups": list(request.user.groups)}
     write = sync_request(after.object, before.object, review.bundle, user=user)
-    return list(review_write(write, review.bundle, cluster=cluster).violations)
+    decision = review_write(
+        write, review.bundle, cluster=cluster, point=review.point, today=review.today
+    )
+    review.lifted_inside.extend(decision.exceptions)  # the outer decision lists them too
+    return list(decision.violations)
 
 
 # ---------------------------------------------------------------- ownership.autoscaler-target
@@ -329,7 +337,7 @@ def check_autoscaler_target(review: Review, rule: Rule) -> Iterator[Violation]:
             pointer="/spec/scaleTargetRef",
             owner="karmada",
         )
-    index = review.bundle.index
+    index = cross_index(review)
     trusted = _trusted(review)
     if index is None:
         if not trusted:
@@ -352,7 +360,7 @@ def check_autoscaler_target(review: Review, rule: Rule) -> Iterator[Violation]:
             pointer="/spec/scaleTargetRef",
         )
     acting = SCALERS.get(str(scaler.get("kind")), "")
-    ledger = ledger_of(target)
+    ledger = ledger_of(index.ledgered(key))  # Git's ledger, never a live object's words
     pointers = (
         ("/spec/minReplicas", "/spec/maxReplicas")
         if key[1] == "FederatedHPA"
@@ -381,7 +389,7 @@ def check_autoscaler_target(review: Review, rule: Rule) -> Iterator[Violation]:
 
 def check_takeover(review: Review, rule: Rule) -> Iterator[Violation]:
     policy = review.request.object
-    index = review.bundle.index
+    index = cross_index(review)
     if not is_mapping(policy) or _trusted(review):
         return
     if index is None:
@@ -397,7 +405,7 @@ def check_takeover(review: Review, rule: Rule) -> Iterator[Violation]:
         yield review.violation(
             rule,
             f"this policy selects {_show(key_of(template))}, which {holder[0]} "
-            f"{'/'.join(p for p in holder[1:] if p)} from Git propagates"
+            f"{'/'.join(p for p in holder[1:] if p)}{_whence(index, claim.policy)} propagates"
             + (" (and it would preempt it)" if preempts else "")
             + ": one template, one policy; change the placement in Git",
             pointer="/spec/resourceSelectors",
@@ -405,6 +413,11 @@ def check_takeover(review: Review, rule: Rule) -> Iterator[Violation]:
     yield from _named_git_data(review, rule, policy, index)
     yield from _preemption_reach(review, rule, policy)
     yield from _priority_reach(review, rule, policy, index)
+
+
+def _whence(index: TreeIndex, obj: Mapping[str, Any]) -> str:
+    """Where an indexed object comes from, for a message: Git, or (live index) not Git."""
+    return " from Git" if index.ledgered(key_of(obj)) is not None else " (made outside Git)"
 
 
 def _named_git_data(
@@ -514,7 +527,7 @@ def check_selector_reach(review: Review, rule: Rule) -> Iterator[Violation]:
     if not is_mapping(policy) or _trusted(review) or _same_selection(review):
         return
     namespace = _namespace(policy)
-    index = review.bundle.index
+    index = cross_index(review)
     for i, selector in enumerate(selectors(policy)):
         if not is_mapping(selector) or selector.get("name"):
             continue
@@ -599,7 +612,7 @@ def check_stateful_targets(review: Review, rule: Rule) -> Iterator[Violation]:
         purge = settings.get("purgeMode", "Gracefully")
         if purge in DIRECT_PURGE:
             continue
-        found = sorted(_show(key_of(t)) for t in _stateful_selected(review.bundle.index, policy))
+        found = sorted(_show(key_of(t)) for t in _stateful_selected(cross_index(review), policy))
         if found:
             yield review.violation(
                 rule,

@@ -1,9 +1,11 @@
-"""``fedgate plan --tree``: the JSON contract on the cases of issue 14, and bad input."""
+"""``fedgate plan --tree``: the JSON contract on hand-written trees (every template, policy and
+override form Karmada reads), and bad input."""
 
 from __future__ import annotations
 
 import io
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -70,7 +72,7 @@ def write(tree: Path, **files: str) -> Path:
 
 
 def test_the_contract_on_a_divided_deployment_with_a_deprecated_override(tmp_path: Path) -> None:
-    """Issue 14: image platform/demo-http:1.0 with mirror.example.cn for cluster-b is
+    """Image platform/demo-http:1.0 with mirror.example.cn for cluster-b is
     mirror.example.cn/platform/demo-http:1.0 (Karmada's SplitHostname), and an OverridePolicy
     in the deprecated targetCluster/overriders form applies."""
     code, report, _ = plan_tree(
@@ -110,7 +112,7 @@ def test_the_contract_on_a_divided_deployment_with_a_deprecated_override(tmp_pat
 def test_a_per_cluster_denial_names_the_cluster_the_override_and_the_field(
     tmp_path: Path,
 ) -> None:
-    """Issue 14, "One verdict everywhere": a denial on a member copy names the cluster, the
+    """One verdict everywhere: a denial on a member copy names the cluster, the
     override that produced the value and the spec field. A CEL rule has no pointer of its own:
     the field is the one the override rule wrote (the JSON had no field; the text said only
     "set by OverridePolicy platform-demo/mirror rule 0")."""
@@ -222,7 +224,7 @@ def test_a_missing_tree_is_a_usage_error(tmp_path: Path) -> None:
 
 
 def test_the_text_shows_what_each_member_runs(tmp_path: Path) -> None:
-    """The README: every template "in the same blocks as above", which show each member's
+    """The plan guide: every template "in the same blocks as above", which show each member's
     `N x image`. A hand-written Deployment's block showed the placement and the overrides'
     names only, never the image a regional override made: the JSON alone had it."""
     tree = write(tmp_path, **{"app.yaml": TEAM_A_APP, "op.yaml": DEPRECATED_FORM})
@@ -284,3 +286,27 @@ def test_a_federated_hpa_sets_its_target_s_replicas_first(tmp_path: Path) -> Non
     )
     [template] = plan_tree(tree)[1]["templates"]
     assert sum(template["placement"].values()) == 0
+
+
+def test_a_staged_rule_on_a_tree_says_what_it_would_do_once_enforced(tmp_path: Path) -> None:
+    """``plan --tree`` judges at the plan's point: image-tag warning there for now is listed
+    under staged rules with its deny to come, and the tree plans (exit 0)."""
+    from tests.compiler.plan.test_plan import STAGED_IMAGE_TAG  # noqa: PLC0415
+
+    policies = tmp_path / "policies"
+    shutil.copytree(POLICIES, policies)
+    binding = policies / "rules" / "image-tag" / "binding.yaml"
+    binding.write_text(binding.read_text().replace("action: deny", STAGED_IMAGE_TAG, 1))
+    app = TEAM_A_APP.replace("platform/demo-http:1.0", "registry.example.com/platform/x:latest")
+    tree = write(tmp_path / "tree", **{"app.yaml": app})
+    out = io.StringIO()
+    args = ["plan", "--tree", str(tree), "--policies", str(policies)]
+    assert main(args, stdout=out) == 0
+    text = out.getvalue()
+    staged = " ".join(text[text.index("Staged rules (what they would do") :].split())
+    assert staged.startswith(
+        "Staged rules (what they would do once enforced): deny [image-tag] in cluster-a: image "
+        "registry.example.com/platform/x:latest is not pinned: give it a tag other than latest, "
+        "or a digest (in the template) (Deployment platform-demo/demo-http; warn at the plan "
+        "for now) deny [image-tag] in cluster-b:"
+    )

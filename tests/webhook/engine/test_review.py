@@ -157,7 +157,8 @@ def test_a_broken_placement_is_a_denial_never_an_exception(
     body["request"]["userInfo"]["username"] = user
     decision = review(parse_review(body), bundles["proofs"])
     if user == SYSTEM:  # the control plane's own controllers are never blocked
-        assert decision.allowed and decision.targets is None
+        # and a clusterNames that is no list selects no cluster (Karmada's ClusterMatches)
+        assert decision.allowed and not decision.targets
     else:
         assert not decision.allowed
         assert {v.rule for v in decision.violations} >= {"tenancy.placement-scope"}

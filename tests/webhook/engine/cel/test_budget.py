@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from webhook.engine.cel.backend import make_backend
+from webhook.engine.cel.engines import make_backend
 from webhook.engine.cel.evaluate import run
 
 NESTED = "object.l.all(x, object.l.all(y, true))"

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from webhook.engine.cel.backend import make_backend
+from webhook.engine.cel.engines import make_backend
 
 
 @pytest.mark.parametrize(
