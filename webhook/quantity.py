@@ -28,20 +28,34 @@ _QUANTITY = re.compile(
 )
 
 
+_AS_KUBERNETES = re.compile(
+    r"^(?P<sign>[+-]?)(?P<number>[0-9]*(\.[0-9]*)?)"
+    r"(?:(?P<suffix>Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E)|[eE](?P<exp>[+-]?[0-9]+))?$"
+)
+"""What ``resource.ParseQuantity`` takes: the number may be empty (``.``, ``-``, ``Ki`` and
+``+.m`` are all zero there; the empty text is not), and nothing around it is trimmed
+(``' 1'`` is not a quantity)."""
+
+
 class QuantityError(ValueError):
     """Not a Kubernetes quantity."""
 
 
-def parse_quantity(text: str | int | float) -> Fraction:
-    """The exact value of a quantity; raises QuantityError with the accepted forms."""
+def parse_quantity(text: str | int | float, *, as_kubernetes: bool = False) -> Fraction:
+    """The exact value of a quantity; raises QuantityError with the accepted forms.
+    ``as_kubernetes``: exactly the texts Kubernetes' parser takes (CEL's ``quantity()`` and
+    ``isQuantity()``), up to the same bounds (64 characters, an exponent within 30)."""
     if isinstance(text, bool):
         raise QuantityError(f"{text!r} is not a quantity")
     if isinstance(text, int | float):
         return Fraction(text)
-    match = _QUANTITY.fullmatch(text.strip()) if isinstance(text, str) else None
+    match = None
+    if isinstance(text, str) and text:
+        pattern = _AS_KUBERNETES if as_kubernetes else _QUANTITY
+        match = pattern.fullmatch(text if as_kubernetes else text.strip())
     if match is None or len(text) > 64:
         raise QuantityError(f"{text!r} is not a quantity (examples: 250m, 1, 1.5, 512Mi, 2Gi, 1e3)")
-    value = Fraction(match["number"])
+    value = Fraction(match["number"]) if match["number"].strip(".") else Fraction(0)
     if match["exp"] is not None:
         exponent = int(match["exp"])
         if abs(exponent) > 30:

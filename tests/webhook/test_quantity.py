@@ -37,3 +37,27 @@ def test_format() -> None:
     assert format_cpu(Fraction(20)) == "20"
     assert format_memory(Fraction(40 * 2**30)) == "40Gi"
     assert format_memory(Fraction(1536 * 2**20)) == "1536Mi"
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        pytest.param(".", Fraction(0), id="a-point"),
+        pytest.param("-", Fraction(0), id="a-sign"),
+        pytest.param("Ki", Fraction(0), id="a-suffix"),
+        pytest.param("+.m", Fraction(0), id="sign-point-suffix"),
+        pytest.param(".e3", Fraction(0), id="point-exponent"),
+        pytest.param("1.", Fraction(1), id="trailing-point"),
+        pytest.param("-.5Ki", Fraction(-512), id="binary-fraction"),
+    ],
+)
+def test_parse_as_kubernetes(text: str, value: Fraction) -> None:
+    """resource.ParseQuantity's texts (CEL's quantity()): an empty number is zero."""
+    assert parse_quantity(text, as_kubernetes=True) == value
+
+
+@pytest.mark.parametrize("text", ["", " 1", "1 ", "..", "+-1", "1x", "1e"])
+def test_rejects_as_kubernetes(text: str) -> None:
+    """Kubernetes trims nothing; the empty text is not a quantity."""
+    with pytest.raises(QuantityError):
+        parse_quantity(text, as_kubernetes=True)

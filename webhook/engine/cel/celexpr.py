@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import re
 from collections.abc import Callable, Mapping
@@ -267,6 +268,25 @@ def _kubernetes_declarations() -> list[tuple[str, Any]]:
         )
     string, strings = t.STRING, t.List(t.STRING)
     functions += [
+        _decl(
+            "fedgateSubstring",  # what ``rewrite`` makes of ``substring``: cel-go's
+            [
+                cel.Overload(
+                    "string_fedgate_substring_int",
+                    string,
+                    [string, t.INT],
+                    is_member=True,
+                    impl=library.substring,
+                ),
+                cel.Overload(
+                    "string_fedgate_substring_int_int",
+                    string,
+                    [string, t.INT, t.INT],
+                    is_member=True,
+                    impl=library.substring,
+                ),
+            ],
+        ),
         _decl(
             "find",
             [
@@ -534,11 +554,34 @@ class CelExprBackend:
             raise CelEvalError(
                 "the result is not a value a rule can return (an optional?)"
             ) from None
+        if plain is None or isinstance(plain, list | dict):
+            _give_back_none_references(plain)
         if plain is True or plain is False:  # what rules return: never an error (the type
             return plain  # test costs as much again as the evaluation of a simple rule)
         if value.type() == cel.Type.ERROR:  # errors come back as values: never read as a pass
             raise CelEvalError(_clean(str(value.value())))
         return plain
+
+
+_INCREF = ctypes.pythonapi.Py_IncRef
+_INCREF.argtypes = [ctypes.py_object]
+_INCREF.restype = None
+
+
+def _give_back_none_references(plain: Any) -> None:
+    """cel-expr-python 0.1.3's ``plain_value()`` hands out each CEL null as Python's None
+    without counting the reference: every null in a result takes one from None, and when
+    they run out the interpreter aborts (``none_dealloc``), in a long webhook process or at
+    the exit of a test run. Each None in the result is given its reference back."""
+    if plain is None:
+        _INCREF(None)
+    elif isinstance(plain, list):
+        for item in plain:
+            _give_back_none_references(item)
+    elif isinstance(plain, dict):
+        for key, item in plain.items():
+            _give_back_none_references(key)
+            _give_back_none_references(item)
 
 
 _MISSING_KEY = re.compile(r'Key not found in map : "?(.*?)"?$')

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Mapping
+from decimal import Decimal
 from typing import Any
 
 import celpy
@@ -86,6 +88,8 @@ def _ordering(compare: Callable[[Any, Any], bool]) -> Callable[[Any, Any], Any]:
             return CELEvalError(f"no such overload: {kind} and {_kind(b)} are not ordered")
         if kind == "number":
             x, y = _number(a), _number(b)
+            if any(isinstance(v, float) and math.isnan(v) for v in (x, y)):
+                return CELEvalError("NaN values cannot be ordered")  # cel-go's, not false
             if isinstance(x, float) != isinstance(y, float):  # cel-go compares an int with a
                 x, y = float(x), float(y)  # double as float64(int): 2^63-1 < 2^63 is false
             return celtypes.BoolType(compare(x, y))
@@ -120,7 +124,35 @@ def _string(value: Any) -> Any:
         return celtypes.StringType("true" if value else "false")
     if isinstance(value, netlib.IP | netlib.CIDR):  # Kubernetes' string() of an IP or CIDR
         return celtypes.StringType(netlib.to_string(value))
+    if isinstance(value, float):
+        return celtypes.StringType(go_double(float(value)))
     return celtypes.StringType(value)
+
+
+def go_double(value: float) -> str:
+    """cel-go's ``string()`` of a double: Go's ``strconv.FormatFloat(value, 'g', -1, 64)``,
+    the shortest digits that read back as the value, with an exponent (``1e+06``) from 10^6 or
+    below 10^-4, ``+Inf``, ``-Inf`` and ``NaN`` (Python wrote ``1000000.0``, ``1.0``, ``inf``)."""
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "+Inf" if value > 0 else "-Inf"
+    sign = "-" if math.copysign(1.0, value) < 0 else ""
+    if value == 0:
+        return sign + "0"
+    shortest = Decimal(repr(abs(value))).normalize()
+    _, digits_tuple, exponent = shortest.as_tuple()
+    digits = "".join(map(str, digits_tuple))
+    point = len(digits) + int(exponent)  # the value is 0.<digits> * 10^point
+    if not -4 <= point - 1 < 6:
+        mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+        power = point - 1
+        return f"{sign}{mantissa}e{'+' if power >= 0 else '-'}{abs(power):02d}"
+    if point <= 0:
+        return f"{sign}0.{'0' * -point}{digits}"
+    if point >= len(digits):
+        return sign + digits + "0" * (point - len(digits))
+    return f"{sign}{digits[:point]}.{digits[point:]}"
 
 
 def _index(target: Any, key: Any) -> Any:
@@ -169,19 +201,44 @@ def _arithmetic(name: str) -> Callable[[Any, Any], Any]:
     overload; celpy computed one, ``0u % 2`` among them). A double's sum, difference or
     product comes back from celpy as a plain Python float: it is made a CEL double again, so
     that ``uint()`` and ``int()`` range-check it (``uint(1e-300 * -1.5)`` is an overflow in
-    CEL; celpy truncated the float to 0)."""
+    CEL; celpy truncated the float to 0); a sum of strings, bytes or lists the same way. An
+    operand's error is the result, as cel-go's."""
     run = base_functions[name]
 
     def checked(a: Any, b: Any) -> Any:
+        for operand in (a, b):
+            if isinstance(operand, CELEvalError):
+                return operand  # celpy's own message named the rule, not the error
         one, other = _numeric_kind(a), _numeric_kind(b)
         if one is not None and other is not None and one != other:
             return CELEvalError(f"no such overload: {one} and {other} in {name}")
+        if name == "_/_" and one == other == "double" and float(b) == 0.0:
+            return celtypes.DoubleType(_ieee_division_by_zero(float(a), float(b)))
         result = run(a, b)
-        if isinstance(result, float) and not isinstance(result, celtypes.DoubleType):
-            return celtypes.DoubleType(result)
+        for plain, kind in _PLAIN_RESULTS:
+            if isinstance(result, plain) and not isinstance(result, kind):
+                return kind(result)
         return result
 
     return checked
+
+
+_PLAIN_RESULTS: tuple[tuple[type, type], ...] = (
+    (float, celtypes.DoubleType),
+    (str, celtypes.StringType),
+    (bytes, celtypes.BytesType),
+    (list, celtypes.ListType),
+)
+"""The plain Python values celpy's ``+`` can hand back, each with the CEL type it is made
+again (``('a' + 'b').contains('b')`` had no overload on a plain str)."""
+
+
+def _ieee_division_by_zero(dividend: float, zero: float) -> float:
+    """IEEE 754's ``x / ±0.0``, as cel-go divides: NaN for 0 or NaN, else an infinity signed
+    by both operands (celpy's ``3.14 / -0.0`` was +inf)."""
+    if dividend == 0.0 or math.isnan(dividend):
+        return math.nan
+    return math.copysign(math.inf, dividend) * math.copysign(1.0, zero)
 
 
 def _conversion(name: str, refused: tuple[type, ...]) -> Callable[[Any], Any]:
@@ -289,9 +346,23 @@ _TYPE_NAMES = {
 }
 
 
+ITERATION_BUDGET = 10_000
+"""Macro-body evaluations (comprehension iterations) one evaluation may run, the budget
+cel-expr-python's runtime has: past it the evaluation stops and fails (closed), so a rule
+plus a hostile object cannot buy minutes of CPU (100 x 100 nested iterations took 4 s in
+celpy, 300 x 300 more than two minutes).
+Kubernetes stops an evaluation at its cost limit (PerCallLimit) instead: this budget is
+stricter for long cheap loops."""
+
+
+class _OverBudget(Exception):  # not a CELEvalError: no macro may absorb it
+    """The evaluation ran past ``ITERATION_BUDGET``: it stops there, failing."""
+
+
 class _Evaluator(Evaluator):
-    """celpy's evaluator with CEL's ``has()``: on a map, whether it has the key; an error
-    inside the operand is that error; on anything else, an error (celpy said false)."""
+    """celpy's evaluator with cel-go's ``has()``: on a map, whether it has the key; an error
+    inside the operand is that error; on a list, an error; on anything else (a string, a
+    number, a bool...) false, as cel-go's presence test answers."""
 
     def macro_has_eval(self, exprlist: lark.Tree[Any]) -> Any:
         selection = _unwrap(exprlist.children[0]) if exprlist.children else None
@@ -302,7 +373,9 @@ class _Evaluator(Evaluator):
             return target
         if isinstance(target, celtypes.MapType):
             return celtypes.BoolType(celtypes.StringType(str(selection.children[1])) in target)
-        return CELEvalError(f"no such overload: has() of a field of a {_kind(target)}")
+        if isinstance(target, list):
+            return CELEvalError("unsupported index type 'string' in list (has() of a list's field)")
+        return celtypes.BoolType(False)
 
     def member_dot(self, tree: lark.Tree[Any]) -> Any:
         """``net.IP``, ``net.CIDR``, ``kubernetes.Quantity``...: the opaque types by name, as
@@ -322,9 +395,26 @@ class _Evaluator(Evaluator):
             return _TYPE_NAMES[name]
         return value
 
+    budget: list[int] | None = None
+    """Iterations left, shared by an evaluation and its macro bodies (None: not a body)."""
+    counted = False
+
     def sub_evaluator(self, ast: lark.Tree[Any]) -> Evaluator:
-        """Macro bodies are evaluated with these rules too (celpy built its own class)."""
-        return _Evaluator(ast, activation=self.activation)
+        """Macro bodies are evaluated with these rules too (celpy built its own class), and
+        each evaluation of one counts against the evaluation's ``ITERATION_BUDGET``."""
+        nested = _Evaluator(ast, activation=self.activation)
+        nested.budget, nested.counted = self.budget, True
+        return nested
+
+    def evaluate(self, context: Any = None) -> Any:
+        if self.counted and self.budget is not None:
+            self.budget[0] -= 1
+            if self.budget[0] < 0:
+                raise _OverBudget(
+                    f"iteration budget exceeded: more than {ITERATION_BUDGET} comprehension "
+                    "iterations in one evaluation"
+                )
+        return super().evaluate(context)
 
     def member_dot_arg(self, tree: lark.Tree[Any]) -> Any:
         """The macros range over lists and maps only (celpy ranged over a string's
@@ -487,7 +577,9 @@ def _unwrap(tree: Any) -> Any:
 
 class _Runner(InterpretedRunner):
     def evaluate(self, context: Any) -> Any:
-        return _Evaluator(ast=self.ast, activation=self.new_activation()).evaluate(context)
+        evaluator = _Evaluator(ast=self.ast, activation=self.new_activation())
+        evaluator.budget = [ITERATION_BUDGET]
+        return evaluator.evaluate(context)
 
 
 class CelPythonBackend:
@@ -531,6 +623,8 @@ class CelPythonBackend:
             value = program.evaluate(activation)
         except CELEvalError as exc:
             raise EvalError(_short(exc.args[0] if exc.args else exc)) from None
+        except _OverBudget as exc:
+            raise EvalError(str(exc)) from None
         except Exception as exc:  # celpy raises plain Python errors for some type mismatches
             raise EvalError(_short(f"{type(exc).__name__}: {exc}")) from None
         if isinstance(value, CELEvalError):

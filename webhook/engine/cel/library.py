@@ -63,7 +63,7 @@ _QUANTITY_FORMAT = "^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$"
 @lru_cache(maxsize=4096)  # the same few quantities recur in every request
 def quantity(text: str) -> Quantity:
     try:
-        return Quantity(parse_quantity(text))
+        return Quantity(parse_quantity(text, as_kubernetes=True))
     except QuantityError:
         raise LibraryError(_quantity_error(text)) from None
 
@@ -81,7 +81,7 @@ def _quantity_error(text: str) -> str:
 
 def is_quantity(text: str) -> bool:
     try:
-        parse_quantity(text)
+        parse_quantity(text, as_kubernetes=True)
     except QuantityError:
         return False
     return True
@@ -270,7 +270,8 @@ def _comparable(items: list[object]) -> list[object]:
 
 def is_sorted(items: list[object]) -> bool:
     ordered = _comparable(items)
-    return all(a <= b for a, b in pairwise(ordered))  # type: ignore[operator]
+    # cel-go stops only where a pair compares greater: a NaN compares as neither
+    return not any(a > b for a, b in pairwise(ordered))  # type: ignore[operator]
 
 
 def list_sum(items: list[object]) -> object:

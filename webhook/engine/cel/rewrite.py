@@ -12,7 +12,10 @@ is rewritten, before compiling, into CEL that cel-expr runs with the same result
   ``transformList(k, v, [filter,] m).fedgateMergeEntries()`` (a repeated key is an error, as
   cel-go's ``insert failed: key ... already exists``);
 - ``e.exists_one(k, v, p)`` (three arguments) -> ``e.existsOne(k, v, p)``, the name cel-go
-  also accepts.
+  also accepts;
+- ``s.substring(...)`` -> ``s.fedgateSubstring(...)``, cel-go's (``library.substring``):
+  cel-cpp's refuses an end equal to the size when the start is not 0 or the end (``'abc'.
+  substring(1, 3)`` was an error, cel-go's is ``'bc'``).
 
 Calls are found on the text with string literals and comments blanked, so a literal or a
 comment is never rewritten. The internal names cannot be written by a rule (``INTERNAL``).
@@ -30,12 +33,13 @@ INTERNAL = {
     "fedgateFormatNamed": "named",
     "fedgateMapOfPairs": "transformMap",
     "fedgateMergeEntries": "transformMapEntry",
+    "fedgateSubstring": "substring",
 }
 """Internal function name -> the name a rule author wrote (errors are worded with it)."""
 
 _CALL = re.compile(
     r"(?P<format>\bformat\s*\.\s*)?\.?\s*\b(?P<name>validate|named|transformMapEntry|"
-    r"transformMap|exists_one)\s*\("
+    r"transformMap|exists_one|substring)\s*\("
 )
 _COMMENT = re.compile(r"//[^\n]*")
 _OPEN, _CLOSE = "([{", ")]}"
@@ -113,7 +117,8 @@ def uses_internal_name(expression: str) -> str | None:
 
 def rewrite(expression: str) -> str:
     """The expression with every construct above rewritten (unchanged when it has none)."""
-    if not any(word in expression for word in ("validate", "named", "transformMap", "exists_one")):
+    words = ("validate", "named", "transformMap", "exists_one", "substring")
+    if not any(word in expression for word in words):
         return expression
     done: set[int] = set()  # name positions of calls left as they are (wrong arity)
     while True:  # one call at a time: a rewritten call no longer matches, nested ones shift
@@ -133,6 +138,8 @@ def _edits(expression: str, call: _Call) -> list[tuple[int, int, str]]:
         return [(call.name_start, call.name_end, "fedgateFormatValidate"), (after, after, "[?0]")]
     if call.name == "named":
         return [(call.name_start, call.name_end, "fedgateFormatNamed"), (after, after, "[?0]")]
+    if call.name == "substring":
+        return [(call.name_start, call.name_end, "fedgateSubstring")]
     if call.name == "exists_one":
         if len(call.arguments) != 3:
             return []

@@ -37,6 +37,24 @@ def backend() -> Backend:
         ),
         pytest.param("int(dyn(-9223372036854774784.0))", -9223372036854774784, id="int-in-range"),
         pytest.param("{'a': [1, 2], 'b': [3]}.size()", 2, id="constant-nested-literals"),
+        pytest.param("has(dyn('text').field)", False, id="has-of-a-field-of-a-string"),
+        pytest.param("has(object.n.a) ? 1 : 2", 2, id="has-of-a-field-of-a-number-decides"),
+        pytest.param("object.l[5] && has(object.b.a)", False, id="has-false-over-an-error"),
+        pytest.param(
+            "string(1e6) + string(1.0) + string(-0.0)", "1e+061-0", id="string-of-doubles"
+        ),
+        pytest.param(
+            "string(0.00001234) + ' ' + string(0.0001234)", "1.234e-05 0.0001234", id="small"
+        ),
+        pytest.param(
+            "string(1234567.0) + ' ' + string(123456.5)", "1.234567e+06 123456.5", id="big"
+        ),
+        pytest.param(
+            "string(double('inf')) + string(double('NaN'))", "+InfNaN", id="string-of-inf"
+        ),
+        pytest.param("3.14 / -0.0 < 0.0 && 0.0 / -0.0 != 0.0 / -0.0", True, id="ieee-division"),
+        pytest.param("('ab' + 'c').contains('bc')", True, id="a-sum-of-strings-is-a-string"),
+        pytest.param("([1] + [2]).exists(x, x == 2)", True, id="a-sum-of-lists-is-a-list"),
     ],
 )
 def test_answers_as_kubernetes(backend: Backend, expression: str, expected: object) -> None:
@@ -59,6 +77,10 @@ def test_answers_as_kubernetes(backend: Backend, expression: str, expected: obje
         pytest.param("object.l[2]", id="index-past-the-end"),
         pytest.param("bool('-1')", id="bool-of-a-string-strconv-does-not-read"),
         pytest.param("int(dyn(-9223372036854775808.0))", id="int-of-minus-2-to-the-63"),
+        pytest.param("double('NaN') < 1.0", id="nan-ordered"),
+        pytest.param("1 >= -0.0 * double('inf')", id="nan-from-arithmetic-ordered"),
+        pytest.param("has(object.l.a)", id="has-of-a-field-of-a-list"),
+        pytest.param("type(-1 * 'ab'.lastIndexOf('abc', 7)) == int", id="error-through-arithmetic"),
         pytest.param("int(dyn(9223372036854775807.0))", id="int-of-2-to-the-63"),
         pytest.param("uint(dyn(-0.5))", id="uint-of-a-negative-double"),
     ],

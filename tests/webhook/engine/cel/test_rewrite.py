@@ -25,6 +25,8 @@ CASES = [
     ("validate(x) + named('a')", "validate(x) + named('a')"),  # not the member / namespaced call
     ("'x.validate(y)' // z.validate(w)", "'x.validate(y)' // z.validate(w)"),
     ("l.transformMap(i)", "l.transformMap(i)"),  # wrong arity: the compiler words it
+    ("s.substring(1, 3)", "s.fedgateSubstring(1, 3)"),  # cel-go's, not cel-cpp's
+    ("substring(s, 1) + 'x.substring(1)'", "substring(s, 1) + 'x.substring(1)'"),
 ]
 
 
@@ -36,6 +38,13 @@ def test_rewrite(expression: str, expected: str) -> None:
 TEXT = st.text(
     st.characters(codec="utf-8", exclude_characters="\x00"), max_size=30
 ) | st.sampled_from([".validate(", "format.named(", ".transformMap(", "//", "'''", '"', "\\"])
+
+
+def test_substring_reaches_the_end_of_a_string() -> None:
+    """cel-cpp's substring refused an end at the size when the start was not 0."""
+    engine = make_backend("cel-expr")
+    program = engine.compile("['abc'.substring(1, 3), 'a😀b'.substring(1, 3)]")
+    assert engine.evaluate(program, engine.activation({})) == ["bc", "😀b"]
 
 
 @settings(max_examples=300, deadline=None)
