@@ -41,7 +41,7 @@ demo: $(STAMP)
 
 # Rewrite tests/golden/ (the rendered examples and their plan); review the diff before committing.
 golden: $(STAMP)
-	FEDGATE_REGENERATE_GOLDEN=1 $(BIN)/pytest tests/compiler/test_golden.py tests/compiler/plan/test_plan.py -q
+	FEDGATE_REGENERATE_GOLDEN=1 $(BIN)/pytest tests/compiler/test_golden.py tests/compiler/plan/test_plan.py tests/compiler/plan/test_failover_pages.py -q
 
 # Rewrite the policy bundle ConfigMap the webhook Deployment mounts, after editing policies/.
 deploy-bundle: $(STAMP)

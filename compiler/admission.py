@@ -81,7 +81,7 @@ def _member_findings(
     not already raise (or that an override caused)."""
     assert app.app.origin is not None
     deployment_path = next(p for p, o in app.files().items() if o["kind"] == "Deployment")
-    for cluster, found in plan_app(app, bundle).violations.items():
+    for cluster, found in plan_app(app, bundle, point="check").violations.items():
         for member in found:
             violation = member.violation
             index = _override_index(app, member)
@@ -91,7 +91,8 @@ def _member_findings(
                 ("spec", "overrides", index) if index is not None else spec_field(app, violation)
             )
             described = member.describe(cluster).removeprefix(f"[{violation.rule}] ")
-            finding = app.app.origin.finding(field, f"{described} (in {deployment_path})")
+            message = f"{described} (in {deployment_path}){violation.staged_note}"
+            finding = app.app.origin.finding(field, message)
             yield violation.denies, replace(finding, rule=violation.rule)
 
 
@@ -102,12 +103,13 @@ def admit(apps: Iterable[RenderedApp], bundle: Bundle) -> Admission:
         assert app.app.origin is not None
         seen: set[tuple[str, str]] = set()
         for path, obj in app.files().items():
-            decision = review(sync_request(obj, None, bundle), bundle)
+            decision = review(sync_request(obj, None, bundle), bundle, point="check")
             for violation in decision.violations:
                 seen.add((violation.rule, violation.pointer))
                 finding = replace(
                     app.app.origin.finding(
-                        spec_field(app, violation), f"{violation.message} (in {path})"
+                        spec_field(app, violation),
+                        f"{violation.message} (in {path}){violation.staged_note}",
                     ),
                     rule=violation.rule,
                 )

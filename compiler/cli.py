@@ -13,6 +13,7 @@ import os
 import sys
 import traceback
 from collections.abc import Callable, Sequence
+from datetime import date
 from pathlib import Path
 from types import ModuleType
 from typing import Any, NoReturn, TextIO
@@ -35,6 +36,7 @@ examples:
   fedgate check                                the pre-commit gate: valid, current, admitted
   fedgate plan                                 replicas per cluster, what each receives, the bill
   fedgate review request.json                  one AdmissionReview through the rule engine
+  kubectl get deploy -A -o yaml | fedgate audit -   what the bundle would now deny of live objects
   fedgate test policies/                       run the policy test suites
   fedgate cel eval "object.spec.replicas <= 10" --object deploy.yaml   try a CEL expression
   fedgate serve --certfile tls.crt --keyfile tls.key   the admission webhook
@@ -67,9 +69,22 @@ def _add_common(
             action="store_true",
             help="use the example bundle shipped with fedgate (the README's world; for a try-out)",
         )
+        parser.add_argument(
+            "--today",
+            metavar="YYYY-MM-DD",
+            type=_day,
+            help="judge the bundle's exceptions as on this day (default: today, UTC)",
+        )
     parser.add_argument(
         "--output", choices=outputs, default="text", help="report format (default text)"
     )
+
+
+def _day(text: str) -> date:
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a date (YYYY-MM-DD)") from None
 
 
 class _ParseError(Exception):
@@ -92,6 +107,7 @@ COMMANDS = (
     "check",
     "plan",
     "review",
+    "audit",
     "test",
     "serve",
     "bundle",

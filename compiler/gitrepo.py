@@ -116,6 +116,16 @@ class Repository:
         except ValueError:
             return None
 
+    def changed_files(self) -> list[Path] | None:
+        """Every file of the working tree that differs from ``revision`` or that git does not
+        track (ignored ones left out); None when git cannot say."""
+        changed = _git(self.root, "diff", "--name-only", "-z", self.revision, "--")
+        untracked = _git(self.root, "ls-files", "--others", "--exclude-standard", "-z")
+        if changed is None or untracked is None:
+            return None
+        names = {n for n in (changed + b"\0" + untracked).decode().split("\0") if n}
+        return [self.root / name for name in sorted(names)]
+
     def symbolic_links(self) -> list[str]:
         """Every symbolic link the index holds (what the next commit holds), relative to the
         root: one ``git ls-files -s``."""

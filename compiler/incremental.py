@@ -21,6 +21,7 @@ import importlib.util
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +44,7 @@ from compiler.resolve import Resolver
 from compiler.spec.load import parse_specs
 from compiler.statmemo import StatMemo
 from compiler.summary import AppSummary
+from webhook.bundle.exceptions import EXCEPTIONS_DIRECTORY
 from webhook.bundle.load import BundleSource, bundle_from_source, read_source
 from webhook.bundle.model import Bundle
 from webhook.engine.cel import grammar
@@ -241,12 +243,15 @@ def engine_fingerprint(name: str) -> str:
     return digest.hexdigest()
 
 
-def _cache_keys(source: BundleSource, engine: str) -> tuple[str, str]:
+def _cache_keys(source: BundleSource, engine: str, today: date | None) -> tuple[str, str]:
     """What a cached verdict depends on: fedgate's code, the CEL engine (a rule may compile or
-    decide differently on each, or on another release of one) and the bundle's bytes; and
-    what the engine's memo depends on (the same without the bundle)."""
+    decide differently on each, or on another release of one), the bundle's bytes and, where
+    it has exceptions, the day (one expires at midnight); and what the engine's memo depends
+    on (the same without the bundle)."""
     engine_key = f"{code_fingerprint()}:{engine_fingerprint(engine)}"
-    return f"{engine_key}:{source_fingerprint(source)}", engine_key
+    exceptions = any(name.startswith(f"{EXCEPTIONS_DIRECTORY}/") for name in source.files)
+    day = f":{today.isoformat()}" if exceptions and today is not None else ""
+    return f"{engine_key}:{source_fingerprint(source)}{day}", engine_key
 
 
 def _compile_or_reuse(
@@ -295,20 +300,23 @@ def compile_files(
     backend: str | None = None,
     rendered: bool = False,
     progress: Progress | None = None,
+    today: date | None = None,
 ) -> tuple[Compiled, Bundle]:
     """Load the bundle and compile ``files``, reusing cached results where nothing changed;
-    ``progress(done, total)`` is told after each file.
+    ``progress(done, total)`` is told after each file. ``today``: the day the bundle's
+    exceptions are judged on (``Bundle.today``).
 
     ``rendered``: every app's full render is wanted (``plan``), also for files taken from the
     cache (they are rendered again, not judged again)."""
     grammar.use_cache(None if cache is None else cache.parent)  # the CEL parser, kept beside
     source = read_source(policies, index=False)  # compile has the tree itself
     name = backend or DEFAULT_BACKEND
-    keys = _cache_keys(source, name)
+    keys = _cache_keys(source, name, today)
     stored = _load(cache, *keys)
     engine = make_backend(name)
     engine.homogeneous.update(stored.homogeneous)
     bundle = bundle_from_source(source, engine, proofs_after=PROOFS_AFTER_REVIEWS)
+    bundle = replace(bundle, today=today) if today is not None else bundle
     selections = stored.selections  # ArgoCDTree.of adds to it: _size says whether it did
     remembered = _size(selections)
     entries: dict[str, Any] = {}

@@ -227,7 +227,13 @@ def file_writes(
                 continue  # Argo CD has nothing to write
         request = sync_request(obj, previous, bundle)
         writes.append(
-            Write(file, request, review(request, bundle), _name(application), tuple(notes))
+            Write(
+                file,
+                request,
+                review(request, bundle, point="check"),
+                _name(application),
+                tuple(notes),
+            )
         )
     return writes
 

@@ -49,6 +49,7 @@ from webhook.bundle.model import Bundle
 from webhook.engine.context import Review
 from webhook.engine.decision import Decision
 from webhook.engine.identity import identify
+from webhook.engine.lifting import lift
 from webhook.engine.ownership import changed_pointers
 from webhook.engine.targets import label_selected
 from webhook.errors import Finding
@@ -134,16 +135,23 @@ def _label_selected_overrides(
         write = out[i]
         request = write.request
         tenant = bundle.tenant_of_namespace(request.namespace) if request.namespace else None
-        context = Review(request, with_tree, identify(request.user, bundle, tenant), tenant)
-        if context.identity.writer != "git":
+        identity = identify(request.user, bundle, tenant)
+        context = Review(request, with_tree, identity, tenant, point="check")
+        if identity.writer != "git":
             continue
-        found = list(label_selected(context, rule))
-        if found:
-            decision = write.decision
-            merged = Decision.of(
-                [*decision.violations, *found], audit=decision.audit, targets=decision.targets
+        found, lifted, expired = lift(label_selected(context, rule), context, bundle.today)
+        extra = Decision.of(found, notes=expired, lifted=lifted)
+        if extra.violations or extra.warnings or extra.exceptions:
+            before = write.decision
+            decision = replace(
+                before,
+                allowed=before.allowed and extra.allowed,
+                violations=tuple(sorted({*before.violations, *extra.violations})),
+                warnings=(*before.warnings, *extra.warnings),
+                audit=tuple(sorted({*before.audit, *extra.audit})),
+                exceptions=tuple(sorted({*before.exceptions, *extra.exceptions})),
             )
-            out[i] = replace(write, decision=replace(merged, faults=decision.faults))
+            out[i] = replace(write, decision=decision)
     return out
 
 
@@ -520,5 +528,5 @@ def _judge(  # noqa: PLR0917 - one private step of check_tree
         located = Manifest(
             str(tree / manifest.file), manifest.line, manifest.object, manifest.index
         )
-        results.append(plan_template(located, policies, bundle))
+        results.append(plan_template(located, policies, bundle, point="check"))
     return tuple(results)

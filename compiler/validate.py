@@ -16,8 +16,8 @@ from fractions import Fraction
 from compiler.spec.model import AppSpec, ClusterTarget
 from compiler.summary import AppSummary
 from webhook.bundle.model import Bundle
-from webhook.engine.affinity import candidate_clusters
 from webhook.errors import Finding
+from webhook.karmada.selector import candidate_clusters
 from webhook.quantity import format_cpu, format_memory
 
 Key = tuple[str, str]

@@ -31,13 +31,13 @@ from webhook.bundle.load_rules import RULE_FILES, build_rule
 from webhook.bundle.model import DATA_KINDS, Bundle, Tenant, Writer
 from webhook.bundle.rules import Match, Rule
 from webhook.bundle.vap import VAP_DIRECTORY
+from webhook.engine.enforcement import POINTS, weaker
 from webhook.errors import BundleError, Finding
 from webhook.schema import Checker
 from webhook.yamlsource import YamlSyntaxError, parse_single
 
 ACKNOWLEDGEMENTS = "weakenings.yaml"
 """The file of ``policies/`` where a change acknowledges the rules it weakens."""
-STRENGTH = {"audit": 0, "warn": 1, "deny": 2}
 SHORT = 70
 
 
@@ -108,11 +108,22 @@ def _match_changes(old: Match, new: Match) -> list[str]:
     return changes
 
 
+def _lowered(old: Rule, new: Rule) -> list[str]:
+    """The actions lowered: the rule's, or each enforcement point's where either binding sets
+    them per point (a rule staged again at the webhook lets through what it denied there)."""
+    if not old.scoped_actions and not new.scoped_actions:
+        return [f"action {old.action} -> {new.action}"] if weaker(new.action, old.action) else []
+    return [
+        f"action at {point} {old.action_at(point)} -> {new.action_at(point)}"
+        for point in POINTS
+        if weaker(new.action_at(point), old.action_at(point))
+    ]
+
+
 def _changes(old: Rule, new: Rule) -> list[str]:
     """How ``new`` lets through what ``old`` stopped (empty: it does not, as far as told)."""
     changes = []
-    if STRENGTH[new.action] < STRENGTH[old.action]:
-        changes.append(f"action {old.action} -> {new.action}")
+    changes += _lowered(old, new)
     if old.failure_policy == "Fail" and new.failure_policy == "Ignore":
         changes.append("failurePolicy Fail -> Ignore")
     if isinstance(old.match, Match) and isinstance(new.match, Match):

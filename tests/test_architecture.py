@@ -25,8 +25,6 @@ KNOWN_RINGS = {
     frozenset(
         {
             "webhook.bundle.model",
-            "webhook.bundle.rules",
-            "webhook.engine.affinity",
             "webhook.engine.celrules",
             "webhook.engine.context",
             "webhook.engine.identity",

@@ -12,6 +12,7 @@ import logging
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 import orjson
@@ -162,7 +163,8 @@ def _validate(state: State) -> Response:
         _, _, content = overtime_answer(state, request.environ)
         return Response(content, mimetype=JSON)
     try:
-        decision = review(admission, state.bundle)
+        today = state.settings.today or datetime.now(UTC).date()
+        decision = review(admission, state.bundle, point="webhook", today=today)
     except Exception:  # an engine bug on one request: deny it, say why, keep serving
         LOG.exception("review failed for request %s", admission.uid)
         state.metrics.bad_requests.labels("engine-error").inc()

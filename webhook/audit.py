@@ -71,8 +71,18 @@ def audit_record(admission: AdmissionRequest, decision: Decision, seconds: float
         "denied_by": _cut_list(sorted({v.rule for v in decision.denials}))
         if not decision.allowed
         else [],
+        "exceptions": _cut_list(sorted({f"{u.exception}/{u.rule}" for u in decision.exceptions})),
         "latency_ms": round(seconds * 1000, 3),
+        **_staged(decision),
     }
+
+
+def _staged(decision: Decision) -> dict[str, list[str]]:
+    """``staged``: each staged rule that objected, with what it does once enforced
+    (``image-tag: deny``), so a rollout's audit log shows what enforcing would refuse; absent
+    when none did."""
+    staged = sorted({f"{v.rule}: {v.enforced}" for v in decision.violations if v.enforced})
+    return {"staged": _cut_list(staged)} if staged else {}
 
 
 OVERTIME_RULE = "review-time-budget"
@@ -99,6 +109,7 @@ def overtime_record(uid: str, admission: AdmissionRequest | None, seconds: float
         "allowed": False,
         "rules": [OVERTIME_RULE],
         "denied_by": [OVERTIME_RULE],
+        "exceptions": [],
         "latency_ms": round(seconds * 1000, 3),
     }
 

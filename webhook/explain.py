@@ -28,6 +28,7 @@ def explain(request: AdmissionRequest, decision: Decision) -> list[str]:
             f"  {v.action:5} {v.rule}"
             + (f"  {detail}" if detail else "")
             + (f"  [{v.status}]" if v.status == "error" else "")
+            + (f"  [staged: {v.enforced} once enforced]" if v.enforced else "")
         )
         lines.append(f"        {v.message}")
     lines += [

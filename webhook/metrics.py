@@ -70,6 +70,12 @@ class Metrics:
             ["where"],
             registry=self.registry,
         )
+        self.exception_uses = Counter(
+            "fedgate_exception_uses",
+            "Violations an exception (policies/exceptions/) lifted, by exception and rule",
+            ["exception", "rule"],
+            registry=self.registry,
+        )
         self.bundle_load_errors = Counter(
             "fedgate_bundle_load_errors",
             "Bundle reloads refused because the bundle is broken",
@@ -91,6 +97,8 @@ class Metrics:
         counter.inc()
         for violation in decision.violations:
             self.violations.labels(violation.rule, violation.action).inc()
+        for use in decision.exceptions:
+            self.exception_uses.labels(use.exception, use.rule).inc()
         for fault in decision.faults:
             self.engine_faults.labels(fault.split(":", 1)[0]).inc()
         self.latency.observe(seconds)

@@ -13,36 +13,17 @@ from collections.abc import Collection, Mapping
 from typing import Any
 
 from webhook.errors import Finding
+from webhook.labels import InvalidSelector, label_key_problem, label_selector, label_value_problem
 from webhook.yamlsource import Document, Path
 
 DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 """RFC 1123 label: names of apps, namespaces, clusters and tenants (at most 63 characters)."""
-
-_LABEL_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
-_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 
 
 def _type_name(value: Any) -> str:
     names = {bool: "a boolean", int: "a number", float: "a number", str: "a string"}
     names.update({list: "a list", dict: "a mapping", type(None): "empty"})
     return names.get(type(value), type(value).__name__)
-
-
-def label_key_problem(key: str) -> str | None:
-    """Why ``key`` is not a valid Kubernetes label or annotation key, or None."""
-    prefix, _, name = key.rpartition("/")
-    if prefix and (len(prefix) > 253 or not _DNS_SUBDOMAIN.fullmatch(prefix)):
-        return f"{key!r}: the prefix must be a DNS subdomain"
-    if not name or len(name) > 63 or not _LABEL_NAME.fullmatch(name):
-        return f"{key!r}: the name part must be 1-63 letters, digits, '-', '_' or '.'"
-    return None
-
-
-def label_value_problem(value: str) -> str | None:
-    """Why ``value`` is not a valid Kubernetes label value, or None."""
-    if value and (len(value) > 63 or not _LABEL_NAME.fullmatch(value)):
-        return f"{value!r}: label values are at most 63 letters, digits, '-', '_' or '.'"
-    return None
 
 
 class Checker:
@@ -228,6 +209,20 @@ class Checker:
                 continue
             out[key] = item
         return out
+
+    def label_selector(self, path: Path) -> Mapping[str, Any] | None:
+        """A metav1.LabelSelector that decides what a rule applies to (None when absent): one
+        Kubernetes would refuse to build is reported here, never loaded as a selector that
+        silently matches nothing."""
+        value = self.get(path)
+        if value is None:
+            return None
+        try:
+            label_selector(value)
+        except InvalidSelector as exc:
+            self.report(path, f"not a label selector Kubernetes accepts: {exc}")
+            return None
+        return value if isinstance(value, dict) else None
 
     def opaque(self, path: Path) -> Mapping[str, Any] | None:
         """A mapping passed through untouched (validated later against the Kubernetes schema)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
 
 from webhook.engine.cel.backend import BACKENDS, DEFAULT_BACKEND
@@ -67,6 +68,9 @@ class Settings:
 
     audit_log: bool = True
     """One JSON line per decision on the ``fedgate.audit`` logger (FEDGATE_AUDIT_LOG=0: off)."""
+    today: date | None = None
+    """The day exceptions are judged on (FEDGATE_TODAY, ``serve --today``, YYYY-MM-DD); None,
+    the default: the date (UTC) of each request. Set only to rehearse an expiry, or in tests."""
 
 
 def settings_from_env(environ: Mapping[str, str] | None = None) -> Settings:
@@ -89,7 +93,18 @@ def settings_from_env(environ: Mapping[str, str] | None = None) -> Settings:
         reload_seconds=_seconds(env, "FEDGATE_RELOAD_SECONDS", defaults.reload_seconds),
         cel_proofs=_flag(env, "FEDGATE_CEL_PROOFS", defaults.cel_proofs),
         audit_log=_flag(env, "FEDGATE_AUDIT_LOG", defaults.audit_log),
+        today=_day(env, "FEDGATE_TODAY"),
     )
+
+
+def _day(env: Mapping[str, str], name: str) -> date | None:
+    raw = env.get(name)
+    if not raw:
+        return None
+    try:
+        return date.fromisoformat(raw)
+    except ValueError:
+        raise UsageError(f"{name}={raw!r} is not a date (YYYY-MM-DD)") from None
 
 
 def _flag(env: Mapping[str, str], name: str, default: bool) -> bool:

@@ -2,7 +2,8 @@
 
 A suite is a ``tests.yaml`` with ``cases``; each case is a full AdmissionReview file
 (``request: file.yaml``) or an inline request (``operation``, ``user``, ``object``,
-``oldObject``, ``subResource``, ``namespace``, ``kind``), and an ``expect``: ``allowed``, the
+``oldObject``, ``subResource``, ``namespace``, ``kind``), optionally the enforcement ``point``
+it is reviewed at (default: every rule as enforced), and an ``expect``: ``allowed``, the
 exact set of violated ``rules``, ``messages`` and ``warnings`` (regular expressions that must
 each match one). ``run_case`` is pure; ``load_suite`` reads files.
 
@@ -20,10 +21,11 @@ import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from webhook.bundle.model import Bundle
 from webhook.engine.decision import Decision
+from webhook.engine.enforcement import POINTS, Point
 from webhook.engine.request import parse_review
 from webhook.engine.review import review
 from webhook.engine.synthesize import plural
@@ -44,6 +46,7 @@ CASE_KEYS = (
     "object",
     "oldObject",
     "dryRun",
+    "point",
     "expect",
 )
 FIXTURES = "fixtures.yaml"
@@ -73,6 +76,9 @@ class Case:
     line: int = 0
     world: str = "own"
     """``own`` or ``example``: the world the case is written against (the suite's ``world``)."""
+    point: Point | None = None
+    """The enforcement point the case is reviewed at (``point:``); None, the default: every
+    rule as enforced, so a rule's suite tests its logic and still passes while it is staged."""
 
 
 @dataclass(frozen=True)
@@ -91,7 +97,8 @@ class CaseResult:
 def run_case(case: Case, bundle: Bundle) -> CaseResult:
     """Review the case's request and compare the Decision with what the case expects."""
     try:
-        decision = review(parse_review(case.review, require_uid=False), bundle)
+        request = parse_review(case.review, require_uid=False)
+        decision = review(request, bundle, point=case.point)
     except RequestError as exc:
         return CaseResult(case, None, (f"the request is malformed: {exc}",))
     return CaseResult(case, decision, tuple(_compare(case.expect, decision)))
@@ -228,13 +235,15 @@ def _case(
         messages=checker.string_list((*path, "expect", "messages"), unique=False),
         warnings=checker.string_list((*path, "expect", "warnings"), unique=False),
     )
+    point = cast(Point | None, checker.choice((*path, "point"), POINTS))
     if "request" in raw:
         document = _review_file(checker, (*path, "request"), suite)
     else:
         document = inline_review(raw)
     if document is None:
         return None
-    return Case(str(suite), name, document, expect, checker.document.line(path))
+    line = checker.document.line(path)
+    return Case(str(suite), name, document, expect, line, point=point)
 
 
 def _review_file(

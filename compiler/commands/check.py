@@ -9,18 +9,27 @@ from typing import Any
 
 from compiler import statmemo
 from compiler.argocd.replica_moves import replica_moves
-from compiler.commands.common import add_backend_argument, add_base_argument, compile_specs, locate
+from compiler.commands.common import (
+    add_backend_argument,
+    add_base_argument,
+    compile_specs,
+    judging_day,
+    locate,
+)
 from compiler.core import Compiled
 from compiler.gitrepo import Repository, blob_id
 from compiler.incremental import default_cache
 from compiler.output import Output, plural
 from compiler.spec.load import find_spec_files
+from compiler.strayexceptions import stray_exceptions
 from compiler.tree import MANIFEST, TreeDiff, diff_tree, digest, parse_manifest, read_manifest
 from compiler.treecheck import TreeCheck, check_tree
 from compiler.weakenings import ACKNOWLEDGEMENTS, Weakening, acknowledge, weakenings
 from compiler.wipe import ALLOW_FLAG, Wipe, wipes
+from webhook.bundle.expiry import EXPIRY_WARNING_DAYS, exception_dates, source_dates
+from webhook.bundle.load import read_source
 from webhook.bundle.model import Bundle
-from webhook.errors import Finding, UsageError
+from webhook.errors import Finding, FindingsError, SpecError, UsageError
 from webhook.explain import explain
 
 NAME = "check"
@@ -70,6 +79,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help="the rendered tree (default: rendered/ of the repository)",
     )
+    parser.add_argument(
+        "--expiry-warning",
+        type=int,
+        default=EXPIRY_WARNING_DAYS,
+        metavar="DAYS",
+        help=f"warn of an exception that expires within DAYS (default {EXPIRY_WARNING_DAYS})",
+    )
     add_backend_argument(parser)
 
 
@@ -78,16 +94,26 @@ def run(args: argparse.Namespace, out: Output) -> int:
     _refuse_unknown_files(args.files, repository)
     where = locate([args.apps] if args.apps else [], args.out)
     apps_dir, tree, root = where.apps[0], where.out, where.root
+    stray = stray_exceptions(root, args.policies, _claimable(args, repository))
+    if stray:
+        raise FindingsError(stray)
     if repository is not None:
         repository.prefetch(tree, args.policies)  # one git process for both
     rules_changed = _policies_changed(args.policies, repository)
     cache = default_cache(root)
-    compiled, bundle = compile_specs(out, find_spec_files([apps_dir]), args, cache=cache)
+    try:
+        compiled, bundle = compile_specs(out, find_spec_files([apps_dir]), args, cache=cache)
+    except SpecError as exc:  # an app an exception no longer covers: say which one expired
+        known = source_dates(read_source(args.policies), judging_day(args), args.expiry_warning)
+        notes = [d.finding() for d in known if d.status != "in force"]
+        raise SpecError([*exc.findings, *notes]) from None
     memo_file = cache.with_name(statmemo.TREE_FILE) if cache is not None else None
     memo_key = str(tree.resolve())
     memo = statmemo.load(memo_file, memo_key)
     diff = diff_tree(tree, compiled.files, memo)
     statmemo.save(memo_file, memo_key, memo)
+    dated = exception_dates(bundle, args.expiry_warning)
+    ended = any(d.status == "expired" for d in dated)  # what it lifted is judged again
     result = check_tree(
         compiled,
         bundle,
@@ -95,7 +121,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
         repository,
         diff,
         files=args.files,
-        everything=args.all or rules_changed,
+        everything=args.all or rules_changed or ended,
     )
     deleted = [] if args.allow_empty else _wipes(compiled, bundle, tree, repository)
     weakened, unreadable = _weakened(args.policies, repository) if rules_changed else ([], [])
@@ -107,6 +133,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
         out.json(
             {
                 **report,
+                "exceptions": [d.as_json() for d in dated],
                 "policies": str(args.policies),
                 "policiesChanged": rules_changed,
                 "weakened": [
@@ -125,6 +152,9 @@ def run(args: argparse.Namespace, out: Output) -> int:
         )
     _report_weakened(out, args.policies, weakened, unreadable, against)
     _report_reviews(out, result)
+    for note in dated:
+        if note.status != "in force":
+            out.line(note.render())
     for wipe in deleted:
         out.line(f"{tree}/: {wipe.message()}")
     _notify_replica_moves(out, compiled, tree, repository)
@@ -132,7 +162,8 @@ def run(args: argparse.Namespace, out: Output) -> int:
     members = sum(1 for t in result.templates if t.denied)
     verdict = "would all be admitted" if not denied else f"{denied} would be DENIED"
     reviewed = plural(
-        len(result.writes), "manifest" if args.all or rules_changed else "changed manifest"
+        len(result.writes),
+        "manifest" if args.all or rules_changed or ended else "changed manifest",
     )
     out.line(
         f"fedgate check: {plural(len(compiled.apps), 'app')}; {tree}/ "
@@ -154,6 +185,15 @@ def run(args: argparse.Namespace, out: Output) -> int:
         + (f"; {plural(len(silent), 'rule')} weakened without acknowledgement" if silent else "")
     )
     return 0 if ok else 1
+
+
+def _claimable(args: argparse.Namespace, repository: Repository | None) -> list[Path] | None:
+    """The files that may claim to be exceptions: FILES; else what changed since the base
+    (a file committed earlier was judged then); every file (None) with --all or outside git."""
+    if args.files:
+        return list(args.files)
+    changed = None if args.all or repository is None else repository.changed_files()
+    return [f for f in changed if f.is_file()] if changed is not None else None
 
 
 def _in_repository(policies: Path, repository: Repository | None) -> bool:
@@ -319,6 +359,7 @@ def _report_reviews(out: Output, result: TreeCheck) -> None:
                 out.line(
                     f"{template.manifest.file}: {kind} {where}: "
                     f"{member.violation.action} {member.describe(cluster)}"
+                    f"{member.violation.staged_note}"
                 )
 
 

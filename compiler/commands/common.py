@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 from compiler.core import Compiled
@@ -147,7 +148,28 @@ def backend_name(args: argparse.Namespace) -> str:
 
 
 def load_policy_bundle(args: argparse.Namespace) -> Bundle:
-    return load_bundle(args.policies, backend_name(args), proofs_after=PROOFS_AFTER_REVIEWS)
+    """The bundle ``--policies`` names, its exceptions judged on ``judging_day(args)``."""
+    bundle = load_bundle(args.policies, backend_name(args), proofs_after=PROOFS_AFTER_REVIEWS)
+    return replace(bundle, today=judging_day(args))
+
+
+TODAY_VARIABLE = "FEDGATE_TODAY"
+
+
+def judging_day(args: argparse.Namespace) -> date:
+    """``--today``, else FEDGATE_TODAY (set and not empty: the pre-commit hook takes no
+    flags from a commit), else today in UTC (the clock is read here and only here): the day
+    the bundle's exceptions are judged on."""
+    given: date | None = getattr(args, "today", None)
+    if given is not None:
+        return given
+    variable = os.environ.get(TODAY_VARIABLE)
+    if not variable:
+        return datetime.now(UTC).date()
+    try:
+        return date.fromisoformat(variable)
+    except ValueError:
+        raise UsageError(f"{TODAY_VARIABLE}={variable!r} is not a date (YYYY-MM-DD)") from None
 
 
 def compile_specs(
@@ -170,4 +192,5 @@ def compile_specs(
             backend=backend,
             progress=progress,
             rendered=rendered,
+            today=judging_day(args),
         )

@@ -45,6 +45,8 @@ from compiler.plan.core import AppPlan, Plan, plan
 from compiler.plan.failover import fail, tree_taint_policies
 from compiler.plan.failovertext import as_json as failover_json
 from compiler.plan.failovertext import report as failover_report
+from compiler.plan.failoverworse import Worse, worse_json, worse_lines
+from compiler.plan.failoverworse import worse as failover_worse
 from compiler.plan.text import finish, report, tree_report
 from compiler.plan.tree import TemplateResult, plan_templates, policies_of
 from compiler.plan.tree import plan_tree as plan_manifest_tree
@@ -109,7 +111,11 @@ against the policy's clusterTolerations), where its replicas go, which copies ru
 for how long (purgeMode Gracefully or Directly); each cluster left's requests against its
 allocatable (policies/clusters.yaml); the eviction storm (the taint manager's queues, their
 order and pacing). Exit 1 when a stateful app would run in two places or a cluster left
-would be over its allocatable.
+would be over its allocatable. --output markdown / html draw it as a comment / a page.
+
+With --base REF, the plan also lists each single-cluster failure the change makes worse than
+at the base (an app left nowhere, no longer moved off, a new split brain or a cluster over its
+allocatable); it does not change the exit code (docs/failover.md).
 """
 
 
@@ -160,13 +166,13 @@ AGAINST_HEAD = ("all", "diff", "detailed_exitcode", "base")
 
 
 def _pages_need_head(args: argparse.Namespace, out: Output) -> None:
-    """markdown and html show a change against git HEAD: not what --fail and --tree plan."""
-    for option, chosen in (("--fail", args.fail is not None), ("--tree", args.tree is not None)):
-        if chosen and out.format in ("markdown", "html"):
-            raise UsageError(
-                f"--output {out.format} shows a change against git HEAD; with {option}, use "
-                "--output text or json"
-            )
+    """markdown and html show a change against git HEAD (or the failover plan): not what
+    --tree alone plans."""
+    if args.tree is not None and args.fail is None and out.format in ("markdown", "html"):
+        raise UsageError(
+            f"--output {out.format} shows a change against git HEAD; with --tree, use "
+            "--output text or json"
+        )
 
 
 def run(args: argparse.Namespace, out: Output) -> int:
@@ -245,12 +251,11 @@ def run(args: argparse.Namespace, out: Output) -> int:
         invalid=len(findings),
     )
     diffs = {path: changes.diff(path, where.out) for path in changes.files}
-    denied = (
-        any(v.denies for a in apps for vs in a.violations.values() for v in vs)
-        or any(t.denied for t in templates)
-        or bool(findings)
+    code = _exit_code(
+        apps, templates, findings, detailed=args.detailed_exitcode and summary.changes
     )
-    code = 1 if denied else EXIT_CHANGES if args.detailed_exitcode and summary.changes else 0
+    against = repository.label if repository is not None else "git HEAD"
+    worse = _failover_worse(args, every_change, synced, bundle)
     befores = [
         (bill, tenant_before(bill, app_list, template_list, bundle.tenants[bill.tenant].namespaces))
         for bill in result.tenants
@@ -260,6 +265,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
             **as_json(Plan(apps, result.tenants), diffs, templates, findings),
             "changes": changes_json(app_list, template_list, policy_list, changes),
             "summary": summary.as_json(),
+            **({"failover": worse_json(worse, against)} if worse is not None else {}),
         }
         for tenant, (_, used) in zip(document["tenants"], befores, strict=True):
             tenant["usedBefore"] = (
@@ -281,7 +287,8 @@ def run(args: argparse.Namespace, out: Output) -> int:
         diffs=diffs if args.diff else None,
         everything=args.all,
         tree=str(where.out),
-        against=repository.label if repository is not None else "git HEAD",
+        against=against,
+        failover=worse_lines(worse or (), against),
     )
     for line in finish(lines, color_wanted(out.stdout, args.color)):
         out.line(line)
@@ -295,6 +302,49 @@ def _draw(out: Output, document: Mapping[str, Any], *, everything: bool) -> None
     else:
         from compiler.plan.html import render  # noqa: PLC0415
     out.stdout.write(render(document, everything=everything))
+
+
+def _exit_code(
+    apps: Sequence[AppPlan],
+    templates: Sequence[TemplateResult],
+    findings: Sequence[Finding],
+    *,
+    detailed: bool,
+) -> int:
+    """1 when a rule denies a copy or a manifest is invalid; else 2 with --detailed-exitcode
+    and changes present (``detailed``); else 0."""
+    denied = (
+        any(v.denies for a in apps for vs in a.violations.values() for v in vs)
+        or any(t.denied for t in templates)
+        or bool(findings)
+    )
+    return 1 if denied else EXIT_CHANGES if detailed else 0
+
+
+def _failover_worse(
+    args: argparse.Namespace, changes: TreeChanges, synced: SyncedTree, bundle: Bundle
+) -> list[Worse] | None:
+    """With --base REF and a change: each single-cluster failure it makes worse (None: not
+    compared)."""
+    if args.base is None or not changes.files:
+        return None
+    return failover_worse(_base_manifests(changes, synced), synced.manifests, bundle)
+
+
+def _base_manifests(changes: TreeChanges, synced: SyncedTree) -> list[Manifest]:
+    """The manifests Argo CD syncs at the base: the working side's, each changed file as the
+    base has it."""
+    kept = [m for m in synced.manifests if m.file not in changes.files]
+    return kept + changes.manifests(changes.head, changes.files)
+
+
+def _draw_failover(out: Output, document: Mapping[str, Any]) -> None:
+    """``plan --fail`` as the markdown comment or the HTML page, drawn from its JSON."""
+    if out.format == "markdown":
+        from compiler.plan.markdown import render_failover  # noqa: PLC0415 - only here
+    else:
+        from compiler.plan.html import render_failover  # noqa: PLC0415
+    out.stdout.write(render_failover(document))
 
 
 def _hand_written(synced: SyncedTree) -> list[str]:
@@ -390,6 +440,8 @@ def _run_fail(args: argparse.Namespace, out: Output) -> int:
     result = fail(manifests, policies, bundle, failed, tree_taint_policies(manifests))
     if out.format == "json":
         out.json(failover_json(result))
+    elif out.format in ("markdown", "html"):
+        _draw_failover(out, failover_json(result))
     else:
         for line in finish(failover_report(result), color_wanted(out.stdout, args.color)):
             out.line(line)

@@ -8,6 +8,7 @@ from typing import Any
 
 from compiler.commands.common import add_backend_argument, load_policy_bundle
 from compiler.output import Output
+from webhook.engine.enforcement import POINTS
 from webhook.engine.request import parse_review
 from webhook.engine.review import review
 from webhook.errors import RequestError, UsageError
@@ -60,6 +61,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     write.add_argument("--namespace", metavar="NS", help="default: the object's namespace")
     write.add_argument("--sub-resource", metavar="NAME", help="e.g. scale, status")
+    parser.add_argument(
+        "--point",
+        choices=POINTS,
+        default="webhook",
+        help="the enforcement point whose actions apply (default: webhook, as the request came "
+        "to it); a rule's binding may set one per point",
+    )
     add_backend_argument(parser)
 
 
@@ -133,7 +141,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
         if args.request is None:
             raise
         raise RequestError(f"{args.request}: {exc}") from None
-    decision = review(request, bundle)
+    decision = review(request, bundle, point=args.point)
     if out.format == "json":
         out.json(decision.as_json())
     else:

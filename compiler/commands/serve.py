@@ -31,7 +31,7 @@ An address that is not HOST:PORT, does not resolve, or whose port is in use is r
 
 Settings also come from FEDGATE_POLICIES, FEDGATE_CEL_BACKEND, FEDGATE_CEL_PROOFS (0: every
 CEL expression goes to the engine, none is proven in Python first), FEDGATE_MAX_BODY_BYTES,
-FEDGATE_MAX_DEPTH and FEDGATE_AUDIT_LOG; flags win.
+FEDGATE_MAX_DEPTH, FEDGATE_AUDIT_LOG and FEDGATE_TODAY (as --today); flags win.
 
 examples:
   fedgate serve --bind 0.0.0.0:8443 --certfile tls.crt --keyfile tls.key
@@ -101,6 +101,8 @@ def run(args: argparse.Namespace, out: Output) -> int:
         raise UsageError("--workers and --threads must be at least 1")
     check_bind(args.bind)
     settings = replace(settings_from_env(), policies=args.policies, cel_backend=backend_name(args))
+    if args.today is not None:
+        settings = replace(settings, today=args.today)
     # Before prometheus_client is imported: every worker writes its samples here.
     os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR", tempfile.mkdtemp(prefix="fedgate-metrics-"))
     from webhook.server import ServeOptions, WebhookServer  # noqa: PLC0415 - after the env

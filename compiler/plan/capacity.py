@@ -43,10 +43,25 @@ class ClusterLoad:
     """The declared resources only (cpu in cores, memory in bytes, pods)."""
     added_by: Mapping[str, Mapping[str, Fraction]] = field(default_factory=dict)
     """Per template, what the change adds here."""
+    headroom: int | None = None
+    """Percent of the allocatable to keep free (the cluster's ``failoverHeadroom``)."""
 
     def over(self) -> list[str]:
         """The resources the change takes above the declared capacity."""
         return [r for r, cap in self.allocatable.items() if self.after.get(r, Fraction(0)) > cap]
+
+    def tight(self) -> list[str]:
+        """The resources the change takes into the headroom, not above the capacity."""
+        if not self.headroom:
+            return []
+        over = self.over()
+        return [
+            r
+            for r, cap in self.allocatable.items()
+            if r not in over
+            and self.after.get(r, Fraction(0)) > cap * (100 - self.headroom) / 100
+            and self.after.get(r, Fraction(0)) > self.before.get(r, Fraction(0))
+        ]
 
 
 def pod_request(obj: Mapping[str, Any]) -> dict[str, Fraction] | None:
@@ -91,7 +106,12 @@ def loads(
                 extra: dict[str, Fraction] = {}
                 _add(extra, request, new - old)
                 added[cluster][move.name] = extra
-    return [ClusterLoad(c, before[c], after[c], declared(clusters[c]), added[c]) for c in shown]
+    return [
+        ClusterLoad(
+            c, before[c], after[c], declared(clusters[c]), added[c], clusters[c].failover_headroom
+        )
+        for c in shown
+    ]
 
 
 def amount(resource: str, value: Fraction) -> str:

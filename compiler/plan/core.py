@@ -20,6 +20,7 @@ from compiler.plan.members import MemberViolation, attribute, judge, override_fa
 from compiler.render.pipeline import RenderedApp
 from compiler.spec.model import AppSpec
 from webhook.bundle.model import Bundle, Cluster
+from webhook.engine.enforcement import Point
 from webhook.engine.quota import per_pod
 from webhook.engine.workloads import pod_spec
 from webhook.engine.workloads import replicas as pods_at_once
@@ -140,7 +141,13 @@ def _bill(app: AppSpec, billed: Mapping[str, int]) -> dict[str, dict[str, Fracti
 
 
 def _member(
-    deployment: Mapping[str, Any], count: int, policies: Policies, cluster: Cluster, bundle: Bundle
+    deployment: Mapping[str, Any],
+    count: int,
+    policies: Policies,
+    cluster: Cluster,
+    bundle: Bundle,
+    *,
+    point: Point,
 ) -> tuple[dict[str, Any] | None, tuple[str, ...], tuple[MemberViolation, ...]]:
     """(the copy, the policies applied, the rules' objections) for one cluster."""
     revised = copy.deepcopy(dict(deployment))
@@ -157,7 +164,7 @@ def _member(
         )
     except OverrideError as exc:
         return None, (), (override_failed(cluster.name, str(exc)),)
-    violations = judge(applied.object, cluster.name, bundle)
+    violations = judge(applied.object, cluster.name, bundle, point=point)
     if not violations:
         return applied.object, applied.applied, ()
     base = copy.deepcopy(dict(deployment))
@@ -189,9 +196,16 @@ def _claim_note(rendered: RenderedApp, deployment: Mapping[str, Any], policies: 
     )
 
 
-def plan_app(rendered: RenderedApp, bundle: Bundle, policies: Policies | None = None) -> AppPlan:
+def plan_app(
+    rendered: RenderedApp,
+    bundle: Bundle,
+    policies: Policies | None = None,
+    *,
+    point: Point = "plan",
+) -> AppPlan:
     """One app's plan; ``policies`` are every Karmada policy of the synced tree (default: the
-    app's own)."""
+    app's own); the rules judge each copy with their actions at ``point`` (compile's are
+    check's)."""
     app = rendered.app
     if policies is None:
         policies = Policies.of(o for o in rendered.objects if Policies.is_policy(o))
@@ -204,7 +218,8 @@ def plan_app(rendered: RenderedApp, bundle: Bundle, policies: Policies | None = 
     violations: dict[str, tuple[MemberViolation, ...]] = {}
     overrides: dict[str, tuple[str, ...]] = {}
     for cluster, count in sorted(division.replicas.items()):
-        obj, applied, found = _member(deployment, count, policies, bundle.clusters[cluster], bundle)
+        member = bundle.clusters[cluster]
+        obj, applied, found = _member(deployment, count, policies, member, bundle, point=point)
         if obj is not None:
             clusters[cluster] = obj
             overrides[cluster] = applied

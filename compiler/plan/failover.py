@@ -16,7 +16,10 @@ For every template placed on a failed cluster:
 - when the taint manager's queue gets to it (``webhook/karmada/evictionqueue.py``);
 - where its replicas go: the scheduler over the clusters left (``webhook/karmada/scheduler.py``;
   a failed cluster the binding still targets stays a candidate, as the TaintToleration filter
-  lets a target through);
+  lets a target through); Aggregated and dynamic weights by the room the clusters declare
+  (``compiler/plan/bycapacity.py``, ``webhook/karmada/dynamic.py``); spread constraints by
+  region and cluster chosen again among the clusters left (``compiler/plan/spreadgroups.py``,
+  ``webhook/karmada/spread.py``);
 - how the old copy goes (``spec.failover.cluster.purgeMode``, else ``--no-execute-taint-
   eviction-purge-mode``): Gracefully keeps it until the new copies are healthy or
   ``--graceful-eviction-timeout`` passes, Directly holds the new copies back until the old one
@@ -35,8 +38,11 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from compiler.manifests import Manifest
+from compiler.plan.bycapacity import Room, divide_lost
 from compiler.plan.capacity import ClusterLoad, Move, amount
 from compiler.plan.capacity import loads as capacity_loads
+from compiler.plan.settle import settle
+from compiler.plan.spreadgroups import active, regroup
 from compiler.plan.tree import autoscaler_bounds, is_template, scaled
 from webhook.bundle.model import Bundle, Cluster, ControlPlane
 from webhook.engine.targets import stateful
@@ -293,7 +299,12 @@ def _follow(
     *,
     failed: Collection[str],
     taints: Mapping[str, Sequence[Taint]],
+    room: Room | None = None,
+    exact: bool = False,
+    spread: bool = False,
 ) -> TemplateFailover | None:
+    """``room``: the clusters' room before the failure; ``exact``: the template's division by
+    capacity was made from it; ``spread``: its spread constraints were applied to it."""
     on_failed = [c for c in plan.placement if c in failed]
     if not on_failed or plan.policy is None:
         return None
@@ -314,16 +325,33 @@ def _follow(
     )
     evicted = {e.cluster for e in evictions if e.evicted}
     notes: list[str] = []
-    by_capacity = _by_capacity(placement)
+    by_capacity = _by_capacity(placement) and not exact
+    alternative: Mapping[str, int | None] | None
     if evicted:
         available = _available(
             plan, evicted, failed, taints=taints, tolerations=tolerations, clusters=bundle.clusters
         )
-        result = schedule(placement, plan.replicas, available)
-        after, alternative = dict(result.clusters), result.alternative
-        notes += result.notes
-        if placement.get("spreadConstraints"):
-            notes.append("spread constraints may pick another group of clusters: not simulated")
+        if spread and room is not None:
+            grouped = regroup(plan, placement, available, evicted, room)
+            after, alternative = dict(grouped.placement or {}), grouped.alternative
+            notes += grouped.notes
+            by_capacity = _by_capacity(placement) and not grouped.exact
+        else:
+            result = schedule(placement, plan.replicas, available)
+            after, alternative = dict(result.clusters), result.alternative
+            divided = (
+                divide_lost(plan, placement, available, evicted, room)
+                if exact and room is not None
+                else None
+            )
+            if divided is not None:
+                after, alternative = divided.after, divided.alternative
+                notes += divided.notes
+            else:
+                by_capacity = _by_capacity(placement)
+                notes += result.notes
+            if active(placement):  # Karmada's scheduler could not place it before either
+                notes.append("spread constraints may pick another group of clusters: not simulated")
     else:
         after, alternative = dict(plan.placement), plan.alternative
     is_stateful = stateful(plan.template)
@@ -439,6 +467,19 @@ def _findings(templates: Sequence[TemplateFailover], loads: Sequence[ClusterLoad
                 )
             )
     for load in loads:
+        for resource in load.tight():
+            cap = load.allocatable[resource]
+            found.append(
+                Finding(
+                    "failover.headroom",
+                    "warn",
+                    f"{load.cluster} would have {amount(resource, cap - load.after[resource])} "
+                    f"{resource} of its {amount(resource, cap)} free after the failover, under "
+                    f"the {load.headroom}% its failoverHeadroom keeps; moved here: "
+                    + (", ".join(sorted(load.added_by)) or "none"),
+                    cluster=load.cluster,
+                )
+            )
         for resource in load.over():
             names = ", ".join(sorted(load.added_by)) or "none moved here"
             found.append(
@@ -463,16 +504,51 @@ def fail(
 ) -> FailoverPlan:
     """What Karmada does with every template of ``manifests`` when ``failed`` fail (names the
     caller checked against the bundle)."""
-    settings = bundle.karmada
-    every_policy = (*settings.taint_policies, *taint_policies)
-    taints = {c: tuple(failed_cluster_taints(bundle.clusters[c], every_policy, 0)) for c in failed}
-    bounds = autoscaler_bounds(manifests)  # a FederatedHPA sets its target's replicas first
-    plans = [
+    plans = placed(manifests, policies, bundle)
+    return fail_planned(plans, policies, bundle, failed, taint_policies)
+
+
+def placed(
+    manifests: Sequence[Manifest], policies: Policies, bundle: Bundle
+) -> list[tuple[Manifest, TemplatePlan]]:
+    """Every template of ``manifests`` with where Karmada places it while every cluster runs
+    (a FederatedHPA sets its target's replicas first)."""
+    bounds = autoscaler_bounds(manifests)
+    return [
         (s, propagate(s.object, policies, bundle.clusters, members=False))
         for s in (scaled(m, bounds) for m in manifests if is_template(m.object))
     ]
+
+
+def fail_planned(
+    plans: Sequence[tuple[Manifest, TemplatePlan]],
+    policies: Policies,
+    bundle: Bundle,
+    failed: Sequence[str],
+    taint_policies: Sequence[Mapping[str, Any]] = (),
+) -> FailoverPlan:
+    """``fail`` over templates already placed (``placed``): one placement serves many
+    failures."""
+    settings = bundle.karmada
+    settled = settle(plans, policies.by_ref, bundle.clusters)
+    plans = settled.plans
+    every_policy = (*settings.taint_policies, *taint_policies)
+    taints = {c: tuple(failed_cluster_taints(bundle.clusters[c], every_policy, 0)) for c in failed}
     failed_set = set(failed)
-    followed = [_follow(m, p, policies, bundle, failed=failed_set, taints=taints) for m, p in plans]
+    followed = [
+        _follow(
+            m,
+            p,
+            policies,
+            bundle,
+            failed=failed_set,
+            taints=taints,
+            room=settled.room,
+            exact=m.identity in settled.exact,
+            spread=m.identity in settled.spread,
+        )
+        for m, p in plans
+    ]
     templates = [t for t in followed if t is not None]
     queues, templates = _storm(templates, settings)
     moved = {t.identity: t for t in templates}

@@ -292,6 +292,8 @@ def as_json(plan: FailoverPlan) -> dict[str, Any]:
                 "after": _amounts(load.after),
                 "allocatable": _amounts(load.allocatable),
                 "over": load.over(),
+                "headroomPercent": load.headroom,
+                "intoHeadroom": load.tight(),
                 "addedBy": {name: _amounts(v) for name, v in sorted(load.added_by.items())},
             }
             for load in plan.loads
@@ -309,4 +311,5 @@ def as_json(plan: FailoverPlan) -> dict[str, Any]:
         ],
         "findings": [_finding_json(f) for f in plan.findings],
         "notes": list(plan.notes),
+        "summary": summary(plan).text,
     }

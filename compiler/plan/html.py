@@ -1,10 +1,11 @@
 """``fedgate plan --output html``: the plan as one self-contained page.
 
 A placement chart per app (replicas per cluster, now against git HEAD), the quota bars per
-tenant, the denials first, and what each member receives as a diff of its object, HEAD to now.
-No script, no network: styles and charts (inline SVG) are in the file, and a Content Security
-Policy forbids loading anything else. Every number drawn carries the JSON plan's value in a
-``data-`` attribute, so a test can read the page back against ``--output json``.
+tenant, the denials first (then what staged rules would deny once enforced), and what each
+member receives as a diff of its object, HEAD to now. No script, no network: styles and charts
+(inline SVG) are in the file, and a Content Security Policy forbids loading anything else. Every
+number drawn carries the JSON plan's value in a ``data-`` attribute, so a test can read the page
+back against ``--output json``.
 """
 
 from __future__ import annotations
@@ -14,7 +15,18 @@ from fractions import Fraction
 from html import escape
 from typing import Any
 
-from compiler.plan.view import AppRow, TenantRow, Usage, View, bars, share, view
+from compiler.plan.failovertext import duration
+from compiler.plan.failoverview import (
+    FindingRow,
+    LoadRow,
+    TemplateRow,
+    failover_view,
+    load_text,
+    worse_rows,
+)
+from compiler.plan.text import _counts
+from compiler.plan.view import AppRow, Denial, TenantRow, Usage, View, bars, share, view
+from webhook.quantity import parse_quantity
 
 STYLE = """
 body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:72em;padding:0 1em;color:#1f2328}
@@ -174,18 +186,35 @@ def _tenants(rows: tuple[TenantRow, ...], document: Mapping[str, Any]) -> str:
     )
 
 
-def _denials(v: View) -> str:
-    found = v.denials
-    if not found:
-        return ""
-    rows = "".join(
-        f'<tr class="{_e(d.action)}"><td>{_e(d.action)}</td><td>{_e(d.app)}</td>'
-        f"<td>{_e(d.cluster)}</td><td><code>{_e(d.rule)}</code></td><td>{_e(d.message)}</td></tr>"
-        for d in found
+def _table(headers: list[str], rows: list[tuple[str, list[str]]]) -> str:
+    """A table: each row's class and its cells (already escaped)."""
+    head = "".join(f"<th>{_e(h)}</th>" for h in headers)
+    body = "".join(
+        f'<tr class="{_e(style)}">' + "".join(f"<td>{c}</td>" for c in cells) + "</tr>"
+        for style, cells in rows
     )
+    return f"<table><tr>{head}</tr>{body}</table>"
+
+
+def _cells(d: Denial) -> list[str]:
+    return [_e(d.app), _e(d.cluster), f"<code>{_e(d.rule)}</code>", _e(d.message)]
+
+
+def _denials(v: View) -> str:
+    if not v.denials:
+        return ""
+    rows = [(d.action, [_e(d.action), *_cells(d)]) for d in v.denials]
+    return "<h2>Denials and warnings</h2>" + _table(["", "app", "cluster", "rule", "message"], rows)
+
+
+def _staged(v: View) -> str:
+    if not v.staged:
+        return ""
+    rows = [(d.enforced, [_e(d.enforced), _e(d.action), *_cells(d)]) for d in v.staged]
     return (
-        "<h2>Denials and warnings</h2><table><tr><th></th><th>app</th><th>cluster</th>"
-        f"<th>rule</th><th>message</th></tr>{rows}</table>"
+        '<h2 id="staged">Staged rules</h2><p>What these rules would do once enforced (their '
+        "action at the plan is weaker for now):</p>"
+        + _table(["once enforced", "now", "app", "cluster", "rule", "message"], rows)
     )
 
 
@@ -203,17 +232,175 @@ def render(document: Mapping[str, Any], *, everything: bool = False) -> str:
     scale = bars(v.apps)
     diffs = document.get("diff", {})
     apps = "".join(_app(row, scale, diffs) for row in v.apps)
-    state = " deny" if v.denies else ""
+    body = (
+        _denials(v)
+        + _staged(v)
+        + (f"<h2>Apps</h2>{apps}" if apps else "<p>No app changes.</p>")
+        + f"{_worse(document)}{_tenants(v.tenants, document)}{_others(v)}"
+    )
+    return _page("fedgate plan", v.summary, bool(v.denies), body)
+
+
+def _page(title: str, summary: str, denied: bool, body: str) -> str:
+    state = " deny" if denied else ""
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>fedgate plan</title><style>{STYLE}</style></head><body>"
-        "<h1>fedgate plan</h1>"
-        f'<p class="summary{state}" id="summary">{_e(v.summary)}</p>'
-        f"{_denials(v)}"
-        + (f"<h2>Apps</h2>{apps}" if apps else "<p>No app changes.</p>")
-        + f"{_tenants(v.tenants, document)}{_others(v)}"
+        f"<title>{_e(title)}</title><style>{STYLE}</style></head><body>"
+        f"<h1>{_e(title)}</h1>"
+        f'<p class="summary{state}" id="summary">{_e(summary)}</p>{body}'
         "</body></html>\n"
     )
+
+
+def _findings(rows: tuple[FindingRow, ...], *, failed: bool = False) -> str:
+    head = "<th></th>" + ("<th>if this fails</th>" if failed else "")
+    cells = "".join(
+        f'<tr class="{_e(f.action)}" data-rule="{_e(f.rule)}" data-about="{_e(f.subject)}">'
+        f"<td>{_e(f.action)}</td>"
+        + (f"<td>{_e(f.failed)}</td>" if failed else "")
+        + f"<td><code>{_e(f.rule)}</code></td><td>{_e(f.subject)}</td><td>{_e(f.message)}</td></tr>"
+        for f in rows
+    )
+    return f"<table><tr>{head}<th>rule</th><th>about</th><th>message</th></tr>{cells}</table>"
+
+
+def _worse(document: Mapping[str, Any]) -> str:
+    rows = worse_rows(document)
+    if not rows:
+        return ""
+    against = (document.get("failover") or {}).get("against", "the base")
+    return (
+        f'<h2 id="failover-worse">If a cluster fails: worse than at {_e(against)}</h2>'
+        f"{_findings(rows, failed=True)}"
+    )
+
+
+def _count_label(placement: Mapping[str, int | None], cluster: str) -> str:
+    """A count as the chart writes it: ``all`` for a whole copy (a kind without replicas),
+    ``none`` for no copy of it, else the number."""
+    if cluster not in placement:
+        return "none" if any(n is None for n in placement.values()) else "0"
+    count = placement[cluster]
+    return "all" if count is None else str(count)
+
+
+def _moves_chart(row: TemplateRow, scale: int) -> str:
+    """A cluster a row: the replicas after the failure filled, before it as an outline."""
+    label = 110
+    clusters = sorted({*row.before, *row.after})
+    parts = [
+        f'<svg class="placement" role="img" width="{label + BAR_WIDTH + 90}" '
+        f'height="{ROW * max(1, len(clusters)) + 4}" '
+        f'aria-label="replicas per cluster of {_e(row.key)}, before and after the failure">'
+    ]
+    after_map = row.after if row.evicted else row.before
+    for index, cluster in enumerate(clusters):
+        y = index * ROW + 2
+        whole_now = cluster in after_map and after_map[cluster] is None  # a copy, no count
+        whole_then = cluster in row.before and row.before[cluster] is None
+        was, now = row.before.get(cluster) or 0, after_map.get(cluster) or 0
+        width = BAR_WIDTH if whole_now else round(BAR_WIDTH * now / scale)
+        old = BAR_WIDTH if whole_then else round(BAR_WIDTH * was / scale)
+        shown, then = _count_label(after_map, cluster), _count_label(row.before, cluster)
+        parts.append(
+            f'<g class="move" data-template="{_e(row.key)}" data-cluster="{_e(cluster)}" '
+            f'data-before="{"" if whole_then else was}" data-after="{"" if whole_now else now}">'
+            f'<text x="0" y="{y + 14}">{_e(cluster)}</text>'
+            f'<rect x="{label}" y="{y}" width="{width}" height="{ROW - 6}" fill="#54aeff">'
+            f"<title>{_e(cluster)} after: {shown}</title></rect>"
+            f'<rect x="{label}" y="{y}" width="{old}" height="{ROW - 6}" fill="none" '
+            f'stroke="#1f2328" stroke-dasharray="3 2"><title>before: {then}</title></rect>'
+            f'<text x="{label + max(width, old) + 6}" y="{y + 14}">'
+            f"{then} &#8594; {shown}</text></g>"
+        )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _failover_template(row: TemplateRow, scale: int) -> str:
+    tags = ", ".join(x for x in (row.tenant, "stateful" if row.stateful else None) if x)
+    items = []
+    for e in row.evictions:
+        text = e.reason + (f"; purgeMode {e.purge}" if e.purge else "")
+        if e.queue is not None:
+            earliest, latest = e.queue
+            when = (
+                f"at {duration(earliest)}"
+                if earliest == latest
+                else f"between {duration(earliest)} and {duration(latest)}"
+            )
+            text += f"; the queue takes it {when} after the taint"
+        items.append(
+            f'<li data-cluster="{_e(e.cluster)}" data-evicted="{str(e.evicted).lower()}">'
+            f"<b>{_e(e.cluster)}</b>: {_e(text)}</li>"
+        )
+    items += [f"<li>twice: {_e(x)}</li>" for x in row.twice]
+    items += [f"<li>note: {_e(x)}</li>" for x in row.notes]
+    if row.alternative is not None:
+        text = _counts(row.alternative, row.before)
+        items.append(f"<li>or, by the template UID: {_e(text)}</li>")
+    css = "change" if row.evicted else ""
+    return (
+        f'<section class="app" data-template="{_e(row.key)}">'
+        f'<h3 class="{css}"><span class="sym">{"~" if row.evicted else ""}</span>{_e(row.key)}'
+        f" <small>{_e(tags)}</small></h3>{_moves_chart(row, scale)}<ul>{''.join(items)}</ul>"
+        "</section>"
+    )
+
+
+def _load(row: LoadRow) -> str:
+    cells = []
+    for resource in ("cpu", "memory", "pods"):
+        cap = row.allocatable.get(resource)
+        after = row.after.get(resource, 0)
+        part = Fraction(0)
+        if cap is not None and parse_quantity(str(cap)):
+            part = parse_quantity(str(after)) / parse_quantity(str(cap))
+        fill = round(200 * min(part, Fraction(1)))
+        color = (
+            "#cf222e" if resource in row.over else "#bf8700" if resource in row.tight else "#2da44e"
+        )
+        css = ' class="over"' if resource in row.over else ""
+        bar = (
+            f'<svg role="img" width="200" height="14" aria-label="{_e(resource)} of '
+            f'{_e(row.cluster)}"><rect width="200" height="14" fill="#eaeef2"/>'
+            f'<rect width="{fill}" height="14" fill="{color}"/></svg>'
+            if cap is not None
+            else ""
+        )
+        cells.append(
+            f'<td class="load" data-cluster="{_e(row.cluster)}" data-resource="{resource}" '
+            f'data-before="{_e(row.before.get(resource, 0))}" data-after="{_e(after)}" '
+            f'data-allocatable="{_e("" if cap is None else cap)}"><span{css}>'
+            f"{_e(load_text(row, resource).replace(' -> ', ' → '))}</span><br>{bar}</td>"
+        )
+    return f"<tr><td>{_e(row.cluster)}</td>{''.join(cells)}</tr>"
+
+
+def render_failover(document: Mapping[str, Any]) -> str:
+    """``plan --fail --output html``: one page, a chart per template on the failed clusters
+    (replicas before and after), the clusters left against their allocatable, the storm."""
+    v = failover_view(document)
+    body = [f"<p>Evictions: {_e(v.evictions)}</p>"]
+    if v.findings:
+        body.append(f"<h2>Denials and warnings</h2>{_findings(v.findings)}")
+    counts = [n or 0 for t in v.templates for n in (*t.before.values(), *t.after.values())]
+    scale = max([1, *counts])
+    if v.templates:
+        body.append("<h2>Templates on the failed clusters</h2>")
+        body += [_failover_template(t, scale) for t in v.templates]
+    if v.loads:
+        body.append(
+            "<h2>The clusters left, requested against allocatable</h2><table><tr><th>cluster"
+            "</th><th>cpu</th><th>memory</th><th>pods</th></tr>"
+            + "".join(_load(row) for row in v.loads)
+            + "</table>"
+        )
+    if v.storm or v.notes:
+        items = "".join(f"<li>{_e(x)}</li>" for x in (*v.storm, *v.notes))
+        body.append(f"<h2>The eviction storm and notes</h2><ul>{items}</ul>")
+    title = f"fedgate plan --fail {', '.join(v.failed)}"
+    return _page(title, v.summary, bool(v.denies), "".join(body))

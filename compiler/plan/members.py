@@ -18,6 +18,7 @@ from compiler.synccheck import keep_live
 from webhook.bundle.model import Bundle
 from webhook.engine.admissible import NAMESPACED
 from webhook.engine.decision import Violation
+from webhook.engine.enforcement import Point
 from webhook.engine.ownership import changed_pointers
 from webhook.engine.review import review
 from webhook.engine.synthesize import sync_request
@@ -65,9 +66,13 @@ class MemberViolation:
         return f"[{v.rule}] in {cluster}: {v.message}{source}"
 
 
-def judge(obj: Mapping[str, Any], cluster: str, bundle: Bundle) -> tuple[Violation, ...]:
-    """The rules' objections to ``obj`` as ``cluster``'s copy."""
-    return review(sync_request(_namespaced(obj), None, bundle), bundle, cluster=cluster).violations
+def judge(
+    obj: Mapping[str, Any], cluster: str, bundle: Bundle, *, point: Point = "plan"
+) -> tuple[Violation, ...]:
+    """The rules' objections to ``obj`` as ``cluster``'s copy, with their actions at ``point``
+    (attribution compares rule and pointer only, so it judges at the plan's)."""
+    request = sync_request(_namespaced(obj), None, bundle)
+    return review(request, bundle, cluster=cluster, point=point).violations
 
 
 def _namespaced(obj: Mapping[str, Any]) -> Mapping[str, Any]:

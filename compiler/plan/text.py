@@ -130,12 +130,45 @@ def _violations(found: Mapping[str, Sequence[MemberViolation]]) -> list[Line]:
             action = v.violation.action
             lines.append(
                 Line(
-                    f"{INDENT}{action:<6} {v.describe(cluster)}",
+                    f"{INDENT}{action:<6} {v.describe(cluster)}{v.violation.staged_note}",
                     action if action in STYLES else "",
                     len(INDENT) + 7,
                 )
             )
     return lines
+
+
+def _label(change: AppChange | TemplateChange) -> str:
+    if isinstance(change, AppChange):
+        return f"{change.namespace}/{change.name}"
+    _, kind, namespace, name = change.identity
+    return f"{kind} {'/'.join(p for p in (namespace, name) if p)}"
+
+
+def staged_lines(changes: Sequence[AppChange | TemplateChange]) -> list[Line]:
+    """The section "Staged rules": each objection of a rule whose action at the plan is weaker
+    than its strongest elsewhere, with what it does once enforced (a rule rolled out in steps:
+    the reviewer sees what it would deny before it does)."""
+    lines = []
+    for change in changes:
+        for cluster, violations in sorted(
+            (change.after.violations if change.after else {}).items()
+        ):
+            for v in violations:
+                enforced = v.violation.enforced
+                if enforced is None:
+                    continue
+                lines.append(
+                    Line(
+                        f"{INDENT}{enforced:<6} {v.describe(cluster)} ({_label(change)}; "
+                        f"{v.violation.action} at the plan for now)",
+                        enforced if enforced in STYLES else "",
+                        len(INDENT) + 7,
+                    )
+                )
+    if not lines:
+        return []
+    return [Line("Staged rules (what they would do once enforced):"), *lines, Line("")]
 
 
 def _dig(obj: Any, *keys: str) -> Any:
@@ -438,13 +471,19 @@ def report(
     everything: bool = False,
     tree: str = "rendered",
     against: str = "git HEAD",
+    failover: Sequence[Line] = (),
 ) -> list[Line]:
-    """The whole text: errors, the blocks, other files, tenants, the summary line. Without
-    ``everything``, only what changes and what a rule denies; ``diffs``: show them."""
+    """The whole text: errors, the blocks, other files, tenants, ``failover`` (the failures
+    the change makes worse), the summary line. Without ``everything``, only what changes and
+    what a rule denies; ``diffs``: show them."""
     lines = [Line(f"error: {f.render()}", "deny", 4) for f in findings]
 
     def shown(change: AppChange | TemplateChange) -> bool:
-        return everything or change.action != "none" or any(v.denies for v in change.violations)
+        return (
+            everything
+            or change.action != "none"
+            or any(v.denies or v.violation.enforced == "deny" for v in change.violations)
+        )
 
     seen: set[str] = set()
 
@@ -487,6 +526,8 @@ def report(
     ]
     if billed:
         lines += [*billed, Line("")]
+    lines += staged_lines([*apps, *templates])
+    lines += failover
     if not summary.changes:
         lines.append(Line(f"No changes: the rendered tree plans as it does at {against}."))
     lines.append(summary_line(summary))
@@ -501,9 +542,10 @@ def tree_report(
     """``plan --tree``: every template as it is (no git HEAD to compare with), one verdict."""
     lines = [Line(f"error: {f.render()}", "deny", 4) for f in findings]
     lines += [Line(f"warning: {f.render()}", "warn", 4) for f in warnings]
-    for template in templates:
-        change = TemplateChange(template.manifest.identity, "none", template)
+    changes = [TemplateChange(t.manifest.identity, "none", t) for t in templates]
+    for change in changes:
         lines += [*template_block(change, symbol=False), Line("")]
+    lines += staged_lines(changes)
     denied = sum(1 for t in templates if t.denied)
     verdict = (
         f"{denied} with a member copy the rules deny" if denied else "every member copy admitted"

@@ -17,6 +17,7 @@ from typing import Any
 from compiler.manifests import Manifest, ManifestSet, duplicates
 from compiler.plan.members import MemberViolation, attribute, judge, override_failed
 from webhook.bundle.model import Bundle
+from webhook.engine.enforcement import Point
 from webhook.errors import Finding
 from webhook.karmada.detector import SKIPPED_GROUPS, Policies, group_of
 from webhook.karmada.interpreter import InterpretError
@@ -80,7 +81,7 @@ def refused(manifests: Iterable[Manifest]) -> list[Finding]:
 
 
 def member_violations(
-    plan: TemplatePlan, policies: Policies, bundle: Bundle
+    plan: TemplatePlan, policies: Policies, bundle: Bundle, point: Point = "plan"
 ) -> dict[str, tuple[MemberViolation, ...]]:
     """The rules on every copy, each objection traced to the override that caused it."""
     found: dict[str, tuple[MemberViolation, ...]] = {}
@@ -88,7 +89,7 @@ def member_violations(
         if member.object is None:
             found[cluster] = (override_failed(cluster, member.error or "unknown error"),)
             continue
-        violations = judge(member.object, cluster, bundle)
+        violations = judge(member.object, cluster, bundle, point=point)
         if not violations:
             continue
         try:
@@ -99,9 +100,13 @@ def member_violations(
     return found
 
 
-def plan_template(manifest: Manifest, policies: Policies, bundle: Bundle) -> TemplateResult:
+def plan_template(
+    manifest: Manifest, policies: Policies, bundle: Bundle, *, point: Point = "plan"
+) -> TemplateResult:
+    """A template's copies and the rules' objections to them, with their actions at ``point``
+    (``fedgate check`` judges at its own)."""
     plan = propagate(manifest.object, policies, bundle.clusters)
-    return TemplateResult(manifest, plan, member_violations(plan, policies, bundle))
+    return TemplateResult(manifest, plan, member_violations(plan, policies, bundle, point))
 
 
 FEDERATED_HPA = ("autoscaling.karmada.io", "FederatedHPA")

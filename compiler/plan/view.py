@@ -28,6 +28,8 @@ class Denial:
     rule: str
     action: str
     message: str
+    enforced: str = ""
+    """What a staged rule does once enforced (empty: it is enforced here already)."""
 
 
 @dataclass(frozen=True)
@@ -155,6 +157,12 @@ class View:
     def denials(self) -> list[Denial]:
         return [d for a in self.apps for d in a.denials]
 
+    @property
+    def staged(self) -> list[Denial]:
+        """The objections of staged rules: what they would do once enforced, strongest first."""
+        found = [d for d in self.denials if d.enforced]
+        return sorted(found, key=lambda d: (d.enforced != "deny", d.app, d.cluster, d.rule))
+
 
 def symbol(action: str) -> str:
     """``+``, ``~``, ``-`` for an action the JSON names (a blank for anything else)."""
@@ -244,6 +252,7 @@ def _app_row(app: Mapping[str, Any] | None, change: Mapping[str, Any] | None, ke
                     str(violation.get("rule", "")),
                     str(violation.get("action", "deny")),
                     str(violation.get("message", "")),
+                    str(violation.get("enforced") or ""),
                 )
             )
     denials.sort(key=lambda d: (d.action != "deny", d.cluster, d.rule))
@@ -292,7 +301,8 @@ def _summary(found: Mapping[str, Any]) -> Summary:
 
 
 def view(document: Mapping[str, Any], *, everything: bool = False) -> View:
-    """The rows of a plan document. Shown: every app that changes or has a denied copy, every
+    """The rows of a plan document. Shown: every app that changes or has a copy denied (or
+    that a staged rule would deny once enforced), every
     tenant whose bill changes or is over quota (``everything``: all of them)."""
     changes = document.get("changes", {})
     changed = {f"{c['namespace']}/{c['name']}": c for c in changes.get("apps", ())}
@@ -300,7 +310,11 @@ def view(document: Mapping[str, Any], *, everything: bool = False) -> View:
     rows = []
     for key in sorted({*apps, *changed}):
         row = _app_row(apps.get(key), changed.get(key), key)
-        if everything or row.action != "none" or any(d.action == "deny" for d in row.denials):
+        if (
+            everything
+            or row.action != "none"
+            or any("deny" in (d.action, d.enforced) for d in row.denials)
+        ):
             rows.append(row)
     tenants = [_tenant_row(t) for t in document.get("tenants", ())]
     touched = {r.tenant for r in rows if r.action != "none"}

@@ -870,3 +870,52 @@ def test_a_linked_directory_out_of_the_repository_anywhere_in_it_is_refused(
     assert error["message"].startswith(
         f"a symbolic link out of the repository (to {tmp_path.parent})"
     )
+
+
+def test_a_staged_rule_warns_in_check_and_denies_once_enforced(repo: Path) -> None:
+    """image-tag rolled out in steps: a warning in pre-commit (the plan already shows the deny
+    to come), then deny everywhere, and the same commit fails."""
+    binding = repo / "policies" / "rules" / "image-tag" / "binding.yaml"
+    enforced = binding.read_text()
+    binding.write_text(enforced.replace("action: deny", STAGED_ACTION))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "stage image-tag")
+    spec = repo / "apps" / "status-page.yaml"
+    spec.write_text(spec.read_text().replace("status-page:2.3.1", "status-page:latest"))
+    code, _, err = run(["compile"])
+    assert code == 0 and "(staged: deny once enforced)" in err
+    code, report = check()
+    assert code == 0, report
+    [write] = [r for r in report["reviews"] if r["violations"]]
+    [violation] = write["violations"]
+    assert (violation["rule"], violation["action"], violation["enforced"]) == (
+        "image-tag",
+        "warn",
+        "deny",
+    )
+    code, text, _ = run(["check"])
+    assert code == 0 and "warn  image-tag  [staged: deny once enforced]" in text
+    code, plan, _ = run(["plan"])
+    assert code == 0
+    assert "Staged rules (what they would do once enforced):" in plan
+    assert "deny   [image-tag] in cluster-a: image registry.example.com/platform/status-page" in (
+        plan
+    )
+    binding.write_text(enforced)  # step 3: deny everywhere
+    git(repo, "commit", "-qam", "enforce image-tag")
+    code, report = check()
+    assert code == 1
+    [error] = report["errors"]  # the spec no longer compiles: the commit is refused
+    assert (error["file"], error["path"], error["rule"]) == (
+        "apps/status-page.yaml",
+        "spec.image",
+        "image-tag",
+    )
+    assert "staged" not in error["message"]
+
+
+STAGED_ACTION = """action: scoped
+scopedEnforcementActions:
+  - {action: warn, enforcementPoints: [{name: check}, {name: plan}]}
+  - {action: audit, enforcementPoints: [{name: webhook}]}
+  - {action: deny, enforcementPoints: [{name: '*'}]}"""

@@ -26,6 +26,11 @@ def _edit(files: dict[str, str], path: str, old: str, new: str) -> dict[str, str
 BASE = _bundle()
 TAG = "rules/image-tag/binding.yaml"
 TAG_RULE = "rules/image-tag/rule.yaml"
+STAGED = """action: scoped
+scopedEnforcementActions:
+  - {action: warn, enforcementPoints: [{name: check}]}
+  - {action: audit, enforcementPoints: [{name: webhook}]}
+  - {action: deny, enforcementPoints: [{name: '*'}]}"""
 
 
 @pytest.mark.parametrize(
@@ -45,6 +50,16 @@ TAG_RULE = "rules/image-tag/rule.yaml"
             _edit(BASE, TAG, "action: deny", "action: audit"),
             [("image-tag", ("action deny -> audit",))],
             id="deny-to-audit",
+        ),
+        pytest.param(
+            _edit(BASE, TAG, "action: deny", STAGED),
+            [("image-tag", ("action at webhook deny -> audit", "action at check deny -> warn"))],
+            id="staged-at-two-points",
+        ),
+        pytest.param(
+            _edit(BASE, TAG, "action: deny", STAGED.replace("action: audit", "action: deny")),
+            [("image-tag", ("action at check deny -> warn",))],
+            id="staged-in-pre-commit-only",
         ),
         pytest.param(
             _edit(

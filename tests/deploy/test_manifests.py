@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import re
 import shutil
 import subprocess
 from dataclasses import replace
@@ -17,6 +18,7 @@ import yaml
 from tests.conftest import POLICIES, ROOT
 from webhook.bundle.export import RESOURCES
 from webhook.bundle.load import load_bundle
+from webhook.engine.cel.backend import make_backend
 
 DEPLOY = ROOT / "deploy"
 KUBERNETES_VERSION = "1.33"
@@ -276,3 +278,65 @@ def test_install_applies_the_user_s_bundle_and_never_the_example_unasked(tmp_pat
     example, calls = _install(tmp_path, "example")
     assert example.returncode == 0, example.stderr
     assert "apply -f webhook/policies.yaml -f webhook/deployment.yaml" in calls
+
+
+def _conditions() -> dict[str, Any]:
+    [hook] = _one("ValidatingWebhookConfiguration")["webhooks"]
+    backend = make_backend("cel-expr")
+    return {c["name"]: (backend, backend.compile(c["expression"])) for c in hook["matchConditions"]}
+
+
+def _sent_to_fedgate(username: str, operation: str) -> bool:
+    """Whether the API server calls fedgate for this write (every matchCondition true)."""
+    request = {"userInfo": {"username": username, "groups": []}, "operation": operation}
+    return all(
+        backend.evaluate(program, backend.activation({"request": request}))
+        for backend, program in _conditions().values()
+    )
+
+
+def test_the_trusted_writers_who_skip_fedgate_are_the_bundle_s() -> None:
+    """The usernames matchConditions let past fedgate are exactly the example bundle's: each
+    Karmada component's own username (system:admin left out: the operator is system:admin too),
+    the agents' certificate prefix, and the system writer's controllers (for DELETE)."""
+    bundle = load_bundle(POLICIES)
+    components = {
+        name for c in bundle.karmada_components for name in c.usernames if name != "system:admin"
+    }
+    prefixes = {p for c in bundle.karmada_components for p in c.username_prefixes}
+    system = bundle.writer("system")
+    assert system is not None and components and prefixes
+    for username in components:
+        assert not _sent_to_fedgate(username, "UPDATE"), username
+    for prefix in prefixes:
+        assert not _sent_to_fedgate(prefix + "member-1", "UPDATE"), prefix
+    for username in system.usernames:
+        assert not _sent_to_fedgate(username, "DELETE"), username
+        assert _sent_to_fedgate(username, "UPDATE"), username
+    text = "".join(
+        c["expression"]
+        for c in _one("ValidatingWebhookConfiguration")["webhooks"][0]["matchConditions"]
+    )
+    named = set(re.findall(r"'([^']+)'", text)) - {"DELETE"}
+    assert named == components | prefixes | set(system.usernames)
+
+
+@pytest.mark.parametrize(
+    ("username", "operation"),
+    [
+        ("system:admin", "UPDATE"),  # the operator's identity, and a component's in one layout
+        ("system:serviceaccount:kube-system:argocd-manager", "UPDATE"),  # git
+        ("alice@example.com", "DELETE"),
+        ("system:serviceaccount:platform-demo:karmada-controller-manager", "UPDATE"),
+        ("system:serviceaccount:platform-demo:namespace-controller", "DELETE"),
+        ("system:karmada:karmada-scheduler-x", "UPDATE"),  # a name that only begins like one
+        ("system:karmada:agent", "UPDATE"),  # the prefix is "system:karmada:agent:"
+        ("system:kube-controller-manager", "CREATE"),
+        ("system:serviceaccount:kube-system:generic-garbage-collector", "UPDATE"),
+        ("", "UPDATE"),
+    ],
+)
+def test_everyone_else_still_waits_on_fedgate(username: str, operation: str) -> None:
+    """A tenant's service account named like a controller, a name that begins like a
+    component's, the operator: all are reviewed; so is a controller's non-DELETE write."""
+    assert _sent_to_fedgate(username, operation)

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import EXAMPLES, POLICIES, ROOT
+from tests.webhook.exception_files import LEGACY_EXCEPTION
 
 PRE_COMMIT = Path(sys.executable).with_name("pre-commit")
 FEDGATE = Path(sys.executable).with_name("fedgate")
@@ -290,3 +291,49 @@ def test_the_readme_hook_repository_configuration_works_as_written(
     output = second.stdout + second.stderr
     assert re.search(r"fedgate check \(.*\)\.+Passed", output), output
     assert re.search(r"fedgate compile \(.*\)\.+Passed", output), output
+
+
+def test_an_exception_commits_a_legacy_app_until_it_expires(platform: Path) -> None:
+    """The hook judges exceptions on FEDGATE_TODAY (a commit passes no flags): in force, the
+    app pulling from Docker Hub commits; from its date, a change that reaches the app is
+    refused and the hook names the expired exception. (registry-allowed: an earlier test here
+    removes image-tag.)"""
+    edit(platform / "apps" / "demo-http.yaml", "registry.example.com/platform/", "docker.io/")
+    (platform / "policies" / "exceptions").mkdir()
+    (platform / "policies" / "exceptions" / "legacy-demo.yaml").write_text(
+        LEGACY_EXCEPTION.replace("image-tag", "registry-allowed")
+    )
+    in_force = {"FEDGATE_TODAY": "2026-12-20"}
+    subprocess.run(
+        [str(FEDGATE), "compile"],
+        cwd=platform,
+        check=True,
+        timeout=120,
+        capture_output=True,
+        env={**os.environ, **in_force},
+    )
+    result = commit(platform, "demo-http from Docker Hub until the mirror has it", in_force)
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output
+    assert re.search(r"fedgate check \(.*\)\.+Passed", output), output  # quiet when it passes
+    edit(platform / "policies" / "exceptions" / "legacy-demo.yaml", "4.0", "4.1")
+    result = commit(platform, "the vendor slipped", {"FEDGATE_TODAY": "2026-12-31"})
+    output = result.stdout + result.stderr
+    assert result.returncode != 0
+    assert "[registry-allowed]" in output
+    assert "exception legacy-demo expired on 2026-12-31: it lifts nothing" in output
+    git(platform, "reset", "-q", "--hard", "HEAD")
+
+
+def test_a_tenants_own_exception_is_refused(platform: Path) -> None:
+    """A tenant cannot grant itself an exception: one beside the app specs is refused."""
+    (platform / "apps" / "my-exception.yaml").write_text(LEGACY_EXCEPTION)
+    result = commit(platform, "team-a lifts image-tag for itself")
+    output = result.stdout + result.stderr
+    assert result.returncode != 0
+    assert (
+        "apps/my-exception.yaml:2: an exception (fedgate.dev/v1alpha1 PolicyException) outside "
+        "policies/exceptions/"
+    ) in output
+    (platform / "apps" / "my-exception.yaml").unlink()
+    git(platform, "reset", "-q", "--hard", "HEAD")

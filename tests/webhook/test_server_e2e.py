@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import EXAMPLES, POLICIES
+from tests.webhook.engine.test_enforcement import staged_policies
 from tests.webhook.server import Server, serving
 from webhook.bundle.model import Bundle
 from webhook.engine.request import parse_review
@@ -279,6 +280,7 @@ def test_audit_lines_carry_no_object_bodies(server: Server) -> None:
         "allowed",
         "rules",
         "denied_by",
+        "exceptions",
         "latency_ms",
     }
     assert "checkout-db" not in json.dumps(line)  # nothing from the object itself
@@ -383,3 +385,22 @@ def _reload(server: Server, done: Any) -> None:
     while not done():
         assert time.monotonic() < deadline, server.output()
         time.sleep(0.2)
+
+
+def test_a_staged_rule_audits_at_the_webhook_and_says_what_it_would_deny(
+    tmp_path: Path,
+) -> None:
+    """`fedgate serve` reviews at the webhook's point: image-tag, staged (audit there, deny
+    once enforced), lets the write through, annotates it and logs what enforcing would refuse."""
+    with serving(tmp_path, staged_policies(tmp_path), workers=1) as staged:
+        document = json.loads((REQUESTS / "deployment-latest-tag-denied.json").read_text())
+        status, body = staged.review(document)
+        assert status == 200 and isinstance(body, dict)
+        response = body["response"]
+        assert response["allowed"] is True
+        assert response["auditAnnotations"]["image-tag"].endswith("(staged: deny once enforced)")
+        assert "warnings" not in response
+        time.sleep(0.2)
+        lines = [json.loads(ln) for ln in staged.output().splitlines() if ln.startswith("{")]
+        assert lines[-1]["staged"] == ["image-tag: deny"]
+        assert (lines[-1]["allowed"], lines[-1]["denied_by"]) == (True, [])

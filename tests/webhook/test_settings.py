@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,8 @@ from webhook.settings import Settings, settings_from_env
         ({"FEDGATE_HEAVY_BODY_BYTES": "1024"}, Settings(heavy_body_bytes=1024)),
         ({"FEDGATE_BUFFERED_BODY_BYTES": "1024"}, Settings(buffered_body_bytes=1024)),
         ({"FEDGATE_POLICIES": "/srv/bundle"}, Settings(policies=Path("/srv/bundle"))),
+        ({"FEDGATE_TODAY": "2026-12-31"}, Settings(today=date(2026, 12, 31))),
+        ({"FEDGATE_TODAY": ""}, Settings()),
     ],
 )
 def test_from_env(environ: dict[str, str], expected: Settings) -> None:
@@ -40,6 +43,7 @@ def test_from_env(environ: dict[str, str], expected: Settings) -> None:
         ({"FEDGATE_RELOAD_SECONDS": "0"}, "FEDGATE_RELOAD_SECONDS"),
         ({"FEDGATE_REVIEW_SECONDS": "nan"}, "FEDGATE_REVIEW_SECONDS"),
         ({"FEDGATE_REVIEW_SECONDS": "soon"}, "FEDGATE_REVIEW_SECONDS"),
+        ({"FEDGATE_TODAY": "next friday"}, "FEDGATE_TODAY"),
     ],
 )
 def test_bad_values_name_the_variable(environ: dict[str, str], names: str) -> None:

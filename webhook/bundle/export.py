@@ -5,7 +5,10 @@ A rule whose CEL reads only what the API server gives a ValidatingAdmissionPolic
 even when the webhook is unreachable: it becomes a policy and a binding, both named after it.
 Its params (the binding's, a plain mapping) are written into its expressions as a CEL
 literal, since a policy's params come from an object of some kind; ``scope: tenant`` becomes a
-match condition on the tenants' namespaces; ``action`` the binding's ``validationActions``.
+match condition on the tenants' namespaces; the rule's action at the webhook point the binding's
+``validationActions``, as Kubernetes spells them (Deny, Warn, Audit): the policy runs in the API
+server in the webhook's place, so a rule staged there (``audit`` at the webhook, ``deny`` once
+enforced) is only audited there too; its other points' actions stay with fedgate's shells.
 Every other rule stays with the webhook, with the reason: the built-in ones are Python, and
 ``tenant``, ``clusters`` and ``cluster`` are fedgate's.
 """
@@ -251,5 +254,5 @@ def _binding(rule: Rule) -> dict[str, Any]:
         "apiVersion": API_VERSION,
         "kind": "ValidatingAdmissionPolicyBinding",
         "metadata": {"name": rule.id, "annotations": {"fedgate.dev/rule": rule.id}},
-        "spec": {"policyName": rule.id, "validationActions": [ACTIONS[rule.action]]},
+        "spec": {"policyName": rule.id, "validationActions": [ACTIONS[rule.action_at("webhook")]]},
     }

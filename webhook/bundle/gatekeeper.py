@@ -8,7 +8,8 @@ cel_snippets.go): the Constraint is the params (``paramKind`` the constraint kin
 ``paramRef`` its name, ``parameterNotFoundAction: Allow``), the variables ``anyObject`` and
 ``params`` come first, Gatekeeper's match conditions (kinds, namespaces, excluded namespaces,
 name globs) after the template's own, and the constraint's ``enforcementAction`` (deny,
-warn, dryrun) gives the binding's ``validationActions`` (Deny, Warn, Audit).
+warn, dryrun) gives the binding's ``validationActions`` (Deny, Warn, Audit); a ``scoped`` one's
+are its actions at Gatekeeper's VAP enforcement point (``vap.k8s.io`` or ``*``).
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ TEMPLATE_GROUP = "templates.gatekeeper.sh"
 CONSTRAINT_GROUP = "constraints.gatekeeper.sh"
 ENGINE = "K8sNativeValidation"
 ACTIONS = {"deny": "Deny", "warn": "Warn", "dryrun": "Audit"}
+VAP_POINT = "vap.k8s.io"
+"""Gatekeeper's enforcement point for the ValidatingAdmissionPolicy it generates."""
 
 _MATCH_KINDS = """
 !has(params.spec) ? true: (
@@ -162,12 +165,32 @@ def _policy(
     return Document(document.file, policy, lines, document.index)
 
 
+def _vap_actions(spec: Any) -> list[str]:
+    """A scoped constraint's actions at Gatekeeper's VAP enforcement point: those of the
+    ``scopedEnforcementActions`` entries naming ``vap.k8s.io`` or ``*``, in order, as
+    Gatekeeper's ScopedActionForEP picks them for the binding it generates."""
+    found = []
+    entries = spec.get("scopedEnforcementActions") if isinstance(spec, dict) else None
+    for entry in entries if isinstance(entries, list) else ():
+        points = entry.get("enforcementPoints") if isinstance(entry, dict) else None
+        names = (
+            {p.get("name") for p in points if isinstance(p, dict)}
+            if isinstance(points, list)
+            else set()
+        )
+        if names & {VAP_POINT, "*"}:
+            action = str(entry.get("action"))
+            found.append(ACTIONS.get(action, action))
+    return list(dict.fromkeys(found))
+
+
 def constraint_binding(document: Document) -> Document:
     """The ValidatingAdmissionPolicyBinding Gatekeeper makes of a constraint."""
     data = document.data
     name = str((data.get("metadata") or {}).get("name", ""))
     spec = data.get("spec") or {}
     action = str(spec.get("enforcementAction") or "deny")
+    actions = _vap_actions(spec) if action == "scoped" else [ACTIONS.get(action, action)]
     match = spec.get("match") or {}
     resources = {
         key: match[selector]
@@ -185,7 +208,7 @@ def constraint_binding(document: Document) -> Document:
             "policyName": f"gatekeeper-{str(data.get('kind', '')).lower()}",
             "paramRef": {"name": name, "parameterNotFoundAction": "Allow"},
             "matchResources": resources,
-            "validationActions": [ACTIONS.get(action, action)],
+            "validationActions": actions,
         },
     }
     lines: dict[tuple[str | int, ...], int] = {

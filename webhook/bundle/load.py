@@ -13,6 +13,11 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from webhook.bundle.exceptions import (
+    EXCEPTIONS_DIRECTORY,
+    Known,
+    load_exceptions,
+)
 from webhook.bundle.index import INDEX_FILES, TreeIndex, parse_index
 from webhook.bundle.load_rules import RULE_FILES, load_rules
 from webhook.bundle.model import (
@@ -27,16 +32,18 @@ from webhook.bundle.model import (
     Cluster,
     ControlPlane,
     OwnerBinding,
+    PolicyException,
     Quota,
     Tenant,
     Writer,
 )
+from webhook.bundle.rules import Rule
 from webhook.bundle.vap import VAP_DIRECTORY, load_vaps
-from webhook.engine.affinity import candidate_clusters
 from webhook.engine.cel import Backend, make_backend
 from webhook.engine.cel.backend import DEFAULT_BACKEND
 from webhook.engine.celrules import CelRuntime
 from webhook.errors import BundleError, Finding, describe_os_error
+from webhook.karmada.selector import candidate_clusters
 from webhook.quantity import QuantityError, parse_quantity
 from webhook.schema import Checker
 from webhook.yamlsource import Document, YamlSyntaxError, parse_single, read_text
@@ -45,7 +52,16 @@ BUNDLE_FILES = ("clusters.yaml", "tenants.yaml", "writers.yaml")
 OPTIONAL_FILES = ("argocd.yaml", "karmada.yaml")
 REQUIRED_WRITERS = ("git", "karmada")
 
-_CLUSTER_KEYS = ("name", "labels", "provider", "region", "zone", "zones", "allocatable")
+_CLUSTER_KEYS = (
+    "name",
+    "labels",
+    "provider",
+    "region",
+    "zone",
+    "zones",
+    "allocatable",
+    "failoverHeadroom",
+)
 _TENANT_KEYS = (
     "name",
     "namespaces",
@@ -114,6 +130,7 @@ def read_source(directory: Path, *, index: bool = True) -> BundleSource:
         )
     names = [
         *BUNDLE_FILES,
+        *_exception_files(directory, flat),
         *OPTIONAL_FILES,
         *(f"{RULES_DIRECTORY}/{f}/{n}" for f in folders for n in RULE_FILES),
         *vaps,
@@ -138,6 +155,16 @@ def read_source(directory: Path, *, index: bool = True) -> BundleSource:
         tuple(v for v in vaps if v in files),
         found,
     )
+
+
+def _exception_files(directory: Path, flat: bool) -> list[str]:
+    """``exceptions/*.yaml`` (flat: ``exceptions__*.yaml``), relative to the bundle."""
+    if flat:
+        found = directory.glob(f"{EXCEPTIONS_DIRECTORY}{FLAT_SEPARATOR}*")
+        names = (p.name.split(FLAT_SEPARATOR, 1)[1] for p in found)
+    else:
+        names = (p.name for p in (directory / EXCEPTIONS_DIRECTORY).glob("*") if p.is_file())
+    return sorted(f"{EXCEPTIONS_DIRECTORY}/{n}" for n in names if n.endswith((".yaml", ".yml")))
 
 
 def _read_index(directory: Path) -> tuple[str, bytes] | Finding | None:
@@ -208,11 +235,14 @@ def bundle_from_source(
         name, data = source.index
         index, index_findings = parse_index(data, source.display(name))
         rule_findings += index_findings
+    exceptions, exception_findings = _exceptions(source, world, rules)
+    rule_findings += exception_findings
     if rule_findings:
         raise BundleError(rule_findings)
     return replace(
         world,
         index=index,
+        exceptions=exceptions,
         rules=rules,
         compiled=compiled,
         backend=engine,
@@ -220,6 +250,22 @@ def bundle_from_source(
             engine, rules, world, proofs=proofs, proofs_after=proofs_after, namespaces=namespaces
         ),
     ).indexed()
+
+
+def _exceptions(
+    source: BundleSource, world: Bundle, rules: tuple[Rule, ...]
+) -> tuple[tuple[PolicyException, ...], list[Finding]]:
+    files = {
+        name: text
+        for name, text in source.files.items()
+        if name.startswith(f"{EXCEPTIONS_DIRECTORY}/")
+    }
+    known = Known(
+        rules=frozenset(r.id for r in rules),
+        clusters=frozenset(world.clusters),
+        writers=frozenset(w.name for w in world.writers),
+    )
+    return load_exceptions(files, {name: source.display(name) for name in files}, known)
 
 
 def build_bundle(documents: Mapping[str, Document], source: str = "<memory>") -> Bundle:
@@ -289,6 +335,7 @@ def _clusters(checker: Checker) -> dict[str, Cluster]:
             zone=checker.string((*path, "zone")),
             zones=tuple(checker.string_list((*path, "zones"))),
             allocatable=_allocatable(checker, (*path, "allocatable")),
+            failover_headroom=checker.integer((*path, "failoverHeadroom"), minimum=0, maximum=99),
         )
     return dict(sorted(clusters.items()))
 

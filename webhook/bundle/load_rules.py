@@ -11,20 +11,19 @@ from typing import TYPE_CHECKING, Any, cast
 if TYPE_CHECKING:
     from webhook.bundle.load import BundleSource
 
+from webhook.bundle.load_actions import binding_actions
 from webhook.bundle.rules import FailurePolicy, Match, Rule, Scope, Validation
 from webhook.engine.builtins import BUILTINS
 from webhook.engine.cel import Backend
 from webhook.engine.cel.values import problems
 from webhook.engine.celrules import CompiledRule, compile_rule
-from webhook.engine.decision import Action
 from webhook.errors import Finding
 from webhook.schema import Checker
 from webhook.yamlsource import Document, YamlSyntaxError, parse_single
 
 RULE_KEYS = ("id", "description", "builtin", "matchConditions", "validations")
-BINDING_KEYS = ("action", "failurePolicy", "match", "params")
+BINDING_KEYS = ("action", "scopedEnforcementActions", "failurePolicy", "match", "params")
 MATCH_KEYS = ("kinds", "operations", "subResources", "scope", "objectSelector")
-ACTIONS = ("deny", "warn", "audit")
 OPERATIONS = ("CREATE", "UPDATE", "DELETE", "CONNECT")
 RULE_FILES = ("rule.yaml", "binding.yaml")
 
@@ -94,7 +93,7 @@ def build_rule(
     if rule_id is not None and rule_id != folder:
         rule.report(("id",), f"must equal the folder name {folder!r}")
     builtin = rule.string(("builtin",))
-    action = cast(Action, binding.choice(("action",), ACTIONS, default="deny"))
+    action, scoped_actions = binding_actions(binding)
     failure = cast(
         FailurePolicy, binding.choice(("failurePolicy",), ("Fail", "Ignore"), default="Fail")
     )
@@ -118,6 +117,7 @@ def build_rule(
         id=rule_id,
         description=rule.string(("description",)) or "",
         action=action,
+        scoped_actions=scoped_actions,
         match=match,
         failure_policy=failure,
         builtin=builtin,
@@ -174,8 +174,11 @@ def _match(binding: Checker) -> Match | None:
         return None
     selector = binding.get((*path, "objectSelector"))
     if selector is not None:
+        reported = len(binding.findings)
         binding.mapping((*path, "objectSelector"), ("matchLabels", "matchExpressions"))
         binding.string_map((*path, "objectSelector", "matchLabels"), labels=True)
+        if len(binding.findings) == reported:  # else said already, at the very key
+            selector = binding.label_selector((*path, "objectSelector"))
     return Match(
         frozenset(kinds),
         frozenset(operations),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field, replace
+from datetime import date
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -44,6 +45,9 @@ class Cluster:
     """A cluster spanning zones lists them all (Karmada's ``spec.zones``); ``zone`` is one."""
     allocatable: Allocatable | None = None
     """What the cluster can hold (``clusters[].allocatable``); None: not declared."""
+    failover_headroom: int | None = None
+    """Percent of its allocatable that should stay free when another cluster fails
+    (``clusters[].failoverHeadroom``); None: no margin asked."""
 
     @property
     def all_zones(self) -> tuple[str, ...]:
@@ -217,6 +221,35 @@ def _names(rule: Rule, group: str, kind: str) -> bool:
 
 
 @dataclass(frozen=True)
+class PolicyException:
+    """Rules lifted for what ``match`` selects, on the days before ``expires``. Each empty
+    selector of the match (kinds, names, clusters, writers) selects everything; ``namespaces``
+    is never empty. ``clusters``: only the copies bound for those members (``fedgate plan``),
+    never the write at admission."""
+
+    name: str
+    rules: frozenset[str]
+    namespaces: frozenset[str]
+    expires: date
+    reason: str
+    owner: str
+    kinds: frozenset[tuple[str, str]] = frozenset()
+    names: frozenset[str] = frozenset()
+    object_selector: Mapping[str, Any] | None = None
+    clusters: frozenset[str] = frozenset()
+    writers: frozenset[str] = frozenset()
+    source: str = ""
+    """``file:line`` of its definition, for messages."""
+
+    def in_force(self, today: date) -> bool:
+        return today < self.expires
+
+    def days_left(self, today: date) -> int:
+        """Days it still lifts rules (0: expired)."""
+        return max((self.expires - today).days, 0)
+
+
+@dataclass(frozen=True)
 class ArgoCD:
     """Where the rendered tree lives and where Argo CD syncs it (``policies/argocd.yaml``)."""
 
@@ -253,6 +286,12 @@ class Bundle:
     cel_runtime: CelRuntime | None = field(default=None, compare=False, repr=False)
     index: TreeIndex | None = field(default=None, compare=False, repr=False)
     """The synced tree (``index.py``): what Git says of objects other than the one reviewed."""
+    exceptions: tuple[PolicyException, ...] = ()
+    """``exceptions/``: rules lifted for a few objects until a date (``exceptions.py``)."""
+    today: date | None = None
+    """The day exceptions are judged on, set by the shell that loaded the bundle (the CLI:
+    today, or ``--today``); ``review``'s ``today`` argument comes first (the webhook's, per
+    request). None: no exception lifts anything."""
     _rules_by_kind: Mapping[tuple[str, str], tuple[Rule, ...]] = field(
         default_factory=dict, compare=False, repr=False
     )

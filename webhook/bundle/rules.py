@@ -11,9 +11,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from webhook.engine.affinity import label_selector_matches
 from webhook.engine.decision import Action
+from webhook.engine.enforcement import POINTS, Point, strongest, weaker
 from webhook.engine.request import AdmissionRequest
+from webhook.labels import labels_match
 from webhook.values import is_mapping
 
 FailurePolicy = Literal["Fail", "Ignore"]
@@ -49,11 +50,16 @@ class Match:
 
     def selects(self, request: AdmissionRequest) -> bool:
         """The object selector holds (always, without one)."""
-        if self.object_selector is None:
-            return True
-        metadata = (request.current or {}).get("metadata")
-        labels = metadata.get("labels") if is_mapping(metadata) else None
-        return label_selector_matches(self.object_selector, labels if is_mapping(labels) else {})
+        return object_selected(self.object_selector, request)
+
+
+def object_selected(selector: Mapping[str, Any] | None, request: AdmissionRequest) -> bool:
+    """A label selector holds on the object (the old object for DELETE); None holds always."""
+    if selector is None:
+        return True
+    metadata = (request.current or {}).get("metadata")
+    labels = metadata.get("labels") if is_mapping(metadata) else None
+    return labels_match(selector, labels if is_mapping(labels) else {})
 
 
 @dataclass(frozen=True)
@@ -114,5 +120,33 @@ class Rule:
     unused)."""
     audit_annotations: tuple[tuple[str, str], ...] = ()
     """A ValidatingAdmissionPolicy's ``auditAnnotations``: (key, valueExpression)."""
+    scoped_actions: tuple[tuple[Point, Action], ...] = ()
+    """The binding's action per enforcement point (``action: scoped``); a point not named here
+    takes ``action``, which is then the strongest of them (what a shell that names no point,
+    such as the VAP export of old, must assume)."""
     source: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
     """Where it came from, as written: the policy and binding objects of an imported VAP."""
+
+    def action_at(self, point: Point | None) -> Action:
+        """The action this rule takes at ``point``; None: once enforced (its strongest)."""
+        if point is None:
+            return self.enforced
+        for named, action in self.scoped_actions:
+            if named == point:
+                return action
+        return self.action
+
+    @property
+    def enforced(self) -> Action:
+        """The strongest action the rule takes anywhere: what it does once fully rolled out."""
+        if not self.scoped_actions:
+            return self.action
+        return strongest(self.action_at(p) for p in POINTS)
+
+    def staged_at(self, point: Point | None) -> Action | None:
+        """The action the rule takes once enforced, where that is stronger than its action at
+        ``point`` (the rule is staged there); None where it is already enforced."""
+        if point is None or not self.scoped_actions:
+            return None
+        enforced = self.enforced
+        return enforced if weaker(self.action_at(point), enforced) else None

@@ -23,12 +23,12 @@ from typing import TYPE_CHECKING, Any, cast
 from webhook.bundle import gatekeeper
 from webhook.bundle.load_rules import field_path
 from webhook.bundle.rules import FailurePolicy, Rule, Validation
-from webhook.engine.affinity import label_selector_matches
 from webhook.engine.cel import Backend
 from webhook.engine.celrules import CompiledRule, compile_rule
 from webhook.engine.decision import Action
 from webhook.engine.request import AdmissionRequest
 from webhook.errors import Finding
+from webhook.labels import labels_match
 from webhook.schema import Checker
 from webhook.values import is_mapping
 from webhook.yamlsource import Document, YamlSyntaxError, parse_documents
@@ -126,14 +126,14 @@ class Resources:
             return True
         else:
             labels = _labels(namespaces.get(request.namespace))
-        return label_selector_matches(self.namespace_selector, labels)
+        return labels_match(self.namespace_selector, labels)
 
     def _object(self, request: AdmissionRequest) -> bool:
         """Either the object or the old object matches (as the API server's)."""
         if not self.object_selector:
             return True
         return any(
-            label_selector_matches(self.object_selector, _labels(obj))
+            labels_match(self.object_selector, _labels(obj))
             for obj in (request.object, request.old_object)
             if obj is not None
         )
@@ -190,7 +190,7 @@ class ParamRef:
             for obj in self.candidates
             if (namespace is None or _metadata(obj, "namespace") == namespace)
             and (self.name is None or _metadata(obj, "name") == self.name)
-            and (self.selector is None or label_selector_matches(self.selector, _labels(obj)))
+            and (self.selector is None or labels_match(self.selector, _labels(obj)))
         ]
         if found:
             return found
@@ -403,8 +403,8 @@ def _resources(checker: Checker, path: tuple[str | int, ...], *, required: bool)
     return Resources(
         rules=_resource_rules(checker, (*path, "resourceRules")),
         excluded=_resource_rules(checker, (*path, "excludeResourceRules")),
-        namespace_selector=checker.get((*path, "namespaceSelector")) or None,
-        object_selector=checker.get((*path, "objectSelector")) or None,
+        namespace_selector=checker.label_selector((*path, "namespaceSelector")) or None,
+        object_selector=checker.label_selector((*path, "objectSelector")) or None,
         equivalent=policy == "Equivalent",
     )
 
@@ -502,6 +502,8 @@ def _params(policy: Checker, binding: Checker, objects: list[Mapping[str, Any]])
     )
     name = binding.string((*ref_path, "name"))
     selector = binding.get((*ref_path, "selector"))
+    if selector is not None:
+        selector = binding.label_selector((*ref_path, "selector")) or {}
     if (name is None) == (selector is None):
         binding.report(ref_path, "give exactly one of name or selector")
     action = binding.choice(

@@ -589,4 +589,6 @@ def refused(review: Review, rule: Rule, why: str) -> Violation:
 def _error(review: Review, rule: Rule, message: str) -> Violation:
     """An evaluation error: fails closed (deny) under failurePolicy Fail, warns under Ignore."""
     violation = review.violation(rule, message, status="error")
-    return replace(violation, action="deny" if rule.failure_policy == "Fail" else "warn")
+    if rule.failure_policy == "Fail":
+        return replace(violation, action="deny", enforced=None)
+    return replace(violation, action="warn")

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import field
+from datetime import date
 from typing import Any, TypeVar
 
 from webhook.bundle.model import Bundle, Tenant
 from webhook.bundle.rules import Rule
-from webhook.engine.decision import Violation
+from webhook.engine.decision import ExceptionUse, Violation
+from webhook.engine.enforcement import Point
 from webhook.engine.identity import Identity
 from webhook.engine.request import AdmissionRequest
 from webhook.ledger import (
@@ -33,6 +35,16 @@ class Review:
     identity: Identity
     tenant: Tenant | None
     cluster: str | None = None
+    point: Point | None = "webhook"
+    """Where the review runs (the shell says): each rule's action is its binding's for it;
+    None: every rule as enforced (its strongest action), as policy test suites judge."""
+    today: date | None = None
+    """The day exceptions are judged on (``review``'s)."""
+    lifted_inside: list[ExceptionUse] = field(
+        default_factory=list, init=False, compare=False, repr=False
+    )
+    """What exceptions lifted in the reviews this one made of other writes (a member's copy
+    under an override): the decision lists them with its own."""
     _memo: dict[str, Any] = field(default_factory=dict, init=False, compare=False, repr=False)
 
     def memo(self, name: str, compute: Callable[[], T]) -> T:
@@ -45,14 +57,16 @@ class Review:
     def violation(
         self, rule: Rule, message: str, *, pointer: str = "", owner: str = "", status: str = "fail"
     ) -> Violation:
+        action = rule.action_at(self.point)
         return Violation(
             rule=rule.id,
             pointer=pointer,
             owner=owner,
             writer=self.identity.describe(),
-            action=rule.action,
-            status="error" if status == "error" else ("warn" if rule.action == "warn" else "fail"),
+            action=action,
+            status="error" if status == "error" else ("warn" if action == "warn" else "fail"),
             message=message,
+            enforced=rule.staged_at(self.point),
         )
 
     @property

@@ -30,9 +30,13 @@ class Violation:
     action: Action = "deny"
     status: Status = "fail"
     message: str = ""
+    enforced: Action | None = None
+    """Where the rule is staged (its action here weaker than its strongest elsewhere): the
+    action it takes once enforced, ``deny`` for a rule that only warns here for now."""
 
     def as_json(self) -> dict[str, str]:
-        return {
+        """The Violation JSON; ``enforced`` only where the rule is staged."""
+        found = {
             "rule": self.rule,
             "pointer": self.pointer,
             "owner": self.owner,
@@ -41,10 +45,48 @@ class Violation:
             "status": self.status,
             "message": self.message,
         }
+        if self.enforced is not None:
+            found["enforced"] = self.enforced
+        return found
+
+    @property
+    def staged_note(self) -> str:
+        """`` (staged: deny once enforced)`` for a staged rule's violation, else empty."""
+        return f" (staged: {self.enforced} once enforced)" if self.enforced else ""
 
     @property
     def denies(self) -> bool:
         return self.action == "deny"
+
+
+@dataclass(frozen=True, order=True)
+class ExceptionUse:
+    """A violation an exception lifted: which exception, which rule, what it would have said,
+    and until when the exception is in force (the day it expires, ISO)."""
+
+    exception: str
+    rule: str
+    expires: str
+    owner: str
+    pointer: str = ""
+    message: str = ""
+
+    def as_json(self) -> dict[str, str]:
+        return {
+            "exception": self.exception,
+            "rule": self.rule,
+            "expires": self.expires,
+            "owner": self.owner,
+            "pointer": self.pointer,
+            "message": self.message,
+        }
+
+    def note(self) -> str:
+        """The warning a writer sees: what was let through, by which exception, until when."""
+        return (
+            f"exception {self.exception} (owner {self.owner}, expires {self.expires}) "
+            f"lifts {self.rule}: {self.message}"
+        )
 
 
 @statically_frozen
@@ -61,6 +103,8 @@ class Decision:
     faults: tuple[str, ...] = ()
     """What broke inside the engine and was stepped around (a fast path that raised): the answer
     is the slow path's, but a broken shortcut must be seen (the server counts and logs them)."""
+    exceptions: tuple[ExceptionUse, ...] = ()
+    """The violations exceptions lifted (``policies/exceptions/``): allowed because of them."""
 
     @classmethod
     def of(
@@ -71,20 +115,27 @@ class Decision:
         audit: Iterable[tuple[str, str]] = (),
         targets: tuple[str, ...] | None = None,
         faults: Iterable[str] = (),
+        lifted: Iterable[ExceptionUse] = (),
     ) -> Decision:
         ordered = tuple(sorted(set(violations)))
         broken = tuple(faults)
-        if not ordered and not notes and not audit:  # the common answer, without empty lists
+        uses = tuple(sorted(set(lifted)))
+        if not ordered and not notes and not audit and not uses:  # the common answer
             return cls(allowed=True, targets=targets, faults=broken)
-        warnings = [f"{v.rule}: {v.message}" for v in ordered if v.action == "warn"]
-        audits = [*audit, *((f"{v.rule}", v.message) for v in ordered if v.action == "audit")]
+        warnings = [f"{v.rule}: {v.message}{v.staged_note}" for v in ordered if v.action == "warn"]
+        audits = [
+            *audit,
+            *((f"{v.rule}", f"{v.message}{v.staged_note}") for v in ordered if v.action == "audit"),
+        ]
+        audits += [("exception", f"{u.exception} lifted {u.rule}") for u in uses]
         return cls(
             allowed=not any(v.denies for v in ordered),
             violations=ordered,
-            warnings=tuple([*notes, *warnings]),
+            warnings=(*notes, *warnings, *dict.fromkeys(u.note() for u in uses)),
             audit=tuple(sorted(set(audits))),
             targets=targets,
             faults=broken,
+            exceptions=uses,
         )
 
     @property
@@ -92,12 +143,15 @@ class Decision:
         return tuple(v for v in self.violations if v.denies)
 
     def as_json(self) -> dict[str, Any]:
-        """The Decision JSON of DESIGN.md."""
-        return {
+        """The Decision JSON of DESIGN.md; ``exceptions`` when one lifted a violation."""
+        found: dict[str, Any] = {
             "allowed": self.allowed,
             "violations": [v.as_json() for v in self.violations],
             "warnings": list(self.warnings),
         }
+        if self.exceptions:
+            found["exceptions"] = [u.as_json() for u in self.exceptions]
+        return found
 
     def message(self) -> str:
         """Every denial in one sentence each, for ``status.message`` and the CLI."""

@@ -8,14 +8,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import replace
+from datetime import date
 
 from webhook.bundle.model import Bundle
 from webhook.bundle.rules import Rule
 from webhook.engine import admissible, celrules, controllers
 from webhook.engine.builtins import BUILTINS, WRITER_RULES
 from webhook.engine.context import Review
-from webhook.engine.decision import Decision, Violation
+from webhook.engine.decision import Decision, ExceptionUse, Violation
+from webhook.engine.enforcement import Point
 from webhook.engine.identity import identify
+from webhook.engine.lifting import lift
 from webhook.engine.ownfields import own_fields_only
 from webhook.engine.request import AdmissionRequest
 from webhook.engine.tenancy import placement_targets
@@ -30,11 +33,24 @@ UNEXPECTED = "request.unexpected"
 rule, so no bundle can turn it off."""
 
 
-def review(request: AdmissionRequest, bundle: Bundle, *, cluster: str | None = None) -> Decision:
+def review(
+    request: AdmissionRequest,
+    bundle: Bundle,
+    *,
+    cluster: str | None = None,
+    point: Point | None = "webhook",
+    today: date | None = None,
+) -> Decision:
     """Every matching rule on ``request``; allowed unless a deny violation stands.
 
     ``cluster`` names the member cluster the object is bound for, when it is one member's copy
-    (``fedgate plan``); CEL rules see it as the ``cluster`` variable (empty at admission)."""
+    (``fedgate plan``); CEL rules see it as the ``cluster`` variable (empty at admission).
+    ``point`` is where this review runs (the shell's to say): each rule takes its binding's
+    action for that enforcement point, and a staged rule's violation says what it does once
+    enforced; None judges every rule as enforced (its strongest action anywhere).
+    ``today`` (else ``bundle.today``) is the day exceptions are judged on: an exception in
+    force lifts the violations it covers, and the Decision lists them (``exceptions``)."""
+    today = today if today is not None else bundle.today
     tenant = bundle.tenant_of_namespace(request.namespace) if request.namespace else None
     identity = bundle.memo(
         "identity",
@@ -49,7 +65,7 @@ def review(request: AdmissionRequest, bundle: Bundle, *, cluster: str | None = N
                 for problem in unexpected
             ]
         )
-    context = Review(request, bundle, identity, tenant, cluster)
+    context = Review(request, bundle, identity, tenant, cluster, point, today)
     targets = _targets(context)
     if identity.writer in EXEMPT_WRITERS and controllers.in_lane(request, identity.username):
         return Decision(allowed=True, targets=targets)
@@ -57,9 +73,14 @@ def review(request: AdmissionRequest, bundle: Bundle, *, cluster: str | None = N
     found = list(_violations(context, faults))
     violations = [v for v in found if not isinstance(v, celrules.AuditAnnotation)]
     audit = [(v.rule, v.message) for v in found if isinstance(v, celrules.AuditAnnotation)]
+    violations, lifted, expired = lift(violations, context, today)
+    lifted += context.lifted_inside
     if identity.writer == BREAK_GLASS:
-        return replace(_break_glass(context, violations, targets, audit), faults=tuple(faults))
-    return Decision.of(violations, targets=targets, audit=audit, faults=faults)
+        decision = _break_glass(context, violations, targets, audit, lifted)
+        return replace(decision, faults=tuple(faults))
+    return Decision.of(
+        violations, notes=expired, targets=targets, audit=audit, faults=faults, lifted=lifted
+    )
 
 
 def _violations(context: Review, faults: list[str]) -> Iterator[Violation]:
@@ -154,7 +175,7 @@ def _internal_error(context: Review, rule: Rule, exc: Exception) -> Violation:
         f"{exc}); the request is denied until it can be evaluated",
         status="error",
     )
-    return replace(violation, action="deny")
+    return replace(violation, action="deny", enforced=None)
 
 
 def _break_glass(
@@ -162,8 +183,10 @@ def _break_glass(
     violations: list[Violation],
     targets: tuple[str, ...] | None,
     audit: list[tuple[str, str]],
+    lifted: list[ExceptionUse],
 ) -> Decision:
-    """Allowed, every objection kept as a warning, and the bypass recorded for the audit log."""
+    """Allowed, every objection kept as a warning, and the bypass recorded for the audit log
+    (what exceptions lifted is not bypassed: it stays theirs)."""
     softened = [
         replace(v, action="warn", status="warn" if v.status == "fail" else v.status)
         for v in violations
@@ -176,4 +199,5 @@ def _break_glass(
         notes=[f"break-glass: {bypass}"],
         audit=[("break-glass", bypass), *audit],
         targets=targets,
+        lifted=lifted,
     )

@@ -365,6 +365,7 @@ def _member_copy_violations(
         " (not in the index: judged on a stand-in of its kind)" if stand_in else ""
     )
     pointer = "/spec/overrideRules" if _spec(policy).get("overrideRules") else "/spec"
+    here = rule.action_at(review.point)
     for violation, where in (found[k] for k in sorted(found)):
         at = f" at {violation.pointer}" if violation.pointer else ""
         yield replace(
@@ -372,7 +373,8 @@ def _member_copy_violations(
             pointer=pointer,
             owner=violation.owner,
             writer=review.identity.describe(),
-            action=violation.action if rule.action == "deny" else rule.action,
+            action=violation.action if here == "deny" else here,
+            enforced=violation.enforced if here == "deny" else rule.staged_at(review.point),
             message=f"in {', '.join(where)}, {what} would get{at}: {violation.message}",
         )
 
@@ -415,7 +417,11 @@ def _copy_violations(
     request = review.request
     user = {"username": request.user.username, "groups": list(request.user.groups)}
     write = sync_request(after.object, before.object, review.bundle, user=user)
-    return list(review_write(write, review.bundle, cluster=cluster).violations)
+    decision = review_write(
+        write, review.bundle, cluster=cluster, point=review.point, today=review.today
+    )
+    review.lifted_inside.extend(decision.exceptions)  # the outer decision lists them too
+    return list(decision.violations)
 
 
 # ---------------------------------------------------------------- ownership.autoscaler-target

@@ -13,10 +13,10 @@ from typing import Any
 
 from webhook.bundle.model import DATA_KINDS, Bundle, Tenant
 from webhook.bundle.rules import Rule
-from webhook.engine.affinity import candidate_clusters, unknown_cluster_names
 from webhook.engine.context import Review, ledger_of
 from webhook.engine.decision import Violation
 from webhook.engine.workloads import WORKLOAD_KINDS
+from webhook.karmada.selector import candidate_clusters, unknown_cluster_names
 from webhook.values import is_mapping
 
 NAMESPACE_WRITERS = ("git", "platform", "karmada", "break-glass")

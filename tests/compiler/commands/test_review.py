@@ -131,3 +131,22 @@ def test_review_of_an_example_request_still_works() -> None:
     request = "examples/requests/deployment-replicas-by-argocd-denied.json"
     result = fedgate("review", request, cwd=ROOT)
     assert result.returncode == 1 and result.stdout.startswith("DENIED")
+
+
+@pytest.mark.parametrize(
+    ("point", "code", "line"),
+    [
+        pytest.param("webhook", 0, "  audit image-tag  [staged: deny once enforced]", id="webhook"),
+        pytest.param("check", 0, "  warn  image-tag  [staged: deny once enforced]", id="check"),
+        pytest.param("audit", 1, "  deny  image-tag", id="audit"),
+    ],
+)
+def test_review_answers_as_the_point_named(
+    tmp_path: Path, point: str, code: int, line: str
+) -> None:
+    from tests.webhook.engine.test_enforcement import LATEST, staged_policies  # noqa: PLC0415
+
+    policies = staged_policies(tmp_path)
+    result = fedgate("review", "--policies", str(policies), "--point", point, str(LATEST), cwd=ROOT)
+    assert result.returncode == code, result.stderr
+    assert result.stdout.splitlines()[1] == line

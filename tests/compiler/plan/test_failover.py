@@ -3,8 +3,7 @@
 The scenarios of karmada v1.18.2 ``test/e2e/suites/base/failover_test.go`` ("cluster failover
 testing") are held here as a static plan can hold them: the e2e taints a cluster by hand, the
 plan has a ClusterTaintPolicy add the same taint when the cluster's ``Ready`` turns False. The
-e2e's ``spreadConstraints`` (by cluster, one group) are left out: which one of two equal
-clusters the scheduler picks is not simulated.
+e2e's ``spreadConstraints`` (by cluster, one group) are in ``test_failover_spread.py``.
 """
 
 from __future__ import annotations
@@ -328,13 +327,18 @@ def test_application_failover_leaves_a_stateful_app_to_the_controller_default(
     assert [f.action for f in result.findings] == ["deny"]
 
 
-def test_capacity_left_names_the_apps_that_fill_it(bundle: Bundle) -> None:
+def one_cpu_on_b(bundle: Bundle) -> Bundle:
+    """The bundle with cluster-b declaring 1 cpu and 110 pods allocatable."""
     clusters = dict(bundle.clusters)
     clusters["cluster-b"] = replace(
         clusters["cluster-b"], allocatable=Allocatable(cpu=Fraction(1), pods=110)
     )
+    return replace(bundle, clusters=clusters)
+
+
+def test_capacity_left_names_the_apps_that_fill_it(bundle: Bundle) -> None:
     result = run(
-        replace(bundle, clusters=clusters),
+        one_cpu_on_b(bundle),
         (
             deployment("web", 8, cpu="200m"),
             policy("web", f"{TWO}\n    replicaScheduling: {{replicaSchedulingType: Divided}}"),

@@ -360,3 +360,32 @@ def test_a_hand_written_workload_is_on_its_tenants_bill(platform_repo: Path) -> 
     checked = io.StringIO()
     assert main(["check"], stdout=checked, stderr=io.StringIO()) == 1
     assert "tenancy.quota" in checked.getvalue()
+
+
+STAGED_IMAGE_TAG = """action: scoped
+scopedEnforcementActions:
+  - {action: warn, enforcementPoints: [{name: check}, {name: plan}]}
+  - {action: audit, enforcementPoints: [{name: webhook}]}
+  - {action: deny, enforcementPoints: [{name: audit}]}"""
+
+
+def test_a_staged_rule_golden(tmp_path: Path) -> None:
+    """``fedgate plan`` (text and markdown) while image-tag is rolled out in steps: the app it
+    warns of now is listed with the deny it gets once enforced."""
+    from tests.compiler.commands.entry import fedgate, git, platform  # noqa: PLC0415
+
+    repo = platform(tmp_path)
+    binding = repo / "policies" / "rules" / "image-tag" / "binding.yaml"
+    binding.write_text(binding.read_text().replace("action: deny", STAGED_IMAGE_TAG))
+    assert fedgate("compile", cwd=repo).returncode == 0
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "stage image-tag")
+    checkout = repo / "apps" / "checkout.yaml"
+    checkout.write_text(checkout.read_text().replace("checkout:1.8.0", "checkout:latest"))
+    assert fedgate("compile", cwd=repo).returncode == 0
+    text = fedgate("plan", cwd=repo)
+    assert text.returncode == 0, text.stderr  # staged: the plan only warns
+    _golden("plan-staged.txt", text.stdout)
+    comment = fedgate("plan", "--output", "markdown", cwd=repo)
+    assert comment.returncode == 0, comment.stderr
+    _golden("plan-staged.md", comment.stdout)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -284,3 +285,27 @@ def test_a_federated_hpa_sets_its_target_s_replicas_first(tmp_path: Path) -> Non
     )
     [template] = plan_tree(tree)[1]["templates"]
     assert sum(template["placement"].values()) == 0
+
+
+def test_a_staged_rule_on_a_tree_says_what_it_would_do_once_enforced(tmp_path: Path) -> None:
+    """``plan --tree`` judges at the plan's point: image-tag warning there for now is listed
+    under staged rules with its deny to come, and the tree plans (exit 0)."""
+    from tests.compiler.plan.test_plan import STAGED_IMAGE_TAG  # noqa: PLC0415
+
+    policies = tmp_path / "policies"
+    shutil.copytree(POLICIES, policies)
+    binding = policies / "rules" / "image-tag" / "binding.yaml"
+    binding.write_text(binding.read_text().replace("action: deny", STAGED_IMAGE_TAG, 1))
+    app = TEAM_A_APP.replace("platform/demo-http:1.0", "registry.example.com/platform/x:latest")
+    tree = write(tmp_path / "tree", **{"app.yaml": app})
+    out = io.StringIO()
+    args = ["plan", "--tree", str(tree), "--policies", str(policies)]
+    assert main(args, stdout=out) == 0
+    text = out.getvalue()
+    staged = " ".join(text[text.index("Staged rules (what they would do") :].split())
+    assert staged.startswith(
+        "Staged rules (what they would do once enforced): deny [image-tag] in cluster-a: image "
+        "registry.example.com/platform/x:latest is not pinned: give it a tag other than latest, "
+        "or a digest (in the template) (Deployment platform-demo/demo-http; warn at the plan "
+        "for now) deny [image-tag] in cluster-b:"
+    )

@@ -227,3 +227,36 @@ def test_every_number_drawn_is_the_json_s(apps: int) -> None:
         for t in doc["tenants"]
         for r in ("cpu", "memory")
     }
+
+
+def _staged_document() -> dict[str, Any]:
+    """An unchanged app whose copy on b a staged rule only warns of at the plan."""
+    staged = document()
+    staged["apps"][0]["violations"] = {
+        "b": [{"rule": "image-tag", "action": "warn", "message": "x", "enforced": "deny"}]
+    }
+    staged["changes"]["apps"][0]["action"] = "none"
+    return staged
+
+
+def test_a_staged_rule_is_shown_with_what_it_would_do_once_enforced() -> None:
+    v = view(_staged_document())
+    assert [(d.app, d.cluster, d.action, d.enforced) for d in v.staged] == [
+        ("shop/web", "b", "warn", "deny")
+    ]
+    assert [r.key for r in v.apps] == ["shop/web"]  # unchanged, shown: it would be denied
+    text = markdown.render(_staged_document())
+    assert text.index("#### Denials") < text.index("#### Staged rules") < text.index("#### Apps")
+    assert "| ❌ deny | warn | shop/web | b | `image-tag` | x |" in text
+    page = html.render(_staged_document())
+    assert (
+        '<tr class="deny"><td>deny</td><td>warn</td><td>shop/web</td><td>b</td>'
+        "<td><code>image-tag</code></td><td>x</td></tr>"
+    ) in page
+    assert page.index('id="staged"') < page.index("<h2>Apps</h2>")
+
+
+def test_no_staged_section_without_a_staged_rule() -> None:
+    assert view(document()).staged == []
+    assert "Staged rules" not in markdown.render(document())
+    assert 'id="staged"' not in html.render(document())

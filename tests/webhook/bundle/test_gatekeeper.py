@@ -87,6 +87,16 @@ def _request(obj: dict[str, Any], operation: str = "CREATE") -> Any:
     )
 
 
+def _five_replicas() -> dict[str, Any]:
+    """A Deployment above the constraint's limit of 3."""
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "web", "namespace": "default"},
+        "spec": {"replicas": 5},
+    }
+
+
 def _gatekeeper(decision: Any) -> list[Any]:
     return [v for v in decision.violations if v.rule.startswith("gatekeeper-")]
 
@@ -100,12 +110,7 @@ def test_a_template_and_its_constraint(
     tmp_path: Path, backend: str, action: str, allowed: bool, as_action: str
 ) -> None:
     bundle = _bundle(tmp_path, {"replicas.yaml": TEMPLATE % action}, backend)
-    deployment = {
-        "apiVersion": "apps/v1",
-        "kind": "Deployment",
-        "metadata": {"name": "web", "namespace": "default"},
-        "spec": {"replicas": 5},
-    }
+    deployment = _five_replicas()
     decision = review(_request(deployment), bundle)
     found = _gatekeeper(decision)
     assert [(v.rule, v.action, v.message) for v in found] == [
@@ -119,6 +124,31 @@ def test_a_template_and_its_constraint(
     assert _gatekeeper(review(_request(deployment), bundle)) == []
     pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"replicas": 9}}
     assert _gatekeeper(review(_request(pod), bundle)) == []  # match.kinds
+
+
+@pytest.mark.parametrize(
+    ("scoped", "as_action"),
+    [
+        pytest.param(
+            "[{action: warn, enforcementPoints: [{name: vap.k8s.io}]},"
+            " {action: deny, enforcementPoints: [{name: audit.gatekeeper.sh}]}]",
+            "warn",
+            id="vap-point",
+        ),
+        pytest.param(
+            "[{action: dryrun, enforcementPoints: [{name: '*'}]}]", "audit", id="every-point"
+        ),
+    ],
+)
+def test_a_scoped_constraint_takes_its_vap_points_action(
+    tmp_path: Path, scoped: str, as_action: str
+) -> None:
+    """As Gatekeeper generates the binding: the actions for vap.k8s.io (or ``*``)."""
+    action = f"scoped\n  scopedEnforcementActions: {scoped}"
+    bundle = _bundle(tmp_path, {"replicas.yaml": TEMPLATE % action})
+    decision = review(_request(_five_replicas()), bundle)
+    assert [v.action for v in _gatekeeper(decision)] == [as_action]
+    assert decision.allowed
 
 
 def _library() -> Path | None:

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -85,3 +86,33 @@ def test_missing_file_is_named(tmp_path: Path) -> None:
         "missing: a bundle needs tenants.yaml",
         "missing: a bundle needs writers.yaml",
     ]
+
+
+@pytest.mark.parametrize(
+    ("selector", "reason"),
+    [
+        pytest.param("{matchExpressions: [{key: tier, operator: In}]}", "needs at least one value"),
+        pytest.param(
+            "{matchExpressions: [{key: tier, operator: Gt, values: ['1']}]}",
+            "'Gt' is not a valid label selector operator",
+        ),
+        pytest.param("{matchExpressions: [{key: /tier, operator: Exists}]}", "invalid label key"),
+        pytest.param("{matchLabels: {'/tier': web}}", "the prefix must be a DNS subdomain"),
+    ],
+)
+def test_an_object_selector_kubernetes_refuses_is_a_load_error_not_a_rule_matching_nothing(
+    tmp_path: Path, selector: str, reason: str
+) -> None:
+    """A rule binding's objectSelector decides whether the rule applies: one the API server
+    would refuse to build (and Karmada's selector library reads as matching nothing) would
+    leave the rule silently applying to nothing. It is refused where it is written."""
+    shutil.copytree(POLICIES, tmp_path / "policies")
+    binding = tmp_path / "policies" / "rules" / "max-replicas" / "binding.yaml"
+    binding.write_text(
+        binding.read_text(encoding="utf-8") + f"  objectSelector: {selector}\n", encoding="utf-8"
+    )
+    with pytest.raises(BundleError) as caught:
+        load_bundle(tmp_path / "policies")
+    [finding] = [f.render() for f in caught.value.findings]
+    assert "max-replicas/binding.yaml:11: match.objectSelector" in finding, finding
+    assert reason in finding, finding

@@ -241,6 +241,16 @@ def test_match_constraints_and_match_resources(
             policy(actions="Deny, Warn"), "Deny and Warn may not be combined", id="deny-and-warn"
         ),
         pytest.param(
+            policy().replace(
+                "  policyName: replica-limit\n",
+                "  policyName: replica-limit\n"
+                "  matchResources:\n"
+                "    objectSelector: {matchExpressions: [{key: a, operator: In}]}\n",
+            ),
+            "spec.matchResources.objectSelector: not a label selector Kubernetes accepts",
+            id="selector-kubernetes-refuses",
+        ),
+        pytest.param(
             policy().replace("variables.replicas <= variables.limit", "variables.replicas <="),
             "policy.yaml:20: spec.validations[0].expression:",
             id="compile-error-located",

@@ -157,7 +157,8 @@ def test_a_broken_placement_is_a_denial_never_an_exception(
     body["request"]["userInfo"]["username"] = user
     decision = review(parse_review(body), bundles["proofs"])
     if user == SYSTEM:  # no controller's job: judged as anyone's write, never an exception
-        assert not decision.allowed and decision.targets is None
+        # (a clusterNames that is no list selects no cluster: Karmada's ClusterMatches)
+        assert not decision.allowed and not decision.targets
         assert {v.rule for v in decision.violations} >= {"ownership.system-controller"}
     else:
         assert not decision.allowed

@@ -24,3 +24,13 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- fail "no policy bundle: run `fedgate bundle --out fedgate-policies.yaml` in your platform repository and give --set-file bundle.manifest=fedgate-policies.yaml (or bundle.existingConfigMap)" -}}
 {{- end -}}
 {{- end -}}
+
+{{/* A list of usernames as CEL string literals: 'a', 'b' (a quote in one fails the install). */}}
+{{- define "fedgate.celStrings" -}}
+{{- $quoted := list }}
+{{- range . }}
+{{- if or (contains "'" .) (contains "\\" .) }}{{ fail (printf "registration.trustedWriters: %q cannot be a CEL string literal" .) }}{{ end }}
+{{- $quoted = append $quoted (printf "'%s'" .) }}
+{{- end }}
+{{- join ", " $quoted }}
+{{- end }}

@@ -5,7 +5,7 @@ from typing import Any
 import pytest
 
 from webhook.bundle.model import Bundle
-from webhook.engine.affinity import candidate_clusters, unknown_cluster_names
+from webhook.karmada.selector import candidate_clusters, unknown_cluster_names
 
 
 @pytest.mark.parametrize(
