@@ -54,6 +54,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/check.py
 	$(BIN)/python bench/plan.py
 	$(BIN)/python bench/plan_tree.py
+	$(BIN)/python bench/live_index.py
 	$(BIN)/python bench/webhook.py
 
 clean:

@@ -34,6 +34,3 @@ compile_app
 load_specs
 # quota.requested: the plain per-template bill the plan's and the rule's bills are held to
 requested
-# Argo CD's marker for files its directory source never renders: check does not honour it
-# yet (judging such a file too errs on the safe side); kept beside the pattern it belongs to
-SKIP_MARKER

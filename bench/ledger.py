@@ -1,4 +1,4 @@
-"""Benchmark: review time against ledger size (issue 15, finding 7: it grew with the square).
+"""Benchmark: review time against ledger size (it once grew with the square of it).
 
     .venv/bin/python bench/ledger.py [--repeat 5]
 

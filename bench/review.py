@@ -113,7 +113,7 @@ FUNCTIONS = [
 
 
 def function_costs(iterations: int) -> None:
-    from webhook.engine.cel.backend import make_backend  # noqa: PLC0415
+    from webhook.engine.cel.engines import make_backend  # noqa: PLC0415
 
     backend = make_backend("cel-expr")
     body = (ROOT / "examples" / "requests" / REQUESTS["Deployment UPDATE"]).read_bytes()

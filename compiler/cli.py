@@ -37,6 +37,7 @@ examples:
   fedgate plan                                 replicas per cluster, what each receives, the bill
   fedgate review request.json                  one AdmissionReview through the rule engine
   kubectl get deploy -A -o yaml | fedgate audit -   what the bundle would now deny of live objects
+  fedgate trace platform-demo/demo-http        a template's live chain against its plan
   fedgate test policies/                       run the policy test suites
   fedgate cel eval "object.spec.replicas <= 10" --object deploy.yaml   try a CEL expression
   fedgate serve --certfile tls.crt --keyfile tls.key   the admission webhook
@@ -44,8 +45,8 @@ examples:
 
 Every command takes --output text|json (errors too are JSON on stdout then), and those that
 read the policy bundle --policies DIR (default: $FEDGATE_POLICIES, else policies/ of the
-repository; --example-policies for the example world of the README). Run from anywhere inside
-the repository: apps/, rendered/ and policies/ are found at its root. Colour only on a
+repository; --example-policies for the example world of the quickstart). Run from anywhere
+inside the repository: apps/, rendered/ and policies/ are found at its root. Colour only on a
 terminal, never with NO_COLOR or TERM=dumb. Exit codes: 0 ok, 1 findings or a user error, 2
 usage, 3 a bug in fedgate.
 """
@@ -67,7 +68,7 @@ def _add_common(
         parser.add_argument(
             "--example-policies",
             action="store_true",
-            help="use the example bundle shipped with fedgate (the README's world; for a try-out)",
+            help="use the example bundle shipped with fedgate (the quickstart's, for a try-out)",
         )
         parser.add_argument(
             "--today",
@@ -108,6 +109,7 @@ COMMANDS = (
     "plan",
     "review",
     "audit",
+    "trace",
     "test",
     "serve",
     "bundle",

@@ -27,6 +27,7 @@ from typing import Any
 
 import orjson
 
+from compiler import celparser
 from compiler.argocd.sync import Selections
 from compiler.core import (
     Compiled,
@@ -47,8 +48,7 @@ from compiler.summary import AppSummary
 from webhook.bundle.exceptions import EXCEPTIONS_DIRECTORY
 from webhook.bundle.load import BundleSource, bundle_from_source, read_source
 from webhook.bundle.model import Bundle
-from webhook.engine.cel import grammar
-from webhook.engine.cel.backend import DEFAULT_BACKEND, make_backend
+from webhook.engine.cel.engines import DEFAULT_BACKEND, make_backend
 from webhook.errors import Finding, SpecError, describe_os_error, not_utf8
 
 CACHE_FILE = Path("fedgate") / "compile-cache.json"
@@ -308,7 +308,7 @@ def compile_files(
 
     ``rendered``: every app's full render is wanted (``plan``), also for files taken from the
     cache (they are rendered again, not judged again)."""
-    grammar.use_cache(None if cache is None else cache.parent)  # the CEL parser, kept beside
+    celparser.keep_in(None if cache is None else cache.parent)  # the CEL parser, kept beside
     source = read_source(policies, index=False)  # compile has the tree itself
     name = backend or DEFAULT_BACKEND
     keys = _cache_keys(source, name, today)

@@ -191,7 +191,14 @@ def _claim_differences(
     return found
 
 
-def _member_differences(member: Member, planned: Mapping[str, int | None] | None) -> list[str]:
+RETAIN_REPLICAS = "resourcetemplate.karmada.io/retain-replicas"
+"""A template so labelled keeps each member's own ``spec.replicas`` (a member HPA owns them):
+Karmada does not write them back, so a member's count is not compared with the binding's."""
+
+
+def _member_differences(
+    member: Member, planned: Mapping[str, int | None] | None, *, retained: bool = False
+) -> list[str]:
     where = member.cluster
     if not member.in_binding:
         return [f"{where}: planned, not scheduled"] if member.in_plan else []
@@ -207,7 +214,11 @@ def _member_differences(member: Member, planned: Mapping[str, int | None] | None
     if member.live is None:
         found.append(f"{where}: the member has no such object")
         return found
-    if member.scheduled is not None and replicas_of(member.live) != member.scheduled:
+    if (
+        not retained
+        and member.scheduled is not None
+        and replicas_of(member.live) != member.scheduled
+    ):
         found.append(
             f"{where}: the member runs {replicas_of(member.live)} replicas, "
             f"scheduled {member.scheduled}"
@@ -228,9 +239,14 @@ def chain(
     works: Mapping[str, Mapping[str, Any]],
     live: Mapping[str, Mapping[str, Any]],
     plan: TemplatePlan | None,
+    unreachable: Mapping[str, str] | None = None,
 ) -> Chain:
     """Line the live chain up with ``plan``: ``policy`` the claiming policy as fetched (None:
-    not found), ``works`` and ``live`` by cluster (absent: none there)."""
+    not found), ``works`` and ``live`` by cluster (absent: none there), ``unreachable`` the
+    members that could not be asked, with why (nothing is said of their objects)."""
+    unreachable = unreachable or {}
+    labels = _mapping(_metadata(template).get("labels"))
+    retained = labels.get(RETAIN_REPLICAS) == "true"
     claimed = claim(template)
     scheduled = _scheduled(binding)
     placements = (
@@ -257,7 +273,12 @@ def chain(
     # the binding's division is held to the plan's (any of its tie outcomes)
     division = next(iter([p for p in placements if dict(p) == scheduled] + placements), None)
     for member in members:
-        differences.extend(_member_differences(member, division))
+        if member.cluster in unreachable:
+            differences.append(
+                f"{member.cluster}: the member could not be asked: {unreachable[member.cluster]}"
+            )
+            continue
+        differences.extend(_member_differences(member, division, retained=retained))
     for cluster in sorted(set(live) - set(scheduled) - set(copies)):
         differences.append(f"{cluster}: the member runs it, neither scheduled nor planned")
     return Chain(

@@ -1,6 +1,6 @@
 """Which policy bundle a command uses: said explicitly, or the repository's own; never a guess.
 
-Order: ``--example-policies`` (the bundle shipped with fedgate: the README's example world, for
+Order: ``--example-policies`` (the bundle shipped with fedgate: the quickstart's example world, for
 trying fedgate, never for a real platform), ``--policies DIR``, ``$FEDGATE_POLICIES``,
 ``policies/`` of the enclosing git repository, ``./policies``. Anything else is an error that
 says how to get a bundle (``fedgate init`` writes one).
@@ -19,7 +19,7 @@ BUNDLED = next(
     (p for p in (_HERE / "default_policies", _HERE.parent / "policies") if p.is_dir()),
     _HERE / "default_policies",
 )
-"""The example bundle shipped with fedgate (the example world of the README): packaged as
+"""The example bundle shipped with fedgate (the example world of docs/bundle.md): packaged as
 ``compiler/default_policies`` in a wheel, ``policies/`` beside the sources in a checkout."""
 
 VARIABLE = "FEDGATE_POLICIES"
@@ -60,7 +60,7 @@ def resolve_policies(
     raise UsageError(
         f"no policy bundle: there is no policies/ in {where}. Run `fedgate init` to write one, "
         f"give --policies DIR or set {VARIABLE}; to try fedgate with the example world of its "
-        "README, add --example-policies"
+        "quickstart, add --example-policies"
     )
 
 

@@ -3,7 +3,7 @@
 #   fedgate bundle --out fedgate-policies.yaml     # in YOUR platform repository
 #   HOST=<host cluster context> KARMADA=<karmada-apiserver context> \
 #     BUNDLE=fedgate-policies.yaml deploy/install.sh
-# BUNDLE=example installs the README's example world instead (it names clusters and tenants
+# BUNDLE=example installs the example world (docs/bundle.md) instead (it names clusters and tenants
 # yours do not have: for a try-out only). The Helm chart (deploy/chart/fedgate) does the same.
 # 1. the webhook on the host cluster (namespace, TLS via cert-manager, bundle, Deployment);
 # 2. its ValidatingWebhookConfiguration on the Karmada API server, with the CA filled in.

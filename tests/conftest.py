@@ -33,8 +33,7 @@ def reference() -> Path:
 def platform_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A platform repository made from examples/ (apps/, policies/, rendered/, an empty/
     directory), compiled and committed, as the working directory."""
-    from tests.compiler.test_examples import run  # noqa: PLC0415 (imports this module)
-    from tests.shiftleft.test_precommit import git  # noqa: PLC0415
+    from tests.helpers import git, run  # noqa: PLC0415 - only this fixture needs the CLI
 
     shutil.copytree(EXAMPLES / "apps", tmp_path / "apps")
     shutil.copytree(POLICIES, tmp_path / "policies")

@@ -9,18 +9,6 @@ from __future__ import annotations
 import grimp
 
 KNOWN_RINGS = {
-    # the CEL backends: backend.py a leaf (protocol, errors, variables), the registry above it
-    frozenset(
-        {
-            "webhook.engine.cel.backend",
-            "webhook.engine.cel.celexpr",
-            "webhook.engine.cel.celpython",
-            "webhook.engine.cel.library",
-            "webhook.engine.cel.paths",
-            "webhook.engine.cel.rewrite",
-            "webhook.engine.cel.values",
-        }
-    ),
     # the Bundle as data; the compiled CEL runtime on the engine side
     frozenset(
         {

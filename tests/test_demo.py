@@ -5,7 +5,11 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from tests.conftest import EXAMPLES, ROOT
+
+pytestmark = pytest.mark.slow  # runs make demo: the webhook included
 
 
 def test_demo_runs_end_to_end() -> None:

@@ -1,5 +1,6 @@
-"""Every relative link in README.md and bench/README.md resolves: the file (or directory) it
-names exists, and its #anchor is a heading of that file, slugged as GitHub slugs headings."""
+"""Every relative link in README.md, the guides in docs/ and the READMEs of bench/ and
+tests/e2e/ resolves: the file (or directory) it names exists, and its #anchor is a heading of
+that file, slugged as GitHub slugs headings."""
 
 from __future__ import annotations
 
@@ -10,7 +11,12 @@ import pytest
 
 from tests.conftest import ROOT
 
-DOCUMENTS = [ROOT / "README.md", ROOT / "bench" / "README.md"]
+DOCUMENTS = [
+    ROOT / "README.md",
+    *sorted((ROOT / "docs").glob("*.md")),
+    ROOT / "bench" / "README.md",
+    ROOT / "tests" / "e2e" / "README.md",
+]
 
 _FENCE = re.compile(r"^(```|~~~).*?^\1[ \t]*$", re.MULTILINE | re.DOTALL)
 _CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1", re.DOTALL)
@@ -64,7 +70,9 @@ def test_the_slugs_are_githubs(heading: str, anchor: str) -> None:
 
 def test_links_are_found() -> None:
     assert "bench/README.md" in relative_links(ROOT / "README.md")
+    assert "docs/app-spec.md" in relative_links(ROOT / "README.md")
     assert relative_links(ROOT / "bench" / "README.md")
+    assert relative_links(ROOT / "docs" / "webhook.md")
 
 
 @pytest.mark.parametrize("document", DOCUMENTS, ids=lambda p: str(p.relative_to(ROOT)))

@@ -32,6 +32,7 @@ from webhook.metrics import Metrics
 from webhook.response import denial, review_response
 from webhook.settings import Settings
 from webhook.values import is_mapping
+from webhook.watch import LiveIndex
 
 LOG = logging.getLogger("fedgate.webhook")
 JSON = "application/json"
@@ -45,6 +46,8 @@ class State:
     settings: Settings
     metrics: Metrics
     audit: AuditSink | None
+    live: LiveIndex | None = None
+    """The live index feeding ``bundle.index`` (``fedgate serve --kubeconfig``), if any."""
 
 
 def create_app(bundle: Bundle | None = None, settings: Settings | None = None) -> Flask:
@@ -79,9 +82,14 @@ def create_app(bundle: Bundle | None = None, settings: Settings | None = None) -
 
     @app.get("/readyz")
     def readyz() -> Response:
+        live = state.live
+        if live is not None and not live.ready():
+            waiting = live.stale(live.clock()) or "the first list is not in yet"
+            return _json({"status": "waiting for the live index", "index": waiting}, 503)
         return _json(
             {
                 "status": "ready",
+                "index": state.bundle.index.digest if state.bundle.index else None,
                 "rules": len(state.bundle.rules),
                 "backend": state.bundle.backend.name if state.bundle.backend else None,
                 # reported, never gating: readiness on a log pipe would take admission down

@@ -1,6 +1,6 @@
 """The WSGI app served by gunicorn's asyncio worker: requests are read whole, then answered.
 
-Why (issue 15, finding 8): gunicorn's threaded worker hands a connection to a thread as soon as
+Why (slow clients): gunicorn's threaded worker hands a connection to a thread as soon as
 a byte arrives, and the thread then blocks on the TLS handshake and on the headers; ten clients
 sending headers at a byte a second, or fifty that never finish the handshake, held every
 thread and the webhook answered nobody. The asyncio worker (gunicorn's ``asgi`` worker class)

@@ -87,6 +87,52 @@ class Metrics:
             registry=self.registry,
         )
 
+        self.index_objects = Gauge(
+            "fedgate_index_objects",
+            "Objects the live index holds, by kind (each worker watches on its own)",
+            ["kind"],
+            registry=self.registry,
+            multiprocess_mode="max",
+        )
+        self.index_watch_lag = Gauge(
+            "fedgate_index_watch_lag_seconds",
+            "Seconds since the live index's watch of a kind last heard from the API server (an "
+            "event, a bookmark, a list or a new watch; one ends every minute), worst worker",
+            ["kind"],
+            registry=self.registry,
+            multiprocess_mode="max",
+        )
+        self.index_relists = Counter(
+            "fedgate_index_relists",
+            "Lists made again after the watch's resourceVersion expired (410 Gone), by kind",
+            ["kind"],
+            registry=self.registry,
+        )
+        self.index_waiting = Gauge(
+            "fedgate_index_waiting",
+            "1 while a worker's live index waits for its first list of some kind (not ready)",
+            registry=self.registry,
+            multiprocess_mode="max",
+        )
+        self.index_stale = Gauge(
+            "fedgate_index_stale",
+            "1 while a worker's live index is stale: cross-object rules deny (fail closed)",
+            registry=self.registry,
+            multiprocess_mode="max",
+        )
+
+    def index_observe(self, kind: str, objects: int, lag: float | None) -> None:
+        self.index_objects.labels(kind).set(objects)
+        if lag is not None:
+            self.index_watch_lag.labels(kind).set(lag)
+
+    def index_relisted(self, kind: str) -> None:
+        self.index_relists.labels(kind).inc()
+
+    def index_state(self, ready: bool, stale: bool) -> None:
+        self.index_waiting.set(0 if ready else 1)
+        self.index_stale.set(1 if stale else 0)
+
     def observe(self, request: AdmissionRequest, decision: Decision, seconds: float) -> None:
         result = "allowed" if decision.allowed else "denied"
         kind = request.kind.kind if request.kind.kind in self.kinds else OTHER_KIND

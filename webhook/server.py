@@ -6,7 +6,8 @@ Workers build their compiled bundle from the master's last good copy, so a broke
 never reaches them: the reload is refused, logged and counted, the workers are left alone and
 the old bundle keeps serving. Workers run gunicorn's asyncio worker (``asgi``) with the WSGI app
 behind ``webhook.asgi.WsgiOnAsgi``: the TLS handshake and every request are read on the event
-loop, so slow clients hold memory, not the workers (issue 15, finding 8), and reviews run on
+loop, so slow clients hold memory, not the workers (ten clients sending headers at a byte a
+second once stopped every answer), and reviews run on
 threads off the loop (``--threads``, plus one lane for large bodies). Keep-alive TLS connections
 are kept (a handshake costs more than most reviews), and SO_REUSEPORT spreads long-lived API
 server connections over the workers.
@@ -32,7 +33,7 @@ import sys
 import time
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from gunicorn.app.base import BaseApplication
@@ -42,12 +43,15 @@ from gunicorn.glogging import Logger
 from gunicorn.workers import gasgi
 from prometheus_client.multiprocess import mark_process_dead
 
-from webhook.app import create_app, overtime_answer
+from webhook.app import State, create_app, overtime_answer
 from webhook.asgi import WsgiOnAsgi
 from webhook.audit import append_if_regular_file
+from webhook.bundle.index import TreeIndex
+from webhook.bundle.live import live_index
 from webhook.bundle.load import BundleSource, bundle_from_source, read_source
 from webhook.errors import BundleError, UsageError
 from webhook.heap import HeapTrimmer, pin_mmap_threshold
+from webhook.kubeapi import ApiServer, Credentials
 from webhook.metrics import Metrics
 from webhook.reload import (
     Fingerprint,
@@ -57,6 +61,7 @@ from webhook.reload import (
     read_tls_pair,
 )
 from webhook.settings import Settings
+from webhook.watch import LiveIndex
 
 LOG = logging.getLogger("fedgate.server")
 
@@ -84,6 +89,12 @@ class ServeOptions:
     """Seconds a worker may go silent before the master replaces it; also the longest wait for
     the next piece of a request body."""
     graceful_timeout: int = 20
+    kube: Credentials | None = None
+    """The Karmada API server the live index lists and watches (``--kubeconfig`` or
+    ``--in-cluster``); None: the bundle's Git index alone, as before."""
+    index_stale_seconds: float = 30.0
+    """How long the live index's watch may be down before cross-object rules deny (fail
+    closed), seconds."""
 
 
 def logging_config() -> dict[str, Any]:
@@ -429,6 +440,8 @@ class WebhookServer(BaseApplication):  # type: ignore[misc]
         )
         app = create_app(bundle=bundle, settings=self.settings)
         metrics = app.extensions["fedgate"].metrics
+        if self.options.kube is not None:
+            start_live_index(app.extensions["fedgate"], self.options)
         metrics.bundle_load_seconds.set(time.perf_counter() - started)
         settings = self.settings
         served = WsgiOnAsgi(
@@ -445,6 +458,29 @@ class WebhookServer(BaseApplication):  # type: ignore[misc]
         )
         settle_heap()
         return served
+
+
+def start_live_index(state: State, options: ServeOptions) -> LiveIndex:
+    """In each worker: list and watch the Karmada API server, swapping each index built into
+    the bundle the reviews read (one reference assignment: a review under way keeps the bundle
+    it started with). Until the first list is in the index is stale and /readyz says so."""
+    assert options.kube is not None
+    base = state.bundle
+
+    def swap(index: TreeIndex) -> None:
+        state.bundle = replace(base, index=index)
+
+    state.bundle = replace(base, index=live_index(base.index, [], stale="not listed yet"))
+    live = LiveIndex(
+        ApiServer(options.kube),
+        git=base.index,
+        on_change=swap,
+        stale_seconds=options.index_stale_seconds,
+        metrics=state.metrics,
+    )
+    state.live = live
+    live.start()
+    return live
 
 
 def settle_heap() -> None:

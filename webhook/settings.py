@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
-from webhook.engine.cel.backend import BACKENDS, DEFAULT_BACKEND
+from webhook.engine.cel.engines import BACKENDS, DEFAULT_BACKEND
 from webhook.errors import UsageError
 
 _BASE = Path(__file__).resolve().parent.parent

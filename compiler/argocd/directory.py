@@ -5,8 +5,11 @@ Ported from ``reposerver/repository/repository.go`` (``getPotentiallyValidManife
 ``source.path`` (its top level only unless ``directory.recurse``), named ``*.yaml``, ``*.yml``,
 ``*.json`` or ``*.jsonnet``, whose path relative to ``source.path`` is not matched by
 ``directory.exclude`` and is matched by ``directory.include`` when one is set (gobwas globs with
-no separator: ``*`` crosses ``/``), and which do not contain the skip marker. Hidden files and
-directories are read like any other.
+no separator: ``*`` crosses ``/``). Hidden files and directories are read like any other.
+
+Argo CD also skips a file holding ``+argocd:skip-file-rendering``; fedgate does not read file
+contents here and counts such a file as synced, so check judges it anyway: stricter, not looser
+(docs/git-side-doors.md).
 """
 
 from __future__ import annotations
@@ -22,8 +25,6 @@ from compiler.argocd.glob import match
 
 MANIFEST_NAME = re.compile(r"^.*\.(yaml|yml|json|jsonnet)\Z")
 """``manifestFile``, with Go's RE2 meanings: ``.`` stops at a newline, ``$`` is the very end."""
-SKIP_MARKER = b"+argocd:skip-file-rendering"
-"""A file holding this string is never rendered by Argo CD."""
 
 
 @lru_cache(maxsize=256)

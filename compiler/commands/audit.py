@@ -13,8 +13,10 @@ import yaml
 from compiler.commands.common import add_backend_argument, load_policy_bundle
 from compiler.output import Output, plural
 from webhook.bundle.expiry import EXPIRY_WARNING_DAYS, exception_dates
+from webhook.bundle.live import WATCHED
 from webhook.bundle.model import Bundle
 from webhook.errors import FindingsError, UsageError
+from webhook.kubeapi import ApiError, ApiServer, from_kubeconfig
 from webhook.policyreport import policy_reports
 from webhook.scan import Scan, scan
 from webhook.yamlsource import YamlSyntaxError, parse_documents, read_text
@@ -25,7 +27,8 @@ DESCRIPTION = """\
 Judge objects that already exist against the current bundle, each as its next write by Argo CD
 would be (an UPDATE from the git writer rewriting the object as it stands): the question of a
 rule change, "what would now be denied?". Reads Kubernetes objects (YAML or JSON, several
-documents, kubectl's List output) from files or standard input; writes text, JSON, or
+documents, kubectl's List output) from files or standard input, or lists them from the Karmada
+API server (--kubeconfig: every kind the webhook's live index watches); writes text, JSON, or
 wgpolicyk8s.io/v1alpha2 PolicyReports (--output policyreport: one per namespace and a
 ClusterPolicyReport, the format Kyverno writes and Policy Reporter shows; kubectl apply them).
 
@@ -33,6 +36,7 @@ Exit 0 when no object would be denied, 1 when some would (or an input cannot be 
 Findings of rules under action warn or audit are listed and do not change the exit.
 
 examples:
+  fedgate audit --kubeconfig karmada.config --policies policies
   kubectl get deploy,propagationpolicies,overridepolicies -A -o yaml | fedgate audit -
   fedgate audit live/*.yaml --policies policies --output json
   kubectl get deploy -A -o json | fedgate audit - --output policyreport | kubectl apply -f -
@@ -43,10 +47,17 @@ OUTPUTS = ("text", "json", "policyreport")
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "objects",
-        nargs="+",
+        nargs="*",
         metavar="FILE",
         help="files of Kubernetes objects (YAML or JSON, Lists opened), or - for standard input",
     )
+    parser.add_argument(
+        "--kubeconfig",
+        type=Path,
+        metavar="FILE",
+        help="list the live objects from the Karmada API server of this kubeconfig instead",
+    )
+    parser.add_argument("--context", metavar="NAME", help="a context of the kubeconfig")
     parser.add_argument(
         "--writer",
         default="git",
@@ -115,10 +126,33 @@ def _text(result: Scan, out: Output) -> None:
         out.line("by tenant: " + ", ".join(f"{k} {v}" for k, v in result.by_tenant().items()))
 
 
+def _listed(kubeconfig: Path, context: str | None) -> list[tuple[str, Any]]:
+    """(where, object) of every object of the kinds the live index watches, as the API server
+    holds them (a list's items carry no kind: the collection gives it)."""
+    api = ApiServer(from_kubeconfig(kubeconfig, context))
+    found: list[tuple[str, Any]] = []
+    for watched in WATCHED:
+        try:
+            items, _ = api.list(watched.path)
+        except ApiError as exc:
+            raise UsageError(f"--kubeconfig {kubeconfig}: {exc}") from None
+        for item in items:
+            obj = {"apiVersion": watched.api_version, "kind": watched.kind, **item}
+            metadata = obj.get("metadata") or {}
+            where = "/".join(p for p in (metadata.get("namespace"), metadata.get("name")) if p)
+            found.append((f"{watched.kind} {where}", obj))
+    return found
+
+
 def run(args: argparse.Namespace, out: Output) -> int:
     if args.objects.count("-") > 1:
         raise UsageError("standard input (-) can be read once")
-    documents = _documents(args.objects)
+    if bool(args.objects) == (args.kubeconfig is not None):
+        raise UsageError("give the objects (FILE..., or - for standard input) or --kubeconfig")
+    if args.kubeconfig is not None:
+        documents = _listed(args.kubeconfig, args.context)
+    else:
+        documents = _documents(args.objects)
     bundle = load_policy_bundle(args)
     if bundle.writer(args.writer) is None:
         names = ", ".join(w.name for w in bundle.writers)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +33,10 @@ from compiler.plan.changes import (
     template_action,
 )
 from compiler.plan.core import AppPlan, plan_app
-from compiler.plan.tree import TemplateResult, is_template, plan_template
+from compiler.plan.exact import exact
+from compiler.plan.failover import placed
+from compiler.plan.settle import needs_room
+from compiler.plan.tree import TemplateResult, is_template, member_violations, plan_template
 from compiler.render.argocd import FOLDER as ARGOCD_FOLDER
 from compiler.render.pipeline import RenderedApp
 from compiler.spec.load import parse_specs
@@ -41,6 +45,7 @@ from compiler.tree import MANIFEST, TreeError, parse_manifest, read_manifest
 from webhook.bundle.model import Bundle
 from webhook.errors import SpecError
 from webhook.karmada.detector import Policies
+from webhook.karmada.propagation import TemplatePlan
 
 SPEC_SUFFIXES = (".yaml", ".yml")
 Key = tuple[str, str]
@@ -235,10 +240,44 @@ class Before:
     changed: tuple[dict[str, Any], ...]
     """The policies that differ between the sides (either side's version)."""
     bundle: Bundle
+    tree: tuple[Manifest, ...] = ()
+    """The synced manifests with each changed file as HEAD has it: the room a division by
+    the clusters' room is made in."""
 
     def reaches(self, obj: dict[str, Any] | Any) -> bool:
         """Whether a changed policy may select ``obj`` (then it is planned on both sides)."""
         return any(may_select(p, obj) for p in self.changed)
+
+    def plan(self, manifest: Manifest) -> TemplateResult:
+        """A template as this side plans it: divided by the room of the whole ``tree`` where
+        its policy divides by room (as the working side's plan does), else alone."""
+        alone = plan_template(manifest, self.policies, self.bundle)
+        if not needs_room([(manifest, alone.plan)], self.policies.by_ref):
+            return alone
+        found = self._by_room.get(manifest.identity)
+        if found is None:
+            return alone
+        return TemplateResult(manifest, found, member_violations(found, self.policies, self.bundle))
+
+    @cached_property
+    def _by_room(self) -> dict[tuple[str, str, str, str], TemplatePlan]:
+        plans = placed(self.tree, self.policies, self.bundle)
+        return {m.identity: p for m, p in exact(plans, self.policies, self.bundle)}
+
+
+def head_tree(working: Sequence[Manifest], changes: TreeChanges) -> tuple[Manifest, ...]:
+    """``working`` with each changed file as HEAD has it, in the working tree's order (the
+    changed files the working tree no longer has, last)."""
+    found: list[Manifest] = []
+    seen: set[str] = set()
+    for manifest in working:
+        if manifest.file not in changes.files:
+            found.append(manifest)
+        elif manifest.file not in seen:
+            seen.add(manifest.file)
+            found += changes.manifests(changes.head, [manifest.file])
+    found += changes.manifests(changes.head, sorted(set(changes.files) - seen))
+    return tuple(found)
 
 
 def before_side(
@@ -248,11 +287,12 @@ def before_side(
     old = [m.object for m in changes.manifests(changes.head, changes.files)]
     new = [m.object for m in synced.manifests if m.file in changes.files]
     changed = [dict(o) for o in (*old, *new) if Policies.is_policy(o)]
+    tree = head_tree(synced.manifests, changes)
     if not changed:
-        return Before(policies, (), bundle)
+        return Before(policies, (), bundle, tree)
     kept = (m.object for m in synced.manifests if m.file not in changes.files)
     before = Policies.of(o for o in (*kept, *old) if Policies.is_policy(o))
-    return Before(before, tuple(changed), bundle)
+    return Before(before, tuple(changed), bundle, tree)
 
 
 def app_changes(
@@ -325,12 +365,12 @@ def template_changes(
         if template.manifest.file in changes.files or identity in old:
             head = old.get(identity)
             if head is not None:
-                previous = plan_template(head, before.policies, before.bundle)
+                previous = before.plan(head)
             edited = _object(head) != template.manifest.object
             action = template_action(template, previous, edited)
         else:
             if before.reaches(template.manifest.object):
-                previous = plan_template(template.manifest, before.policies, before.bundle)
+                previous = before.plan(template.manifest)
             else:
                 previous = template
             action = template_action(template, previous, False)
@@ -338,6 +378,6 @@ def template_changes(
     now = {t.manifest.identity for t in after}
     for identity, manifest in sorted(old.items()):
         if identity not in now:
-            previous = plan_template(manifest, before.policies, before.bundle)
+            previous = before.plan(manifest)
             result.append(TemplateChange(identity, "remove", None, previous))
     return result

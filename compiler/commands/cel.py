@@ -14,7 +14,7 @@ from compiler.commands.common import load_policy_bundle
 from compiler.commands.review import read_document
 from compiler.output import Output
 from webhook.bundle.export import export
-from webhook.engine.cel.backend import BACKENDS, DEFAULT_BACKEND, make_backend
+from webhook.engine.cel.engines import BACKENDS, DEFAULT_BACKEND, make_backend
 from webhook.engine.cel.evaluate import Outcome, evaluate
 from webhook.errors import RequestError, UsageError
 

@@ -16,7 +16,7 @@ from compiler.policies import repository_root
 from compiler.spec.load import find_spec_files
 from webhook.bundle.load import load_bundle
 from webhook.bundle.model import Bundle
-from webhook.engine.cel.backend import BACKENDS, DEFAULT_BACKEND
+from webhook.engine.cel.engines import BACKENDS, DEFAULT_BACKEND
 from webhook.errors import UsageError
 
 BACKEND_VARIABLE = "FEDGATE_CEL_BACKEND"

@@ -54,7 +54,7 @@ repos:
 APP = """\
 # An app spec: `fedgate compile` renders it into the Karmada manifests under rendered/
 # (Deployment, PropagationPolicy) and the tenant's Argo CD Application under rendered/argocd/.
-# Every field is described in fedgate's README, "The app spec".
+# Every field is described in fedgate's docs/app-spec.md.
 apiVersion: fedgate.dev/v1alpha1
 kind: App
 metadata:

@@ -201,8 +201,12 @@ def run(args: argparse.Namespace, out: Output) -> int:
 
     synced = synced_tree(where.out, compiled.files, objects, applied)
     policies = policies_of(m.object for m in synced.manifests)
+    # fedgate's manifests take the clusters' room before the hand-written ones, as plan --fail
+    # counts it: a template divided by the room is divided as the scheduler does over both.
     templates = (
-        plan_templates(synced.hand_written.manifests, policies, bundle) if selected is None else ()
+        plan_templates(synced.hand_written.manifests, policies, bundle, synced.fedgate)
+        if selected is None
+        else ()
     )
     # The bills are whole: APPS or not, every hand-written workload is on its tenant's bill.
     workloads = (
@@ -212,6 +216,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
             [m for m in synced.hand_written.manifests if pod_spec(m.object) is not None],
             policies,
             bundle,
+            synced.fedgate,
         )
     )
     result = plan(compiled.rendered, bundle, policies, [t.plan for t in workloads])
@@ -484,7 +489,7 @@ def _run_tree(args: argparse.Namespace, out: Output) -> int:
 
 
 def template_json(result: TemplateResult) -> dict[str, Any]:
-    """One template in the JSON contract of ``plan --tree`` (documented in the README)."""
+    """One template in the JSON contract of ``plan --tree`` (documented in docs/plan.md)."""
     api_version, kind, namespace, name = result.manifest.identity
     plan_ = result.plan
     policy = None
@@ -535,7 +540,7 @@ def changes_json(
     policies: Sequence[PolicyChange],
     changes: TreeChanges,
 ) -> dict[str, Any]:
-    """What differs from git HEAD (added to the JSON of ``plan``; documented in the README)."""
+    """What differs from git HEAD (added to the JSON of ``plan``; documented in docs/plan.md)."""
     return {
         "apps": [
             {
@@ -586,7 +591,7 @@ def as_json(
     templates: Sequence[TemplateResult] = (),
     findings: Sequence[Finding] = (),
 ) -> dict[str, Any]:
-    """The JSON for tools (documented in the README)."""
+    """The JSON for tools (documented in docs/plan.md)."""
     return {
         "apps": [
             {

@@ -76,6 +76,18 @@ class Room:
                     left[resource] -= amount * count
 
 
+def room_note(
+    kind: str, free: Mapping[str, int], among: Iterable[str] | None = None, *, left: bool = False
+) -> str:
+    """Says a division by capacity was made from the declared room, and how much there was on
+    each cluster of ``among`` (default: every one of ``free``); ``left``: after a failure."""
+    rooms = ", ".join(f"{c} {free[c]}" for c in sorted(free if among is None else among))
+    return (
+        f"divided {kind} by the room the clusters{' left' if left else ''} declare (allocatable "
+        f"minus what the tree requests there): {rooms} replicas"
+    )
+
+
 @dataclass(frozen=True)
 class Divided:
     """Where an evicted template's replicas go, divided by the room left, and why."""
@@ -102,18 +114,14 @@ def divide_lost(
         return None
     kept = {c: n for c, n in plan.placement.items() if c not in evicted and c in names and n}
     result = scale_up(kind, plan.replicas.count, free, kept)
-    room_note = (
-        f"divided {kind} by the room the clusters left declare (allocatable minus what the "
-        f"tree requests there): {', '.join(f'{c} {n}' for c, n in sorted(free.items()))} "
-        "replicas"
-    )
+    why = room_note(kind, free, left=True)
     if result.replicas is None:
         missing = plan.replicas.count - sum(kept.values())
         return Divided(
             dict(kept),
             None,
             (
-                room_note,
+                why,
                 f"the clusters left have room for {result.available} of the {missing} "
                 "replicas lost: Karmada's scheduler fails (not enough available replicas) and "
                 "the binding keeps only what it has",
@@ -122,4 +130,4 @@ def divide_lost(
     alternative: dict[str, int | None] | None = None
     if result.alternative is not None:
         alternative = dict(result.alternative)
-    return Divided(dict(result.replicas), alternative, (room_note,))
+    return Divided(dict(result.replicas), alternative, (why,))

@@ -15,7 +15,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from compiler.plan.bycapacity import Room, request, strategy
+from compiler.plan.bycapacity import Room, request, room_note, strategy
 from webhook.bundle.model import Cluster
 from webhook.karmada.dynamic import scale_up
 from webhook.karmada.propagation import TemplatePlan
@@ -40,6 +40,9 @@ class Grouped:
     notes: tuple[str, ...]
     exact: bool
     """False: divided by capacity that a candidate does not declare (the most each can get)."""
+    guessed: bool = False
+    """The clusters were picked with room a candidate does not declare (each candidate taken
+    to hold the whole count): live, their real room decides."""
 
 
 def group(
@@ -65,21 +68,22 @@ def group(
         )
         for c in names
     ]
+    guessed = free is None
     chosen = select(placement, details, count)
     if chosen.error is not None:
-        return Grouped(None, None, (f"Karmada's scheduler fails: {chosen.error}",), True)
+        return Grouped(None, None, (f"Karmada's scheduler fails: {chosen.error}",), True, guessed)
     picked = ", ".join(chosen.clusters)
     notes = [f"spread constraints: the scheduler picks {picked or 'no cluster'}"]
     workload = plan.replicas is not None and plan.replicas.workload
     if duplicated(placement) or not workload:
         value = count if workload else None
-        return Grouped({c: value for c in chosen.clusters}, None, tuple(notes), True)
+        return Grouped({c: value for c in chosen.clusters}, None, tuple(notes), True, guessed)
     kind = strategy(placement)
     if kind is None:  # spread is ignored for static weights: not reached
         return Grouped(dict(plan.placement), plan.alternative and dict(plan.alternative), (), True)
     if free is None:
         notes.append("divided by capacity some clusters do not declare: the most each can get")
-        return Grouped({c: count for c in chosen.clusters}, None, tuple(notes), False)
+        return Grouped({c: count for c in chosen.clusters}, None, tuple(notes), False, True)
     result = scale_up(
         kind,
         count,
@@ -92,6 +96,7 @@ def group(
             "scheduler fails (not enough available replicas)"
         )
         return Grouped(None, None, tuple(notes), True)
+    notes.append(room_note(kind, free, chosen.clusters))
     alternative: dict[str, int | None] | None = None
     if result.alternative is not None:
         alternative = dict(result.alternative)

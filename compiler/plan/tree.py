@@ -15,7 +15,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from compiler.manifests import Manifest, ManifestSet, duplicates
+from compiler.plan.exact import exact
 from compiler.plan.members import MemberViolation, attribute, judge, override_failed
+from compiler.plan.settle import needs_room
 from webhook.bundle.model import Bundle
 from webhook.engine.enforcement import Point
 from webhook.errors import Finding
@@ -104,7 +106,8 @@ def plan_template(
     manifest: Manifest, policies: Policies, bundle: Bundle, *, point: Point = "plan"
 ) -> TemplateResult:
     """A template's copies and the rules' objections to them, with their actions at ``point``
-    (``fedgate check`` judges at its own)."""
+    (``fedgate check`` judges at its own). Alone: a division by the clusters' room shows its
+    upper bound (the room is counted over a whole tree: ``plan_templates``)."""
     plan = propagate(manifest.object, policies, bundle.clusters)
     return TemplateResult(manifest, plan, member_violations(plan, policies, bundle, point))
 
@@ -162,13 +165,28 @@ def _order(manifest: Manifest) -> tuple[str, str, str, str, str]:
 
 
 def plan_templates(
-    manifests: Sequence[Manifest], policies: Policies, bundle: Bundle
+    manifests: Sequence[Manifest],
+    policies: Policies,
+    bundle: Bundle,
+    context: Sequence[Manifest] = (),
 ) -> tuple[TemplateResult, ...]:
     """Every template among ``manifests``, judged with ``policies``; a FederatedHPA among them
-    sets its target's replicas first."""
-    bounds = autoscaler_bounds(manifests)
-    templates = sorted((m for m in manifests if is_template(m.object)), key=_order)
-    return tuple(plan_template(scaled(m, bounds), policies, bundle) for m in templates)
+    sets its target's replicas first. Those placed by the clusters' room are divided as
+    Karmada's scheduler does where every candidate declares its allocatable (``exact.py``),
+    after the templates of ``context`` (synced with them, not shown) take theirs."""
+    bounds = autoscaler_bounds([*context, *manifests])
+    templates = [scaled(m, bounds) for m in manifests if is_template(m.object)]
+    planned = [(m, propagate(m.object, policies, bundle.clusters)) for m in templates]
+    if needs_room(planned, policies.by_ref):
+        others = [scaled(m, bounds) for m in context if is_template(m.object)]
+        around = [
+            (m, propagate(m.object, policies, bundle.clusters, members=False)) for m in others
+        ]
+        planned = exact(planned, policies, bundle, around)
+    return tuple(
+        TemplateResult(m, p, member_violations(p, policies, bundle))
+        for m, p in sorted(planned, key=lambda item: _order(item[0]))
+    )
 
 
 def plan_tree(manifests: ManifestSet, bundle: Bundle) -> TreePlan:

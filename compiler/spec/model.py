@@ -1,7 +1,7 @@
 """The app spec (``fedgate.dev/v1alpha1`` ``App``) as frozen values.
 
-Every field is documented in the README's app spec reference; the loader (``load.py``) is the
-only code that sees the user's raw YAML.
+Every field is documented in the app spec reference (docs/app-spec.md); the loader
+(``load.py``) is the only code that sees the user's raw YAML.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
-"""Issue 15's attacks (the ledger, the status subresource, requests the API server never sends,
-the targets, the kinds), each an AdmissionReview in this folder: through review() and through
-the live webhook (real gunicorn, real TLS, 127.0.0.1). On the main branch before the first
-change 22 of the first 25 cases got the opposite decision and one a different set of rules; of
-the 33 cases "Cover the kinds" added, all 28 findings fail on 806f5b7 (its code and bundle) and
-the 5 guards pass there too (tests.yaml says which)."""
+"""An adversarial review's attacks on the webhook (the ledger, the status subresource, requests
+the API server never sends, the targets, the kinds), each an AdmissionReview in this folder:
+through review() and through the live webhook (real gunicorn, real TLS, 127.0.0.1). On the
+main branch before the first change 22 of the first 25 cases got the opposite decision and one
+a different set of rules; of the 33 cases "Cover the kinds" added, all 28 findings fail on
+806f5b7 (its code and bundle) and the 5 guards pass there too (tests.yaml says which)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Compile judges every rendered object as Argo CD's first sync, and every member's copy as
-Karmada builds it: one verdict with check and plan (issue 14)."""
+Karmada builds it: one verdict with check and plan."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import pytest
 from compiler.admission import admit
 from compiler.render.pipeline import render_app
 from compiler.spec.load import parse_specs
-from tests.compiler.test_examples import run
 from tests.conftest import EXAMPLES
+from tests.helpers import run
 from webhook.bundle.model import Bundle
 
 LATEST_FOR_CLUSTER_B = (
@@ -56,7 +56,7 @@ def test_a_template_violation_is_reported_once_not_per_cluster(compiling: Bundle
 
 
 def test_compile_check_and_plan_agree_on_a_per_cluster_latest(platform_repo: Path) -> None:
-    """Issue 14: the :latest tag cluster-b gets from an override fails all three (exit 1),
+    """The :latest tag cluster-b gets from an override fails all three (exit 1),
     naming the cluster, the override and the spec field."""
     (platform_repo / "apps" / "demo-http.yaml").write_text(LATEST_FOR_CLUSTER_B)
     code, _, err = run(["compile"])

@@ -11,8 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.compiler.test_examples import run
-from tests.shiftleft.test_precommit import git
+from tests.helpers import git, run
 
 
 @pytest.fixture
@@ -158,7 +157,7 @@ spec:
 
 
 def test_a_hand_written_policy_is_reviewed(repo: Path) -> None:
-    """Issue 14: the team-a Application's include {platform-demo/*} syncs this file (``*``
+    """The team-a Application's include {platform-demo/*} syncs this file (``*``
     crosses ``/``), so the check reviews its CREATE as the webhook will."""
     path = repo / "rendered" / "platform-demo" / "extra" / "sneaky-pp.yaml"
     path.parent.mkdir(parents=True)
@@ -182,7 +181,7 @@ def test_a_hand_written_policy_is_reviewed(repo: Path) -> None:
 
 
 def test_a_hand_edit_of_a_fedgate_file_is_stale_and_reviewed(repo: Path) -> None:
-    """Issue 14: replicas written into a Deployment the FederatedHPA scales. Stale, naming the
+    """Replicas written into a Deployment the FederatedHPA scales. Stale, naming the
     field and its owner; reviewed as the UPDATE Argo CD makes, which keeps the live replicas
     (the tenant's Application ignores /spec/replicas of this Deployment)."""
     path = repo / "rendered" / "platform-demo" / "web-frontend" / "deployment.yaml"

@@ -12,9 +12,8 @@ import pytest
 import yaml
 
 from compiler.commands.bundle import configmap
-from tests.compiler.test_examples import run
 from tests.conftest import EXAMPLES, POLICIES, ROOT
-from tests.shiftleft.test_precommit import git
+from tests.helpers import git, run
 from tests.webhook.exception_files import LEGACY_EXCEPTION as EXCEPTION
 from tests.webhook.exception_files import LIFTED
 

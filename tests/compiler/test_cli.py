@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from tests.compiler.commands.entry import fedgate
-from tests.compiler.test_examples import run
 from tests.conftest import EXAMPLES, ROOT
+from tests.helpers import run
 
 
 def test_help_teaches(capsys: pytest.CaptureFixture[str]) -> None:

@@ -2,23 +2,16 @@
 
 from __future__ import annotations
 
-import io
 import os
 from pathlib import Path
 
 import pytest
 
-from compiler.cli import main
 from tests.conftest import EXAMPLES, ROOT
+from tests.helpers import run
 
 BAD = sorted((EXAMPLES / "bad").glob("*.yaml"))
 GOOD = sorted((EXAMPLES / "apps").glob("*.yaml"))
-
-
-def run(args: list[str]) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = main(args, stdout=out, stderr=err)
-    return code, out.getvalue(), err.getvalue()
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from compiler.gitrepo import Repository, blob_id
-from tests.shiftleft.test_precommit import git
+from tests.helpers import git
 
 
 def test_one_listing_of_several_folders_is_each_folders_listing(platform_repo: Path) -> None:

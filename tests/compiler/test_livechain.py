@@ -170,3 +170,16 @@ def test_a_template_nothing_claimed_says_so(bundle: Bundle) -> None:
     assert result.claimed is None
     assert result.differences[0].startswith("no policy claimed it; plan: PropagationPolicy")
     assert "  policy    none claimed it" in render(result)
+
+
+def test_a_member_s_own_replicas_are_not_compared_where_karmada_retains_them(
+    bundle: Bundle,
+) -> None:
+    """A template labelled retain-replicas leaves each member's count to its member HPA:
+    Karmada never writes it back, so trace does not call it a difference; images still are."""
+    parts = _healthy(bundle, "demo-http")
+    parts["template"]["metadata"]["labels"]["resourcetemplate.karmada.io/retain-replicas"] = "true"
+    _scale(parts)
+    assert chain(**parts).differences == ()
+    _edit_image(parts)
+    assert any("the member runs images" in d for d in chain(**parts).differences)

@@ -1,4 +1,4 @@
-"""No silent wipe (issue 13, finding 4): emptying a tenant or the whole tree, the way Argo CD
+"""No silent wipe: emptying a tenant or the whole tree, the way Argo CD
 would then prune it from the federation, needs --allow-empty in compile, the CMP and check."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from compiler.wipe import Wipe, wipes
-from tests.compiler.test_examples import run
+from tests.helpers import run
 from webhook.bundle.model import Bundle
 
 

@@ -1,5 +1,5 @@
 """deploy/argocd/application-example.yaml, the plugin's Application, is tested like the
-generated ones (issue 13, finding 5): valid against Argo CD's CRD, accepted by its own project,
+generated ones: valid against Argo CD's CRD, accepted by its own project,
 every object the plugin prints permitted, and every field fedgate gives to another writer
 ignored: the same pointers compile derives for a committed tree, and spec.replicas of exactly the
 autoscaled Deployments (through the jq expression, run with libjq)."""

@@ -1,4 +1,4 @@
-"""A health answer for every kind fedgate renders (issue 13, finding 2).
+"""A health answer for every kind fedgate renders, as Argo CD shows it.
 
 The Lua that deploy/ ships is run, on real Lua 5.1, the way its hosts run it (``lua_vms.py``),
 and its result is judged by Argo CD's HPA health check, ported below from

@@ -18,7 +18,7 @@ import yaml
 from tests.conftest import POLICIES, ROOT
 from webhook.bundle.export import RESOURCES
 from webhook.bundle.load import load_bundle
-from webhook.engine.cel.backend import make_backend
+from webhook.engine.cel.engines import make_backend
 
 DEPLOY = ROOT / "deploy"
 KUBERNETES_VERSION = "1.33"

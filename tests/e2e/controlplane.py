@@ -53,6 +53,8 @@ ADMIN_USER = "system:admin"
 MASTERS = "system:masters"
 # The harness's own user (tests, kubectl): in system:masters, so it may impersonate anyone.
 HARNESS_USER = "fedgate-e2e-admin"
+LIVE_INDEX_USER = "fedgate-live-index"
+"""fedgate's own user on the Karmada API server: what deploy/karmada/live-index-rbac.yaml binds."""
 READY_SECONDS = 180
 # Cluster failover on, as policies/karmada.yaml describes it to `fedgate plan --fail`
 # (docs/failover.md): the controller-manager's flags (cmd/controller-manager/app/options:
@@ -606,7 +608,8 @@ class Federation:
         self.start_karmada_webhook(karmada_url)
         apply_documents(self.admin, karmada_webhook_configurations(webhook_url, ca_bundle))
         kubectl(self.admin, "wait", "--for=condition=Established", "crd", "--all", "--timeout=60s")
-        fedgate_url, audit = self.start_fedgate()
+        kubectl(self.admin, "apply", "-f", str(REPO / "deploy/karmada/live-index-rbac.yaml"))
+        fedgate_url, audit = self.start_fedgate(karmada_url)
         apply_documents(
             self.admin, [fedgate_webhook_configuration(f"{fedgate_url}/validate", ca_bundle)]
         )
@@ -728,8 +731,17 @@ class Federation:
             "karmada-webhook", lambda: https_get(url, self.pki.ca_file) > 0, self.launcher, name
         )
 
-    def start_fedgate(self) -> tuple[str, Path]:
+    def start_fedgate(self, karmada_url: str) -> tuple[str, Path]:
+        """fedgate serve, its live index watching the Karmada API server as the user that
+        deploy/karmada/live-index-rbac.yaml binds (read only)."""
         name = "fedgate"
+        reader = self.pki.issue("client-fedgate-live-index", LIVE_INDEX_USER)
+        watcher = write_kubeconfig(
+            self.directory / "kubeconfigs" / "fedgate-live-index.yaml",
+            karmada_url,
+            self.pki.ca_file,
+            reader,
+        )
         pem = self.directory / "pki" / "fedgate-serving.pem"
         serving = self.pki.issue("fedgate-serving", "fedgate-webhook")
         pem.write_bytes(serving.key.read_bytes() + serving.cert.read_bytes())
@@ -753,6 +765,8 @@ class Federation:
                 "2",
                 "--policies",
                 str(self.policies),
+                "--kubeconfig",
+                str(watcher),
             ],
             env={"PROMETHEUS_MULTIPROC_DIR": str(metrics)},
             stdout=audit,
@@ -789,13 +803,19 @@ class Federation:
         )
 
     def join(self, cluster: dict[str, Any], url: str, token: str, ca_bundle: str) -> None:
-        """Push mode, as `karmadactl join`: a Secret with the member's credentials in
-        karmada-cluster and a Cluster object naming its endpoint."""
+        """Push mode, as `karmadactl join`: Secrets with the member's credentials in
+        karmada-cluster (the controllers' and the impersonator's, which Karmada's cluster proxy
+        uses to act on a member as the user who called it) and a Cluster object naming its
+        endpoint. Both carry the static token (system:masters: it may impersonate)."""
         name = cluster["name"]
         spec: dict[str, Any] = {
             "syncMode": "Push",
             "apiEndpoint": url,
             "secretRef": {"namespace": "karmada-cluster", "name": name},
+            "impersonatorSecretRef": {
+                "namespace": "karmada-cluster",
+                "name": f"{name}-impersonator",
+            },
         }
         for key in ("provider", "region", "zone"):
             if cluster.get(key):
@@ -811,6 +831,12 @@ class Federation:
                         "token": base64.b64encode(token.encode()).decode(),
                         "caBundle": ca_bundle,
                     },
+                },
+                {
+                    "apiVersion": "v1",
+                    "kind": "Secret",
+                    "metadata": {"name": f"{name}-impersonator", "namespace": "karmada-cluster"},
+                    "data": {"token": base64.b64encode(token.encode()).decode()},
                 },
                 {
                     "apiVersion": "cluster.karmada.io/v1alpha1",

@@ -33,7 +33,8 @@ import yaml
 from tests.oracles.build import ask, oracle
 from tests.oracles.celgen import Generator
 from tests.oracles.differential import Verdict, compare, without_nulls
-from webhook.engine.cel.backend import Backend, make_backend
+from webhook.engine.cel.backend import Backend
+from webhook.engine.cel.engines import make_backend
 
 FIXED_SEED = 20261202
 SIZES = {"cel-expr": 5000, "cel-python": 1000}

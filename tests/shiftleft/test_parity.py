@@ -17,6 +17,8 @@ from webhook.engine.review import review
 from webhook.engine.synthesize import sync_request
 from webhook.response import review_response
 
+pytestmark = pytest.mark.slow  # starts fedgate serve
+
 REQUESTS = sorted((EXAMPLES / "requests").glob("*.json"))
 WRITES = [p for p in REQUESTS if not json.loads(p.read_text())["request"].get("subResource")]
 

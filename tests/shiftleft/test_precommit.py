@@ -18,30 +18,13 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import EXAMPLES, POLICIES, ROOT
+from tests.helpers import git
 from tests.webhook.exception_files import LEGACY_EXCEPTION
+
+pytestmark = pytest.mark.slow  # git and the real pre-commit framework
 
 PRE_COMMIT = Path(sys.executable).with_name("pre-commit")
 FEDGATE = Path(sys.executable).with_name("fedgate")
-GIT_ENV = {
-    "GIT_AUTHOR_NAME": "t",
-    "GIT_AUTHOR_EMAIL": "t@example.com",
-    "GIT_COMMITTER_NAME": "t",
-    "GIT_COMMITTER_EMAIL": "t@example.com",
-}
-
-
-def git(
-    cwd: Path, *args: str, check: bool = True, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        ["git", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=check,
-        env={**os.environ, **(env or {}), **GIT_ENV},
-    )
 
 
 def hook_repository(tmp: Path) -> tuple[Path, str]:
@@ -167,7 +150,7 @@ def test_a_tenant_scope_violation_is_refused_then_fixed(platform: Path) -> None:
 
 
 def test_a_hand_written_policy_is_refused(platform: Path) -> None:
-    """Issue 14: a hand-written PropagationPolicy beside fedgate's files sends every Secret of
+    """A hand-written PropagationPolicy beside fedgate's files sends every Secret of
     platform-demo to cluster-c. The team-a Application syncs it ({platform-demo/*}: ``*``
     crosses ``/``), so the hook reviews it as the webhook will."""
     sneaky = platform / "rendered" / "platform-demo" / "extra" / "sneaky-pp.yaml"
@@ -221,7 +204,7 @@ def test_a_commit_that_only_removes_a_rendered_file_is_refused(platform: Path) -
 
 
 def test_a_hand_edit_of_a_rendered_file_is_refused(platform: Path) -> None:
-    """Issue 14: replicas written by hand into the Deployment a FederatedHPA scales."""
+    """Replicas written by hand into the Deployment a FederatedHPA scales."""
     path = platform / "rendered" / "platform-demo" / "web-frontend" / "deployment.yaml"
     edit(path, "spec:\n  selector:", "spec:\n  replicas: 8\n  selector:")
     result = commit(platform, "eight replicas by hand")
@@ -262,20 +245,22 @@ def test_a_removed_rule_is_refused_until_the_change_acknowledges_it(platform: Pa
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-def readme_block(first_line: str) -> str:
-    """The README's YAML block that starts with ``first_line``, as written."""
-    blocks = re.findall(r"```yaml\n(.*?)```", (ROOT / "README.md").read_text(), re.DOTALL)
+def guide_block(first_line: str) -> str:
+    """The YAML block of the shift-left guide (docs/shift-left.md) that starts with
+    ``first_line``, as written."""
+    guide = (ROOT / "docs" / "shift-left.md").read_text()
+    blocks = re.findall(r"```yaml\n(.*?)```", guide, re.DOTALL)
     [block] = [b for b in blocks if b.startswith(first_line)]
     return str(block)
 
 
-def test_the_readme_hook_repository_configuration_works_as_written(
+def test_the_guides_hook_repository_configuration_works_as_written(
     hooks: tuple[Path, str], tmp_path: Path
 ) -> None:
-    """The README's block with only repo: and rev: pointed at a local copy of fedgate (a test
+    """The guide's block with only repo: and rev: pointed at a local copy of fedgate (a test
     cannot reach the URL a user's copy lives at); its args move specs, tree and bundle."""
     hooks_repo, rev = hooks
-    config = readme_block("# .pre-commit-config.yaml: fedgate as a hook repository")
+    config = guide_block("# .pre-commit-config.yaml: fedgate as a hook repository")
     config = re.sub(r"(?m)^(  - repo: )\S+", rf"\g<1>{hooks_repo}", config, count=1)
     config = re.sub(r"(?m)^(    rev: )\S+", rf"\g<1>{rev}", config, count=1)
     repo = tmp_path / "platform"

@@ -11,7 +11,7 @@ import ssl
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -86,12 +86,15 @@ def serving(
     stdout: int | None = None,
     env: dict[str, str] | None = None,
     tls: tuple[trustme.CA, Path, Path] | None = None,
+    args: Sequence[str] = (),
+    wait_ready: bool = True,
 ) -> Iterator[Server]:
     """`fedgate serve` with a fresh CA and certificate; stopped (SIGTERM, then SIGKILL) after.
     Its standard output (the audit log) goes to ``stdout`` when given, else to the log, as
     ``fedgate serve > log 2>&1`` would (one descriptor, opened without O_APPEND). ``env``:
     more environment variables (FEDGATE_*). ``tls``: the CA to trust and the certificate and
-    key files to serve, instead of a fresh pair."""
+    key files to serve, instead of a fresh pair. ``args``: more arguments of ``fedgate serve``;
+    ``wait_ready`` False: yield once it answers /readyz at all, ready or not."""
     if tls is None:
         ca = trustme.CA()
         cert = ca.issue_cert("127.0.0.1", "localhost")
@@ -122,6 +125,7 @@ def serving(
                 str(workers),
                 "--policies",
                 str(policies),
+                *args,
             ],
             stdout=sink if stdout is None else stdout,
             stderr=subprocess.STDOUT if stdout is None else sink,
@@ -129,7 +133,7 @@ def serving(
         )
     server = Server(port, context, process, log)
     try:
-        _wait_ready(server)
+        _wait_ready(server, ready=(200,) if wait_ready else (200, 503))
         yield server
     finally:
         process.send_signal(signal.SIGTERM)
@@ -140,13 +144,13 @@ def serving(
             process.wait(timeout=5)
 
 
-def _wait_ready(server: Server) -> None:
+def _wait_ready(server: Server, ready: tuple[int, ...] = (200,)) -> None:
     deadline = time.monotonic() + STARTUP_SECONDS
     while time.monotonic() < deadline:
         if server.process.poll() is not None:
             raise RuntimeError(f"fedgate serve exited:\n{server.output()}")
         try:
-            if server.request("GET", "/readyz")[0] == 200:
+            if server.request("GET", "/readyz")[0] in ready:
                 return
         except OSError:
             pass

@@ -16,11 +16,14 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
 import trustme
 from cryptography import x509
 
 from tests.conftest import EXAMPLES, POLICIES
 from tests.webhook.server import Server, project, serving
+
+pytestmark = pytest.mark.slow  # starts fedgate serve (gunicorn) and swaps its volumes
 
 BOUND_SECONDS = 15.0
 DENIED = json.loads((EXAMPLES / "requests" / "deployment-latest-tag-denied.json").read_text())

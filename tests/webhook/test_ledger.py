@@ -21,7 +21,7 @@ from webhook.ledger import (
 )
 
 BOMB = "[" * 1100 + "]" * 1100
-"""Finding 6 of issue 15: json.loads raised RecursionError on it, which denied every rule."""
+"""The ledger bomb: json.loads raised RecursionError on it, which denied every rule."""
 
 
 @pytest.mark.parametrize(

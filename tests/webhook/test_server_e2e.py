@@ -24,6 +24,8 @@ from webhook.engine.request import parse_review
 from webhook.engine.review import review
 from webhook.suites import load_suite
 
+pytestmark = pytest.mark.slow  # starts gunicorn over TLS
+
 REQUESTS = EXAMPLES / "requests"
 CASES = load_suite(REQUESTS / "tests.yaml")
 

@@ -1,4 +1,4 @@
-"""The live webhook under the faults of issue 15 (findings 7, 8, 9 and the lower ones): slow
+"""The live webhook under the faults an adversarial review found: slow
 clients, a broken audit sink, large ledgers, chunked bodies, a refused SIGHUP, a bad key file.
 Real gunicorn over real TLS on 127.0.0.1; every test bounded in time, stopping what it starts."""
 

@@ -78,9 +78,22 @@ class TreeIndex:
     _policies: Mapping[str, tuple[Mapping[str, Any], ...]] = field(
         default_factory=dict, compare=False, repr=False
     )
+    ledgers: Mapping[Key, Mapping[str, Any]] | None = field(default=None, compare=False, repr=False)
+    """The objects whose ownership ledgers the index vouches for (Git's, when the index is
+    live: ``bundle/live.py``); None: every object of ``objects``."""
+    stale: str | None = None
+    """Why the index cannot be trusted now (the live watch has been down too long): rules that
+    need other objects' facts then deny, saying this; None when it can be."""
 
     @classmethod
-    def of(cls, objects: Iterable[Mapping[str, Any]], digest: str = "") -> TreeIndex:
+    def of(
+        cls,
+        objects: Iterable[Mapping[str, Any]],
+        digest: str = "",
+        *,
+        ledgers: Mapping[Key, Mapping[str, Any]] | None = None,
+        stale: str | None = None,
+    ) -> TreeIndex:
         by_key: dict[Key, Mapping[str, Any]] = {}
         templates: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
         policies: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
@@ -97,10 +110,16 @@ class TreeIndex:
             digest,
             {ns: tuple(found) for ns, found in templates.items()},
             {ns: tuple(found) for ns, found in policies.items()},
+            ledgers,
+            stale,
         )
 
     def get(self, key: Key) -> Mapping[str, Any] | None:
         return self.objects.get(key)
+
+    def ledgered(self, key: Key) -> Mapping[str, Any] | None:
+        """The object whose ownership ledger decides who owns ``key``'s fields: Git's."""
+        return (self.objects if self.ledgers is None else self.ledgers).get(key)
 
     def templates(self, namespace: str | None) -> tuple[Mapping[str, Any], ...]:
         """The resource templates of one namespace; of every namespace for None."""

@@ -1,7 +1,7 @@
 """Build a Bundle from the files of a ``policies/`` directory, reporting every error at once.
 
 ``read_source`` is the only I/O; ``bundle_from_source`` and ``build_bundle`` are pure.
-Layout (documented in the README): ``clusters.yaml``, ``tenants.yaml``, ``writers.yaml``.
+Layout (documented in docs/bundle.md): ``clusters.yaml``, ``tenants.yaml``, ``writers.yaml``.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ from webhook.bundle.model import (
 from webhook.bundle.rules import Rule
 from webhook.bundle.vap import VAP_DIRECTORY, load_vaps
 from webhook.engine.cel import Backend, make_backend
-from webhook.engine.cel.backend import DEFAULT_BACKEND
+from webhook.engine.cel.engines import DEFAULT_BACKEND
 from webhook.engine.celrules import CelRuntime
 from webhook.errors import BundleError, Finding, describe_os_error
 from webhook.karmada.selector import candidate_clusters

@@ -7,6 +7,7 @@ from dataclasses import field
 from datetime import date
 from typing import Any, TypeVar
 
+from webhook.bundle.index import TreeIndex
 from webhook.bundle.model import Bundle, Tenant
 from webhook.bundle.rules import Rule
 from webhook.engine.decision import ExceptionUse, Violation
@@ -77,6 +78,21 @@ class Review:
     @property
     def new_ledger(self) -> Ledger | None:
         return self.memo("new_ledger", lambda: ledger_of(self.request.object))
+
+
+def cross_index(review: Review) -> TreeIndex | None:
+    """The index the rules about other objects judge with: None without one, and None while the
+    live index is stale (``TreeIndex.stale``), so that those rules fail closed."""
+    index = review.bundle.index
+    return None if index is None or index.stale is not None else index
+
+
+def no_index_reason(review: Review) -> str:
+    """Why ``cross_index`` is None, as a clause of a denial."""
+    index = review.bundle.index
+    if index is not None and index.stale is not None:
+        return f"the webhook's live index of the Karmada API server is stale ({index.stale})"
+    return "the webhook's bundle carries no index of the synced tree"
 
 
 def annotations_of(obj: Mapping[str, Any] | None) -> Mapping[str, Any]:

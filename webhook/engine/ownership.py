@@ -155,7 +155,7 @@ def git_object(review: Review) -> Mapping[str, Any] | None:
         return None
     request = review.request
     key: Key = (request.kind.group, request.kind.kind, request.namespace, request.name)
-    return index.get(key)
+    return index.ledgered(key)
 
 
 GIT_WHOLE = Ledger(with_karmada_fields({"": "git"}))

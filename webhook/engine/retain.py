@@ -8,8 +8,16 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from webhook.bundle.index import key_of
 from webhook.bundle.rules import Rule
-from webhook.engine.context import BROKEN_LEDGER, Review, annotations_of, labels_of, ledger_of
+from webhook.engine.context import (
+    BROKEN_LEDGER,
+    Review,
+    annotations_of,
+    cross_index,
+    labels_of,
+    ledger_of,
+)
 from webhook.engine.decision import Violation
 from webhook.ledger import TARGET_ANNOTATION, entries_below, escape, ledger_problem, owner_of
 from webhook.values import is_mapping
@@ -72,7 +80,7 @@ def _owners_written(pointer: str, ledger: Mapping[str, str]) -> set[str]:
 def _target_ledgers(review: Review) -> list[tuple[str, Mapping[str, str]]] | None:
     """(whose, ledger) of each template the override selects in the index of the synced tree:
     what Git says, whatever the override's annotations say; None without an index."""
-    index = review.bundle.index
+    index = cross_index(review)
     obj = review.request.object
     if index is None or not is_mapping(obj):
         return None
@@ -80,7 +88,10 @@ def _target_ledgers(review: Review) -> list[tuple[str, Mapping[str, str]]] | Non
 
     found: list[tuple[str, Mapping[str, str]]] = []
     for template in selected_templates(index, obj):
-        ledger = ledger_of(template)
+        git = index.ledgered(key_of(template))
+        if git is None:
+            continue  # not Git's (created by hand): no ledger the index vouches for
+        ledger = ledger_of(git)
         metadata = template.get("metadata") or {}
         whose = f"{template.get('kind')} {metadata.get('namespace')}/{metadata.get('name')}"
         found.append((whose, ledger if ledger is not None else BROKEN_LEDGER))

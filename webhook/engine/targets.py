@@ -38,7 +38,7 @@ from typing import Any
 from webhook.bundle.index import Key, TreeIndex, group_of, key_of
 from webhook.bundle.model import Cluster
 from webhook.bundle.rules import Rule
-from webhook.engine.context import Review, labels_of, ledger_of
+from webhook.engine.context import Review, cross_index, labels_of, ledger_of, no_index_reason
 from webhook.engine.decision import Violation
 from webhook.engine.synthesize import sync_request
 from webhook.engine.workloads import POD_SPEC_AT, REPLICAS_AT, WORKLOAD_KINDS, pod_spec
@@ -84,9 +84,9 @@ def _show(key: Key) -> str:
 def _no_index(review: Review, rule: Rule, what: str) -> Violation:
     return review.violation(
         rule,
-        f"the webhook's bundle carries no index of the synced tree, so {what} cannot be "
-        "judged against what Git says of its targets: change it in Git, or have the platform "
-        "team publish the index (fedgate bundle)",
+        f"{no_index_reason(review)}, so {what} cannot be judged against what is known of its "
+        "targets: change it in Git, or have the platform team publish the index (fedgate "
+        "bundle) or restore the webhook's watch of the Karmada API server",
     )
 
 
@@ -103,7 +103,9 @@ def _unknown(review: Review, rule: Rule, key: Key, pointer: str) -> Violation:
 def selected_templates(index: TreeIndex, policy: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     """The index's templates the policy's resourceSelectors match (every template of its scope
     when it has none, as Karmada reads an override without selectors)."""
-    namespace = None if policy.get("kind", "").startswith("Cluster") else _namespace(policy)
+    kind = policy.get("kind")
+    cluster_wide = isinstance(kind, str) and kind.startswith("Cluster")
+    namespace = None if cluster_wide else _namespace(policy)
     found = selectors(policy)
     templates = index.templates(namespace)
     if not found:
@@ -140,7 +142,7 @@ def check_override_effects(review: Review, rule: Rule) -> Iterator[Violation]:
     policy = review.request.object
     if not is_mapping(policy):
         return
-    index = review.bundle.index
+    index = cross_index(review)
     trusted = _trusted(review)
     if index is None:
         if not trusted:
@@ -467,7 +469,7 @@ def check_autoscaler_target(review: Review, rule: Rule) -> Iterator[Violation]:
             pointer="/spec/scaleTargetRef",
             owner="karmada",
         )
-    index = review.bundle.index
+    index = cross_index(review)
     trusted = _trusted(review)
     if index is None:
         if not trusted:
@@ -490,7 +492,7 @@ def check_autoscaler_target(review: Review, rule: Rule) -> Iterator[Violation]:
             pointer="/spec/scaleTargetRef",
         )
     acting = SCALERS.get(str(scaler.get("kind")), "")
-    ledger = ledger_of(target)
+    ledger = ledger_of(index.ledgered(key))  # Git's ledger, never a live object's words
     pointers = (
         ("/spec/minReplicas", "/spec/maxReplicas")
         if key[1] == "FederatedHPA"
@@ -519,7 +521,7 @@ def check_autoscaler_target(review: Review, rule: Rule) -> Iterator[Violation]:
 
 def check_takeover(review: Review, rule: Rule) -> Iterator[Violation]:
     policy = review.request.object
-    index = review.bundle.index
+    index = cross_index(review)
     if not is_mapping(policy) or _trusted(review):
         return
     if index is None:
@@ -535,7 +537,7 @@ def check_takeover(review: Review, rule: Rule) -> Iterator[Violation]:
         yield review.violation(
             rule,
             f"this policy selects {_show(key_of(template))}, which {holder[0]} "
-            f"{'/'.join(p for p in holder[1:] if p)} from Git propagates"
+            f"{'/'.join(p for p in holder[1:] if p)}{_whence(index, claim.policy)} propagates"
             + (" (and it would preempt it)" if preempts else "")
             + ": one template, one policy; change the placement in Git",
             pointer="/spec/resourceSelectors",
@@ -543,6 +545,11 @@ def check_takeover(review: Review, rule: Rule) -> Iterator[Violation]:
     yield from _named_git_data(review, rule, policy, index)
     yield from _preemption_reach(review, rule, policy)
     yield from _priority_reach(review, rule, policy, index)
+
+
+def _whence(index: TreeIndex, obj: Mapping[str, Any]) -> str:
+    """Where an indexed object comes from, for a message: Git, or (live index) not Git."""
+    return " from Git" if index.ledgered(key_of(obj)) is not None else " (made outside Git)"
 
 
 def _named_git_data(
@@ -650,7 +657,7 @@ def check_selector_reach(review: Review, rule: Rule) -> Iterator[Violation]:
     if not is_mapping(policy) or _trusted(review) or _same_selection(review):
         return
     namespace = _namespace(policy)
-    index = review.bundle.index
+    index = cross_index(review)
     for i, selector in enumerate(selectors(policy)):
         if not is_mapping(selector) or selector.get("name"):
             continue
@@ -735,7 +742,7 @@ def check_stateful_targets(review: Review, rule: Rule) -> Iterator[Violation]:
         purge = settings.get("purgeMode", "Gracefully")
         if purge in DIRECT_PURGE:
             continue
-        found = sorted(_show(key_of(t)) for t in _stateful_selected(review.bundle.index, policy))
+        found = sorted(_show(key_of(t)) for t in _stateful_selected(cross_index(review), policy))
         if found:
             yield review.violation(
                 rule,

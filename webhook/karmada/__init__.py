@@ -7,4 +7,7 @@ claims a template (``detector``), the replicas the default interpreter reads and
 ``imageparser``, ``jsonpatch``, ``encoding``), label and cluster selectors (``selector``), and
 the whole path of one template (``propagation``). ``fedgate plan`` and the admission webhook
 both use it; it imports nothing from the compiler.
+
+A new overrider: how Karmada applies it in ``overriders.py`` (``apply_overriders``), what
+Karmada's API refuses of it in ``validation.py``, and its order in ``overridemanager.py``.
 """

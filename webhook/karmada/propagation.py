@@ -187,10 +187,13 @@ def propagate(
     clusters: Mapping[str, Cluster],
     *,
     members: bool = True,
+    placed: Placement | None = None,
 ) -> TemplatePlan:
     """``obj`` as Karmada propagates it with ``policies`` over the member ``clusters``;
     without ``members``, the placement only (no member copies: what a caller that needs only
-    where the replicas go skips)."""
+    where the replicas go skips). ``placed``: the scheduler's result as the caller knows it
+    better (a division by the clusters' declared room over the whole tree), in place of
+    ``schedule``'s."""
     reason = not_a_template(obj)
     if reason is not None:
         return TemplatePlan(obj, None, notes=(reason,))
@@ -226,7 +229,7 @@ def propagate(
         return TemplatePlan(obj, ref, notes=tuple(notes))
     spec = _mapping(policy.get("spec"))
     placement_spec = _mapping(spec.get("placement"))
-    placement = schedule(placement_spec, replicas, clusters)
+    placement = placed if placed is not None else schedule(placement_spec, replicas, clusters)
     notes += placement.notes
     strategy = placement_spec.get("replicaScheduling")
     divided = isinstance(strategy, Mapping) and (

@@ -14,14 +14,16 @@ and ``reference/karmada-v1.18/division.md``:
   weight is the largest of the ``staticWeightList`` entries selecting it; unmatched clusters
   get none; no entry matching any candidate, or no ``weightPreference``: equal weights), with
   the template UID's tie-break, unknown before the API server creates it: both outcomes;
-- Divided with ``dynamicWeight`` or ``Aggregated`` depends on each cluster's free capacity,
-  which fedgate cannot see: each candidate is shown with the whole count (the most it can get)
-  and the plan says so;
+- Divided with ``dynamicWeight`` or ``Aggregated`` depends on each cluster's free capacity:
+  here each candidate is shown with the whole count (the most it can get) and the note says
+  so; ``fedgate plan`` divides them exactly over the whole tree where every candidate declares
+  its allocatable (``compiler/plan/settle.py``, with ``dynamic.py``'s port);
 - clusters left with 0 replicas receive nothing.
 
-Not simulated (they need the live clusters): capacity, taints and tolerations, cluster
-eviction, the spread-constraint selection of Duplicated and dynamic placements, and the
-affinity term a binding already observes.
+Not simulated here: capacity and the spread-constraint selection (they need the whole tree:
+``fedgate plan`` makes them from the room the clusters declare, ``spread.py`` and
+``dynamic.py``), taints and tolerations, cluster eviction (``plan --fail``), and the affinity
+term a binding already observes.
 """
 
 from __future__ import annotations
@@ -125,11 +127,8 @@ def schedule(
     preference = strategy.get("weightPreference")
     dynamic = isinstance(preference, Mapping) and preference.get("dynamicWeight")
     if strategy.get("replicaDivisionPreference") == "Aggregated" or dynamic:
-        notes.append(
-            "replicas are divided by each cluster's free capacity "
-            f"({'Aggregated' if not dynamic else 'dynamicWeight'}), which fedgate cannot see: "
-            "each cluster is shown with the whole count, the most it can get"
-        )
+        kind = "Aggregated" if not dynamic else "dynamicWeight"
+        notes.append(bound_note(kind, [c for c in names if clusters[c].allocatable is None]))
         return Placement(_nonzero(dict.fromkeys(names, replicas.count)), None, tuple(notes))
     if isinstance(preference, Mapping):
         weights = _static_weights(preference, names, clusters)
@@ -143,6 +142,22 @@ def schedule(
         )
     alternative = dict(division.alternative) if division.alternative is not None else None
     return Placement(dict(division.replicas), alternative, tuple(notes))
+
+
+def bound_note(kind: str, undeclared: list[str]) -> str:
+    """Why a division by free capacity is shown as its upper bound: some candidates declare no
+    allocatable, or the division was not made over the whole tree (only ``plan`` makes it)."""
+    why = (
+        f"which fedgate counts only when every candidate declares its allocatable "
+        f"(clusters.yaml) and {', '.join(undeclared)} "
+        f"{'does' if len(undeclared) == 1 else 'do'} not"
+        if undeclared
+        else "which fedgate counts over the whole tree only (fedgate plan)"
+    )
+    return (
+        f"replicas are divided by each cluster's free capacity ({kind}), {why}: each cluster "
+        "is shown with the whole count, the most it can get"
+    )
 
 
 def _nonzero(replicas: dict[str, int]) -> dict[str, int | None]:

@@ -1,5 +1,5 @@
 """Compile replays Argo CD's permission logic over every generated Application and every object
-it syncs, and refuses a tree Argo CD would refuse (finding 1 of issue 13)."""
+it syncs, and refuses a tree Argo CD would refuse, in Argo CD's words."""
 
 from __future__ import annotations
 

@@ -125,7 +125,7 @@ DESTINATIONS = [
         _dest("https://other-test-server", "other"),
         True,
     ),
-    # The finding of issue 13: an Application without a namespace against fedgate's project.
+    # Argo CD refuses an Application without a namespace against fedgate's project.
     (
         "no namespace against a namespaced project",
         [_dest("", "platform-demo", "karmada-apiserver")],

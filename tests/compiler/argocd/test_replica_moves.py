@@ -1,5 +1,5 @@
 """An app whose replicas move from git to an autoscaler: compile and check say what to clear
-before Argo CD syncs it (issue 13, finding 3), whatever the Argo CD version."""
+before Argo CD syncs it, whatever the Argo CD version."""
 
 from __future__ import annotations
 
@@ -7,8 +7,7 @@ import re
 from pathlib import Path
 
 from compiler.argocd.replica_moves import ReplicaMove, replica_moves
-from tests.compiler.test_examples import run
-from tests.shiftleft.test_precommit import git
+from tests.helpers import git, run
 
 NOTICE = (
     "notice: platform-demo/demo-http: /spec/replicas moves from git to federated-hpa. Before "

@@ -14,15 +14,10 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from tests.conftest import EXAMPLES, POLICIES
+from tests.helpers import GIT_ENV
 
 FEDGATE = Path(sys.executable).with_name("fedgate")
 BIN = FEDGATE.parent
-GIT_ENV = {
-    "GIT_AUTHOR_NAME": "t",
-    "GIT_AUTHOR_EMAIL": "t@example.com",
-    "GIT_COMMITTER_NAME": "t",
-    "GIT_COMMITTER_EMAIL": "t@example.com",
-}
 
 
 def environment(extra: Mapping[str, str] | None = None) -> dict[str, str]:

@@ -109,3 +109,13 @@ def test_an_unknown_writer_is_a_usage_error(tmp_path: Path) -> None:
     )
     assert result.returncode == 2
     assert "--writer nobody: the bundle has no such writer (" in result.stderr
+
+
+@pytest.mark.parametrize("args", [[], ["-", "--kubeconfig", "k.yaml"]], ids=["none", "both"])
+def test_objects_come_from_files_or_the_api_server_not_both(
+    tmp_path: Path, args: list[str]
+) -> None:
+    result = fedgate("audit", *args, "--example-policies", cwd=tmp_path, stdin="")
+    no_traceback(result)
+    assert result.returncode == 2
+    assert "give the objects (FILE..., or - for standard input) or --kubeconfig" in result.stderr

@@ -1,6 +1,6 @@
 """``check --base REF`` and ``plan --base REF``: the pull-request gate judges the whole
 difference between a branch and where it left its target, commits made with --no-verify
-included; the README's GitHub Actions and GitLab CI recipes run as written."""
+included; the shift-left guide's GitHub Actions and GitLab CI recipes run as written."""
 
 from __future__ import annotations
 
@@ -99,9 +99,9 @@ def test_a_base_git_cannot_give_is_refused(clone: Path, base: str, message: str)
 
 
 def recipe_commands(fence_start: str) -> list[str]:
-    """The ``fedgate`` lines of the README's recipe that opens with ``fence_start``."""
-    readme = (ROOT / "README.md").read_text()
-    block = readme[readme.index(fence_start) :]
+    """The ``fedgate`` lines of the shift-left guide's recipe that opens with ``fence_start``."""
+    guide = (ROOT / "docs" / "shift-left.md").read_text()
+    block = guide[guide.index(fence_start) :]
     block = block[: block.index("```")]
     found = [
         line.split("run:", 1)[-1].strip().lstrip("- ").strip()
@@ -122,7 +122,7 @@ def recipe_commands(fence_start: str) -> list[str]:
     ],
     ids=["github-actions", "gitlab-ci"],
 )  # fmt: skip
-def test_the_readme_recipes_run_as_written(
+def test_the_guides_recipes_run_as_written(
     clone: Path, fence: str, variables: dict[str, str]
 ) -> None:
     check, plan = recipe_commands(fence)

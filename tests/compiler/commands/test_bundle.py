@@ -1,6 +1,6 @@
 """``fedgate bundle``: the webhook's ConfigMap with the index of the synced tree, through the
-installed entry point; the webhook then judges a tenant's override with it (issue 15, "know the
-targets")."""
+installed entry point; the webhook then judges a tenant's override with it (it knows the
+targets from Git)."""
 
 from __future__ import annotations
 

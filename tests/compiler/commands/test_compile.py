@@ -238,8 +238,8 @@ def test_two_compiles_at_once_leave_one_consistent_tree(tmp_path: Path) -> None:
 
 
 def test_the_replicas_limit_is_documented() -> None:
-    readme = (ROOT / "README.md").read_text()
-    assert f"at most {MAX_REPLICAS:,}" in readme
+    guide = (ROOT / "docs" / "app-spec.md").read_text()
+    assert f"at most {MAX_REPLICAS:,}" in guide
 
 
 def test_a_dangling_symlink_spec_is_an_error_not_a_removed_app(repo: Path, tmp_path: Path) -> None:
@@ -269,9 +269,9 @@ def test_a_dangling_symlink_spec_is_an_error_not_a_removed_app(repo: Path, tmp_p
 
 @pytest.mark.parametrize("cache", ["cold", "warm"])
 def test_a_quota_overrun_is_reported_beside_another_file_s_error(repo: Path, cache: str) -> None:
-    """The README says every error is reported at once; a tenant's quota overrun across files
-    was hidden until every per-file error was fixed (the cross-file checks did not run), warm
-    cache or cold."""
+    """The command-line guide says every error is reported at once; a tenant's quota overrun
+    across files was hidden until every per-file error was fixed (the cross-file checks did not
+    run), warm cache or cold."""
     (repo / "apps").mkdir(exist_ok=True)
     (repo / "apps" / "a.yaml").write_text(app("big-a", "15", "").replace("10m", "1"))
     (repo / "apps" / "b.yaml").write_text(app("big-b", "6", "").replace("10m", "1"))

@@ -1,6 +1,6 @@
 """``fedgate init``: `git init && fedgate init && fedgate compile && git commit` works, with the
-hook run by the real pre-commit framework; init never overwrites; the README shows what it
-writes."""
+hook run by the real pre-commit framework; init never overwrites; the shift-left guide shows what
+it writes."""
 
 from __future__ import annotations
 
@@ -14,6 +14,8 @@ import pytest
 from compiler.commands.init import HOOKS
 from tests.compiler.commands.entry import BIN, environment, fedgate, git, no_traceback
 from tests.conftest import ROOT
+
+pytestmark = pytest.mark.slow  # git and the real pre-commit framework
 
 PRE_COMMIT = BIN / "pre-commit"
 
@@ -123,9 +125,9 @@ def test_init_outside_git_says_how_to_get_the_hook(tmp_path: Path) -> None:
     assert compiled.stderr == ""  # the example app compiles without a warning
 
 
-def test_the_readme_shows_what_init_writes() -> None:
-    readme = (ROOT / "README.md").read_text()
-    assert f"```yaml\n{HOOKS}```" in readme
+def test_the_shift_left_guide_shows_what_init_writes() -> None:
+    guide = (ROOT / "docs" / "shift-left.md").read_text()
+    assert f"```yaml\n{HOOKS}```" in guide
 
 
 def test_the_scaffolded_bundle_passes_its_own_tests(tmp_path: Path) -> None:

@@ -15,6 +15,8 @@ import pytest
 from compiler.plan.columns import WIDTH, columns
 from tests.compiler.commands.entry import fedgate, git, no_traceback, platform
 from tests.compiler.plan.manifests import BANNER, MIRROR
+from tests.compiler.plan.test_failover import deployment, policy
+from tests.compiler.plan.test_failover_capacity import DYNAMIC
 from tests.conftest import EXAMPLES, POLICIES
 
 APPS = 7
@@ -120,7 +122,7 @@ def test_added_changed_and_removed_apps_and_templates(repo: Path) -> None:
     assert report["summary"]["apps"] == {"add": 1, "change": 1, "remove": 1}
     assert report["summary"]["changes"] is True
     assert [t["name"] for t in report["changes"]["templates"]] == ["banner"]
-    # the contract of issue 14 is kept: the same keys, only added to
+    # the JSON contract is kept: the same keys, only added to
     assert list(report)[:5] == ["apps", "tenants", "diff", "templates", "errors"]
     assert "payments/checkout/deployment.yaml" in report["diff"]
 
@@ -348,3 +350,38 @@ def test_an_app_s_first_override_is_a_change_with_its_before(repo: Path) -> None
     (app,) = [a for a in json.loads(result.stdout)["changes"]["apps"] if a["name"] == "status-page"]
     assert app["action"] == "change"
     assert app["before"] is not None
+
+
+ROOM_DIVIDED = deployment("web", 6, cpu="250m") + "---\n" + policy("web", DYNAMIC)
+"""A hand-written dynamic-weight Deployment of 6 replicas, 250m each, on the three clusters."""
+
+
+def test_a_dynamic_weight_template_is_divided_by_the_declared_room_on_both_sides(
+    repo: Path,
+) -> None:
+    """Every cluster declares 4 cpus: after the example apps, cluster-a has room for none of
+    the 250m replicas, cluster-b for 7, cluster-c for 13; both sides of the change are
+    divided by that room (HEAD's as the working tree's), not shown as the most each can get."""
+    clusters = repo / "policies" / "clusters.yaml"
+    text = clusters.read_text()
+    for name in ("cluster-a", "cluster-b", "cluster-c"):
+        text = text.replace(
+            f"  - name: {name}\n",
+            f'  - name: {name}\n    allocatable: {{cpu: "4", memory: 64Gi, pods: 110}}\n',
+        )
+    clusters.write_text(text)
+    (repo / "rendered" / "platform").mkdir()
+    web = repo / "rendered" / "platform" / "web.yaml"
+    web.write_text(ROOM_DIVIDED)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "a dynamic-weight template")
+    web.write_text(ROOM_DIVIDED.replace("replicas: 6", "replicas: 9"))
+    code, text = plan(repo)
+    assert code == 0, text
+    assert "    placement    cluster-b 2 -> 3, cluster-c 4 -> 6\n" in text
+    assert (
+        "    note         divided DynamicWeight by the room the clusters declare (allocatable "
+        "minus what the\n                 tree requests there): cluster-a 0, cluster-b 7, "
+        "cluster-c 13 replicas\n"
+    ) in text
+    assert "cluster-a    " not in text.split("~ Deployment payments/web")[1]

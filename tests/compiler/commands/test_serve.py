@@ -15,6 +15,8 @@ import trustme
 from tests.compiler.commands.entry import FEDGATE, environment, fedgate, no_traceback
 from tests.conftest import POLICIES
 
+pytestmark = pytest.mark.slow  # starts fedgate serve
+
 
 @pytest.mark.parametrize(
     ("bind", "message"),
@@ -159,3 +161,43 @@ def test_a_certificate_with_another_certificates_key_is_refused_at_start(tmp_pat
     no_traceback(result)
     assert result.returncode == 2
     assert "do not load together" in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        pytest.param(
+            ["--kubeconfig", "absent.yaml"],
+            "--kubeconfig absent.yaml: [Errno 2] No such file or directory",
+            id="no-kubeconfig",
+        ),
+        pytest.param(
+            ["--kubeconfig", "exec.yaml"],
+            "--kubeconfig exec.yaml: exec and auth-provider credentials are not supported",
+            id="exec-plugin",
+        ),
+        pytest.param(
+            ["--index-stale-seconds", "0"],
+            "--index-stale-seconds must be a positive number of seconds",
+            id="no-bound",
+        ),
+    ],
+)
+def test_a_live_index_fedgate_cannot_watch_with_exits_2_at_once(
+    tmp_path: Path, args: list[str], message: str
+) -> None:
+    (tmp_path / "exec.yaml").write_text(
+        json.dumps(
+            {
+                "clusters": [{"name": "k", "cluster": {"server": "https://127.0.0.1:1"}}],
+                "users": [{"name": "u", "user": {"exec": {"command": "aws"}}}],
+                "contexts": [{"name": "c", "context": {"cluster": "k", "user": "u"}}],
+                "current-context": "c",
+            }
+        )
+    )
+    result = fedgate("serve", "--policies", str(POLICIES), *args, cwd=tmp_path, timeout=30)
+    no_traceback(result)
+    assert result.returncode == 2
+    [line] = result.stderr.splitlines()
+    assert line.startswith(f"fedgate: {message}")

@@ -1,4 +1,4 @@
-"""Issue 14: the tenant bill is the tenant's whole bill. A hand-written workload of the synced
+"""The tenant bill is the tenant's whole bill. A hand-written workload of the synced
 tree in a tenant's namespaces is on that tenant's bill, a pod billed as ``tenancy.quota`` bills
 it (``webhook/engine/quota.py``) times the pods of each cluster Karmada places it on."""
 

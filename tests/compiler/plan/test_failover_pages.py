@@ -27,7 +27,7 @@ from tests.compiler.plan.test_failover import (
     run,
 )
 from tests.compiler.plan.test_plan import _golden
-from tests.shiftleft.test_precommit import git
+from tests.helpers import git
 from webhook.bundle.model import Bundle
 
 GRACEFUL = "  failover: {cluster: {purgeMode: Gracefully}}\n"

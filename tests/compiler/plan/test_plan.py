@@ -170,7 +170,7 @@ ALL_APPS = [
 
 
 def test_plan_is_right_with_a_warm_or_cold_cache(platform_repo: Path) -> None:
-    """Issue 14: plan was empty with a warm compile cache, and missed the edited app after an
+    """Plan was empty with a warm compile cache, and missed the edited app after an
     edit. Every app, whatever the cache holds."""
     cold = cli(["plan"])[1]  # the compile above warmed the cache: this is a warm run
     assert sorted(a["name"] for a in cold["apps"]) == ALL_APPS
@@ -330,7 +330,7 @@ spec:
 
 
 def test_a_hand_written_workload_is_on_its_tenants_bill(platform_repo: Path) -> None:
-    """Issue 14: plan left team-a at 7.9 of 20 CPU while check denies the Deployment on
+    """Plan left team-a at 7.9 of 20 CPU while check denies the Deployment on
     tenancy.quota. The bill is the same warm or cold, whole or for a subset of another tenant."""
     _, before = cli(["plan"])
     team_a = next(t for t in before["tenants"] if t["tenant"] == "team-a")

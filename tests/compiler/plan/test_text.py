@@ -51,7 +51,7 @@ def test_cores(quantity: str, shown: str) -> None:
 @pytest.mark.parametrize(
     ("quantity", "shown"),
     [
-        pytest.param("15872Mi", "15.5Gi", id="issue-example"),
+        pytest.param("15872Mi", "15.5Gi", id="a-fraction-of-a-gibibyte"),
         pytest.param("80Gi", "80Gi", id="whole-gibibytes"),
         pytest.param("512Mi", "512Mi", id="below-a-gibibyte"),
         pytest.param("1G", "953.67Mi", id="decimal-gigabyte"),
@@ -81,7 +81,7 @@ def test_decimals_agree_with_fraction_rounding(value: Fraction, places: int) -> 
     assert text == text.rstrip("0") or "." not in text
 
 
-def test_the_tenant_line_reads_as_the_issue_asks() -> None:
+def test_the_tenant_line_reads_used_of_quota_per_resource() -> None:
     bill = TenantBill(
         "team-b",
         {"cpu": Fraction(79, 10), "memory": parse_quantity("15872Mi")},
@@ -140,7 +140,7 @@ def summary(**kwargs: object) -> Summary:
             },
             "Plan: 1 app to add, 2 to change, 0 to remove; clusters affected: cluster-a, "
             "cluster-b; 1 deny.",
-            id="the-issue's-example",
+            id="names-that-fit",
         ),
         pytest.param(
             {"apps": {"none": 7}},

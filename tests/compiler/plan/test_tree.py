@@ -1,4 +1,5 @@
-"""``fedgate plan --tree``: the JSON contract on the cases of issue 14, and bad input."""
+"""``fedgate plan --tree``: the JSON contract on hand-written trees (every template, policy and
+override form Karmada reads), and bad input."""
 
 from __future__ import annotations
 
@@ -71,7 +72,7 @@ def write(tree: Path, **files: str) -> Path:
 
 
 def test_the_contract_on_a_divided_deployment_with_a_deprecated_override(tmp_path: Path) -> None:
-    """Issue 14: image platform/demo-http:1.0 with mirror.example.cn for cluster-b is
+    """Image platform/demo-http:1.0 with mirror.example.cn for cluster-b is
     mirror.example.cn/platform/demo-http:1.0 (Karmada's SplitHostname), and an OverridePolicy
     in the deprecated targetCluster/overriders form applies."""
     code, report, _ = plan_tree(
@@ -111,7 +112,7 @@ def test_the_contract_on_a_divided_deployment_with_a_deprecated_override(tmp_pat
 def test_a_per_cluster_denial_names_the_cluster_the_override_and_the_field(
     tmp_path: Path,
 ) -> None:
-    """Issue 14, "One verdict everywhere": a denial on a member copy names the cluster, the
+    """One verdict everywhere: a denial on a member copy names the cluster, the
     override that produced the value and the spec field. A CEL rule has no pointer of its own:
     the field is the one the override rule wrote (the JSON had no field; the text said only
     "set by OverridePolicy platform-demo/mirror rule 0")."""
@@ -223,7 +224,7 @@ def test_a_missing_tree_is_a_usage_error(tmp_path: Path) -> None:
 
 
 def test_the_text_shows_what_each_member_runs(tmp_path: Path) -> None:
-    """The README: every template "in the same blocks as above", which show each member's
+    """The plan guide: every template "in the same blocks as above", which show each member's
     `N x image`. A hand-written Deployment's block showed the placement and the overrides'
     names only, never the image a regional override made: the JSON alone had it."""
     tree = write(tmp_path, **{"app.yaml": TEAM_A_APP, "op.yaml": DEPRECATED_FORM})

@@ -12,6 +12,7 @@ import pytest
 
 from webhook.bundle.index import TreeIndex, key_of
 from webhook.bundle.model import Bundle
+from webhook.engine import targets
 from webhook.engine.review import review
 from webhook.engine.synthesize import sync_request
 from webhook.karmada.detector import Policies
@@ -168,3 +169,12 @@ def test_a_template_mounting_a_claim_is_stateful_whatever_its_labels(bundle: Bun
         "it fails over Deployment platform-demo/demo-http, which is stateful, with purgeMode "
         "Gracefully"
     )
+
+
+def test_a_policy_whose_kind_is_not_a_string_selects_in_its_namespace(bundle: Bundle) -> None:
+    """An object whose kind is null crashed the takeover rule (the property test of odd
+    objects found it); it is read as a namespaced policy."""
+    assert bundle.index is not None
+    policy = {"kind": None, "metadata": {"namespace": "platform-demo"}}
+    templates = targets.selected_templates(bundle.index, policy)
+    assert templates and all(key_of(t)[2] == "platform-demo" for t in templates)

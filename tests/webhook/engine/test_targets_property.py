@@ -1,4 +1,4 @@
-"""Issue 15: no allowed write lets a member run an image, a tag, a replica count or a field
+"""No allowed write lets a member run an image, a tag, a replica count or a field
 owner the rules deny.
 
 Hypothesis writes OverridePolicies (tenant's and git's) with random overriders over the example

@@ -1,6 +1,7 @@
 """Karmada v1.18.2's division by free capacity (Aggregated, dynamic weights), with the tables
 of ``pkg/scheduler/core/assignment_test.go`` that scale up (``Test_dynamicScaleUp``, and the
-scale-up rows of ``Test_dynamicScale``) and the general estimator's summary path."""
+scale-up rows of ``Test_dynamicScale``), of ``division_algorithm_test.go``
+(``Test_dynamicDivideReplicas``: a first schedule) and the general estimator's summary path."""
 
 from __future__ import annotations
 
@@ -138,6 +139,31 @@ def test_karmada_scale_up_tables(
     result = scale_up(strategy, replicas, available, scheduled)
     assert result.replicas == want
     assert result.available == sum(available.values())
+
+
+# division_algorithm_test.go, Test_dynamicDivideReplicas: (row, strategy, replicas, available
+# per cluster, want); nothing scheduled yet.
+DIVIDE_ROWS: list[tuple[str, str, int, dict[str, int], dict[str, int]]] = [
+    ("replica 12, dynamic weight 18:12:6", DYNAMIC_WEIGHT, 12, {M1: 18, M2: 12, M3: 6},
+     {M1: 6, M2: 4, M3: 2}),
+    ("replica 12, dynamic weight 20:12:6", DYNAMIC_WEIGHT, 12, {M1: 20, M2: 12, M3: 6},
+     {M1: 6, M2: 4, M3: 2}),
+    ("replica 12, dynamic weight 6:12:6", DYNAMIC_WEIGHT, 12, {M1: 6, M2: 12, M3: 6},
+     {M1: 3, M2: 6, M3: 3}),
+    ("replica 12, aggregated 12:6:6", AGGREGATED, 12, {M2: 12, M1: 6, M3: 6}, {M2: 12}),
+    ("replica 12, aggregated 6:6:6", AGGREGATED, 12, {M1: 6, M2: 6, M3: 6}, {M1: 6, M2: 6}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("strategy", "replicas", "available", "want"),
+    [pytest.param(*row[1:], id=f"Test_dynamicDivideReplicas: {row[0]}") for row in DIVIDE_ROWS],
+)
+def test_karmada_first_division_tables(
+    strategy: str, replicas: int, available: dict[str, int], want: dict[str, int]
+) -> None:
+    result = scale_up(strategy, replicas, available)
+    assert (result.replicas, result.alternative) == (want, None)
 
 
 def test_a_tie_shows_both_outcomes() -> None:

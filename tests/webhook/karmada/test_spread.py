@@ -1,6 +1,8 @@
 """Karmada v1.18.2's spread-constraint selection, with the tables of
-``pkg/scheduler/core/spreadconstraint/select_groups_test.go`` (``TestSelectGroups``) and
-``select_clusters_by_region_test.go`` (``Test_selectBestClustersByRegion``)."""
+``pkg/scheduler/core/spreadconstraint/select_groups_test.go`` (``TestSelectGroups``),
+``select_clusters_by_region_test.go`` (``Test_selectBestClustersByRegion``),
+``select_clusters_test.go`` (``TestSelectBestClusters``) and ``group_clusters_test.go``
+(``Test_CalcGroupScoreForDuplicate``)."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from webhook.karmada.spread import Detail, Group, by_region, select, select_groups
+from webhook.karmada.spread import Detail, Group, by_region, group_score, select, select_groups
 
 # TestSelectGroups: (name, groups (name, value, weight), min, max, target, expected names)
 GROUPS: list[tuple[str, list[tuple[str, int, int]], int, int, int, list[str] | None]] = [
@@ -212,3 +214,94 @@ def test_static_weights_ignore_spread_constraints() -> None:
         },
     }
     assert select(placement, details(a="eu", b="eu", c="us"), 2).clusters == ("a", "b", "c")
+
+
+# select_clusters_test.go, generateClusterInfo: (name, region, score, available replicas), in
+# the order the test hands them over (score, highest first).
+BEST = [
+    Detail("member4", "R2", 60, 50),
+    Detail("member2", "R1", 40, 60),
+    Detail("member3", "R1", 30, 80),
+    Detail("member1", "R1", 20, 40),
+]
+BY_CLUSTER = [{"spreadByField": "cluster", "maxGroups": 2, "minGroups": 1}]
+STATIC = {
+    "replicaSchedulingType": "Divided",
+    "replicaDivisionPreference": "Weighted",
+    "weightPreference": {
+        "staticWeightList": [{"targetCluster": {"clusterNames": ["member1"]}, "weight": 2}]
+    },
+}
+# The Go test leaves replicaDivisionPreference empty (the API server would default it to
+# Weighted, which ignores the constraints): the port passes it empty too.
+DIVIDED = {"replicaSchedulingType": "Divided", "replicaDivisionPreference": ""}
+
+# TestSelectBestClusters: (name, placement, needReplicas, want; None: an error)
+SELECT_BEST: list[tuple[str, dict[str, Any], int, list[str] | None]] = [
+    (
+        "select clusters by cluster score",
+        {"spreadConstraints": BY_CLUSTER},
+        100,
+        ["member4", "member2"],
+    ),
+    (
+        "select clusters by cluster score and ignore available resources when scheduling "
+        "strategy is duplicated",
+        {
+            "spreadConstraints": BY_CLUSTER,
+            "replicaScheduling": {"replicaSchedulingType": "Duplicated"},
+        },
+        120,
+        ["member4", "member2"],
+    ),
+    (
+        "select clusters by cluster score and ignore available resources when scheduling "
+        "strategy is static weight",
+        {"spreadConstraints": BY_CLUSTER, "replicaScheduling": STATIC},
+        120,
+        ["member4", "member2", "member3", "member1"],
+    ),
+    (
+        "select clusters by cluster score and satisfy available resources",
+        {"spreadConstraints": BY_CLUSTER, "replicaScheduling": DIVIDED},
+        120,
+        ["member4", "member3"],
+    ),
+    (
+        "select clusters by cluster score and insufficient resources",
+        {"spreadConstraints": BY_CLUSTER, "replicaScheduling": DIVIDED},
+        200,
+        None,
+    ),
+    (
+        "select clusters by cluster score and exceeded the number of available clusters.",
+        {"spreadConstraints": [{"spreadByField": "cluster", "maxGroups": 7, "minGroups": 7}]},
+        30,
+        None,
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("placement", "replicas", "want"),
+    [pytest.param(*row[1:], id=row[0]) for row in SELECT_BEST],
+)
+def test_select_best_clusters_table(
+    placement: dict[str, Any], replicas: int, want: list[str] | None
+) -> None:
+    result = select(placement, BEST, replicas)
+    assert (list(result.clusters) if result.error is None else None) == want
+
+
+@pytest.mark.parametrize(
+    "clusters",
+    [
+        pytest.param([], id="get 0 score when clusters is empty"),
+        pytest.param(
+            [Detail("member1", "", 50, 5), Detail("member2", "", 50, 5)],
+            id="get 0 score when all clusters can not meet the replica requirements",
+        ),
+    ],
+)
+def test_calc_group_score_for_duplicate_table(clusters: list[Detail]) -> None:
+    assert group_score(clusters, 10, {}, 1) == 0

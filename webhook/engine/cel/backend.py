@@ -1,11 +1,6 @@
-"""The interface the engine uses for CEL, and the choice between the two engines.
-
-- ``cel-expr`` (default): Google's cel-cpp through cel-expr-python, about 0.3 ms for 20
-  VAP-style expressions. It returns evaluation errors as values of type ERROR: every result is
-  checked here, so a failing rule never reads as a pass.
-- ``cel-python``: the pure-Python ``celpy``, about 90x slower, selectable with
-  ``FEDGATE_CEL_BACKEND`` / ``--cel-backend``; a conformance test holds both to the same
-  decisions on every shipped rule.
+"""The interface the engine uses for CEL: what a backend does, its errors and the variables
+a rule may read. A leaf: each engine (``celexpr.py``, ``celpython.py``) implements it, and
+``engines.py`` chooses one.
 
 A Backend compiles once (per worker process: neither engine's environment may be shared across
 threads while compiling) and evaluates many times; one activation per request serves every
@@ -28,8 +23,6 @@ VARIABLES = (
     "namespaceObject",
     "variables",
 )
-BACKENDS = ("cel-expr", "cel-python")
-DEFAULT_BACKEND = "cel-expr"
 
 
 class CelCompileError(ValueError):
@@ -56,16 +49,3 @@ class Backend(Protocol):
 
     def evaluate(self, program: Any, activation: Any) -> Any:
         """The plain Python result; raises CelEvalError."""
-
-
-def make_backend(name: str = DEFAULT_BACKEND) -> Backend:
-    """A fresh backend (compile every program of a bundle with one, per process)."""
-    if name == "cel-expr":
-        from webhook.engine.cel.celexpr import CelExprBackend  # noqa: PLC0415 - load one engine
-
-        return CelExprBackend()
-    if name == "cel-python":
-        from webhook.engine.cel.celpython import CelPythonBackend  # noqa: PLC0415
-
-        return CelPythonBackend()
-    raise ValueError(f"unknown CEL backend {name!r}; choose one of {', '.join(BACKENDS)}")

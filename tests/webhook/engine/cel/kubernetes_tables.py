@@ -1,6 +1,6 @@
 # ruff: noqa: E501 - Kubernetes' and cel-go's own test expressions and messages, one per line
 """Kubernetes' own CEL test tables, every library a ValidatingAdmissionPolicy can use, as data,
-with the runner that counts them per library and backend (the README's table is its output:
+with the runner that counts them per library and backend (the table in docs/cel.md is its output:
 ``python -m tests.webhook.engine.cel.kubernetes_tables``).
 
 Sources, by library (the cases that need a schema-typed ``self`` or cel-go's test messages are
@@ -39,7 +39,7 @@ from typing import Any
 
 from tests.webhook.engine.cel import test_cel_go_extensions, test_kubernetes_libraries, test_strings
 from webhook.engine.cel import Backend, CelCompileError, CelEvalError
-from webhook.engine.cel.backend import BACKENDS, make_backend
+from webhook.engine.cel.engines import BACKENDS, make_backend
 from webhook.engine.cel.formatlib import FORMATS
 
 _OPTIONAL = object()
@@ -810,7 +810,7 @@ def counts() -> tuple[dict[tuple[str, str], Counter[str]], dict[str, Counter[str
 
 
 def table() -> str:
-    """The README's table: library x backend -> passed / cases, refused, failed."""
+    """The CEL guide's table (docs/cel.md): library x backend -> passed / cases, refused, failed."""
     found, refused = counts()
     lines = [
         "| library | cases | cel-expr passes | cel-python passes | cel-python refuses at load "

@@ -14,7 +14,7 @@ from __future__ import annotations
 import pytest
 
 from webhook.engine.cel import CelCompileError, CelEvalError
-from webhook.engine.cel.backend import make_backend
+from webhook.engine.cel.engines import make_backend
 
 COMPREHENSIONS = [
     "[1, 2, 3, 4].all(i, v, i < 5 && v > 0)",

@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from webhook.engine.cel import CelCompileError, CelEvalError
-from webhook.engine.cel.backend import Backend, make_backend
+from webhook.engine.cel.backend import Backend
+from webhook.engine.cel.engines import make_backend
 
 OBJECT = {"s": "a😀", "n": 1, "d": 1.0, "b": True, "l": [1, 2]}
 

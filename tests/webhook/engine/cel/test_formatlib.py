@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from webhook.engine.cel import CelEvalError, formatlib
-from webhook.engine.cel.backend import make_backend
+from webhook.engine.cel.engines import make_backend
 
 CASES = [
     ("dns1123Label", "a" * 63, []),

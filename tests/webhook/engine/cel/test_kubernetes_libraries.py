@@ -18,7 +18,7 @@ from __future__ import annotations
 import pytest
 
 from webhook.engine.cel import Backend, CelCompileError, CelEvalError
-from webhook.engine.cel.backend import BACKENDS, make_backend
+from webhook.engine.cel.engines import BACKENDS, make_backend
 
 # (expression, value) from lists.go
 LISTS = [

@@ -1,5 +1,5 @@
-"""Kubernetes' own CEL test tables (``kubernetes_tables``) on both backends, and the README's
-table of them, which is this run's count.
+"""Kubernetes' own CEL test tables (``kubernetes_tables``) on both backends, and the CEL
+guide's table of them (docs/cel.md), which is this run's count.
 
 cel-expr gives Kubernetes' value or error on every case but ``KNOWN_GAPS``; cel-python gives the
 same or refuses the expression when the bundle loads (naming what it cannot run), never an
@@ -17,7 +17,7 @@ import pytest
 from tests.webhook.engine.cel import kubernetes_tables
 from tests.webhook.engine.cel.kubernetes_tables import CASES, Case, outcome
 from webhook.engine.cel import Backend
-from webhook.engine.cel.backend import make_backend
+from webhook.engine.cel.engines import make_backend
 
 KNOWN_GAPS = {
     "{'null_field': dyn(null)}.?null_field.?nested": "cel-cpp: .? on null is an error",
@@ -33,7 +33,7 @@ evaluation where cel-go gives ``optional.none()`` (a rule reading so fails close
 Kubernetes has a value), and the zero timestamp ``optional.ofNonZeroValue`` knows is the Unix
 epoch, not Go's year 1."""
 
-README = Path(__file__).parents[4] / "README.md"
+GUIDE = Path(__file__).parents[4] / "docs" / "cel.md"
 _TABLE = re.compile(r"(<!-- kubernetes-tables -->\n)(.*?)(\n<!-- /kubernetes-tables -->)", re.S)
 
 
@@ -66,15 +66,15 @@ def test_cel_python_gives_the_same_or_refuses_at_load(cel_python: Backend, case:
     assert result == "pass" or result.startswith("refused: cel-python")
 
 
-def test_the_readme_table_is_this_run() -> None:
-    """The README's table is ``python -m tests.webhook.engine.cel.kubernetes_tables``;
-    FEDGATE_REGENERATE_README=1 writes it."""
+def test_the_guides_table_is_this_run() -> None:
+    """The CEL guide's table is ``python -m tests.webhook.engine.cel.kubernetes_tables``;
+    FEDGATE_REGENERATE_DOCS=1 writes it."""
     table = kubernetes_tables.table()
-    text = README.read_text(encoding="utf-8")
+    text = GUIDE.read_text(encoding="utf-8")
     found = _TABLE.search(text)
-    assert found is not None, "README.md has no <!-- kubernetes-tables --> block"
-    if os.environ.get("FEDGATE_REGENERATE_README") == "1":
-        README.write_text(_TABLE.sub(lambda m: m.group(1) + table + m.group(3), text), "utf-8")
+    assert found is not None, "docs/cel.md has no <!-- kubernetes-tables --> block"
+    if os.environ.get("FEDGATE_REGENERATE_DOCS") == "1":
+        GUIDE.write_text(_TABLE.sub(lambda m: m.group(1) + table + m.group(3), text), "utf-8")
         return
     assert found.group(2) == table
 

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from webhook.engine.cel import Backend, CelCompileError, CelEvalError, library
-from webhook.engine.cel.backend import BACKENDS, make_backend
+from webhook.engine.cel.engines import BACKENDS, make_backend
 
 CASES = [
     # Go's FindAllString: an empty match abutting the preceding match is skipped
@@ -38,7 +38,7 @@ CASES = [
     ("quantity('9999999999999999999999999999999999999G').isInteger()", False),  # as Kubernetes
     ("quantity('1500m').isInteger()", False),
     ("quantity('1000m').isInteger()", True),
-    # CEL's own semantics, which cel-python departed from (issue 17)
+    # CEL's own semantics, which cel-python departed from
     ("string(true)", "true"),
     ("dyn(true) == 1", False),
     ("[dyn(true)] == [1]", False),
@@ -118,7 +118,7 @@ def test_cross_type_numeric_ordering_compiles(
         "[1, 2.0]",
         "['a' + 'b', 1]",
         "1 == 1.0",
-        "[[1], [2.0]]",  # the issue's case: list(int) and list(double)
+        "[[1], [2.0]]",  # list(int) beside list(double), which Kubernetes refuses
         "{'a': [1], 'b': ['x']}",
         "[{'a': 1}, {'b': 2.0}]",
     ],

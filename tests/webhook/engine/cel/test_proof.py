@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from webhook.bundle.model import Bundle
 from webhook.engine.cel import Backend, CelCompileError, CelEvalError
-from webhook.engine.cel.backend import VARIABLES, make_backend
+from webhook.engine.cel.backend import VARIABLES
+from webhook.engine.cel.engines import make_backend
 from webhook.engine.cel.proof import compile_proof
 
 ALL = frozenset(VARIABLES)

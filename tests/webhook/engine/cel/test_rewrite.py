@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from webhook.engine.cel.backend import make_backend
+from webhook.engine.cel.engines import make_backend
 from webhook.engine.cel.rewrite import rewrite, uses_internal_name
 
 CASES = [

@@ -14,7 +14,7 @@ from __future__ import annotations
 import pytest
 
 from webhook.engine.cel import Backend
-from webhook.engine.cel.backend import BACKENDS, make_backend
+from webhook.engine.cel.engines import BACKENDS, make_backend
 
 CASES = [
     "'tacocat'.charAt(3) == 'o'",
