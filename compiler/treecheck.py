@@ -44,8 +44,14 @@ from compiler.synccheck import (
 )
 from compiler.synced import hand_written_files
 from compiler.tree import TreeDiff
+from webhook.bundle.index import TreeIndex
 from webhook.bundle.model import Bundle
+from webhook.engine.context import Review
+from webhook.engine.decision import Decision
+from webhook.engine.identity import identify
+from webhook.engine.lifting import lift
 from webhook.engine.ownership import changed_pointers
+from webhook.engine.targets import label_selected
 from webhook.errors import Finding
 from webhook.karmada.detector import Policies, meta_str
 from webhook.ledger import ANNOTATION, LedgerError, decode, owner_of
@@ -90,6 +96,73 @@ class TreeCheck:
             or bool(self.refused)
             or bool(self.unjudged)
         )
+
+
+OVERRIDES = frozenset({"OverridePolicy", "ClusterOverridePolicy"})
+
+
+def _label_selected_overrides(
+    writes: list[Write],
+    bundle: Bundle,
+    disk: Mapping[str, bytes],
+    argocd: ArgoCDTree | None,
+    prefix: str,
+) -> list[Write]:
+    """Git's override selecting by label, judged as the webhook judges it against the synced
+    tree (``targets.label_selected``): check's bundle carries no index, so the tree is it,
+    read only when such an override is written."""
+    rule = next((r for r in bundle.rules if r.id == "overrides.member-copies"), None)
+    wanted = [
+        i
+        for i, w in enumerate(writes)
+        if rule is not None
+        and w.request.operation != "DELETE"
+        and w.request.kind.group == "policy.karmada.io"
+        and w.request.kind.kind in OVERRIDES
+        and any(_unnamed_selector(s) for s in _selectors(w.request.object))
+    ]
+    if not wanted or rule is None:
+        return writes
+    objects = [
+        m.object
+        for path, data in disk.items()
+        if _karmada_file(path)
+        for m in as_synced(_parse(path, data)[0], argocd, prefix)
+    ]
+    with_tree = replace(bundle, index=TreeIndex.of(objects))
+    out = list(writes)
+    for i in wanted:
+        write = out[i]
+        request = write.request
+        tenant = bundle.tenant_of_namespace(request.namespace) if request.namespace else None
+        identity = identify(request.user, bundle, tenant)
+        context = Review(request, with_tree, identity, tenant, point="check")
+        if identity.writer != "git":
+            continue
+        found, lifted, expired = lift(label_selected(context, rule), context, bundle.today)
+        extra = Decision.of(found, notes=expired, lifted=lifted)
+        if extra.violations or extra.warnings or extra.exceptions:
+            before = write.decision
+            decision = replace(
+                before,
+                allowed=before.allowed and extra.allowed,
+                violations=tuple(sorted({*before.violations, *extra.violations})),
+                warnings=(*before.warnings, *extra.warnings),
+                audit=tuple(sorted({*before.audit, *extra.audit})),
+                exceptions=tuple(sorted({*before.exceptions, *extra.exceptions})),
+            )
+            out[i] = replace(write, decision=decision)
+    return out
+
+
+def _selectors(obj: Mapping[str, Any] | None) -> list[Any]:
+    spec = obj.get("spec") if isinstance(obj, Mapping) else None
+    found = spec.get("resourceSelectors") if isinstance(spec, Mapping) else None
+    return found if isinstance(found, list) else []
+
+
+def _unnamed_selector(selector: Any) -> bool:
+    return isinstance(selector, Mapping) and not selector.get("name")
 
 
 def _karmada_file(path: str) -> bool:
@@ -288,6 +361,7 @@ def check_tree(
         )
         if path in hand_written and argocd is not None:
             refused += _sync_refusals(argocd, f"{prefix}/{path}", str(tree / path), new)
+    writes = _label_selected_overrides(writes, bundle, disk, argocd, prefix)
     changes = _Changes(tuple(new_templates), tuple(changed_policies))
     templates = _judge(compiled, bundle, disk, hand_written, changes, tree)
     return TreeCheck(

@@ -80,11 +80,12 @@ def test_export_writes_the_objects_and_says_where_every_rule_runs(tmp_path: Path
     assert "vap      image-tag: reads only object, oldObject, request and params" in err
     assert "webhook  registry-allowed: reads fedgate's tenant" in err
     text = target.read_text()
-    assert text.startswith("# fedgate cel export") and text.count("\n---\n") == 5
+    assert text.startswith("# fedgate cel export") and text.count("\n---\n") == 7
     code, out, _ = run("export", "--out", str(target), "--output", "json")
     placements = json.loads(out)
     assert {p["rule"] for p in placements if p["where"] == "vap"} == {
         "image-tag",
+        "pod-security-baseline",
         "resource-requests",
         "stateful-purge",
     }

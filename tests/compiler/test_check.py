@@ -266,6 +266,43 @@ def test_a_hand_written_override_is_judged_on_each_member(repo: Path) -> None:
     }
 
 
+LABEL_SELECTED = """\
+apiVersion: policy.karmada.io/v1alpha1
+kind: OverridePolicy
+metadata: {name: canary, namespace: payments}
+spec:
+  resourceSelectors:
+    - apiVersion: apps/v1
+      kind: Deployment
+      labelSelector: {matchLabels: {track: canary}}
+  overrideRules:
+    - overriders: {labelsOverrider: [{operator: add, value: {tier: canary}}]}
+"""
+
+
+def test_a_label_selected_override_that_matches_nothing_is_a_finding(repo: Path) -> None:
+    """No template in Git carries the label: the override waits for one created later. Check
+    says so, and judges what it writes on a stand-in carrying the label."""
+    path = repo / "rendered" / "payments" / "canary.yaml"
+    path.write_text(LABEL_SELECTED)
+    code, report = check()
+    [policy] = [r for r in report["reviews"] if r["file"].endswith("canary.yaml")]
+    assert code == 0 and policy["allowed"], policy
+    [finding] = policy["violations"]
+    assert (finding["rule"], finding["action"]) == ("overrides.member-copies", "warn")
+    assert "matches no template in the synced tree" in finding["message"]
+    path.write_text(
+        LABEL_SELECTED.replace(
+            "{labelsOverrider: [{operator: add, value: {tier: canary}}]}",
+            "{imageOverrider: [{component: Tag, operator: replace, value: latest}]}",
+        )
+    )
+    code, report = check()
+    [policy] = [r for r in report["reviews"] if r["file"].endswith("canary.yaml")]
+    assert code == 1 and not policy["allowed"], policy
+    assert {v["rule"] for v in policy["violations"] if v["action"] == "deny"} == {"image-tag"}
+
+
 def test_files_narrow_the_review(repo: Path) -> None:
     code, report = check("--all", "apps/demo-http.yaml")
     assert code == 0

@@ -226,6 +226,8 @@ POLICIES = ("PropagationPolicy", "ClusterPropagationPolicy")
 AUTOSCALERS = ("FederatedHPA", "CronFederatedHPA")
 BINDINGS = ("ResourceBinding", "ClusterResourceBinding")
 NAMESPACED_CONTENT = tuple(k for k in OBJECTS if k not in ("ClusterPropagationPolicy", "Scale"))
+NAMESPACED = tuple(k for k in NAMESPACED_CONTENT if k != "ClusterResourceBinding")
+"""What a namespace holds: the namespace controller deletes these, nothing cluster-scoped."""
 
 Edit = Callable[[dict[str, Any]], tuple[dict[str, Any] | None, dict[str, Any] | None]]
 """From the object as it stands to (oldObject, object) of the write."""
@@ -295,6 +297,21 @@ def _finalizer_removed_in_deletion(name: str) -> Edit:
 
 def _delete(obj: dict[str, Any]) -> tuple[dict[str, Any], None]:
     return obj, None
+
+
+def _delete_dependent(obj: dict[str, Any]) -> tuple[dict[str, Any], None]:
+    old = copy.deepcopy(obj)
+    old["metadata"]["ownerReferences"] = [
+        {"apiVersion": "v1", "kind": "ConfigMap", "name": "gone", "uid": "1"}
+    ]
+    return old, None
+
+
+def _delete_finished_job(obj: dict[str, Any]) -> tuple[dict[str, Any], None]:
+    old = copy.deepcopy(obj)
+    old["spec"]["ttlSecondsAfterFinished"] = 100
+    old["status"] = {"succeeded": 1, "conditions": [{"type": "Complete", "status": "True"}]}
+    return old, None
 
 
 def _owner_references_removed(obj: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -532,17 +549,19 @@ JOBS: tuple[Job, ...] = (
         "kube-controller-manager (namespace controller)",
         NAMESPACE_CONTROLLER,
         "DELETE",
-        (*NAMESPACED_CONTENT, "ClusterPropagationPolicy"),
+        NAMESPACED,
         _delete,
+        source="pkg/controller/namespace/deletion: deleteAllContent",
         spoilable=False,
     ),
     Job(
         "garbage-collected",
-        "kube-controller-manager (garbage collector)",
+        "kube-controller-manager (garbage collector: a dependent whose owner is gone)",
         GARBAGE_COLLECTOR,
         "DELETE",
         (*NAMESPACED_CONTENT, "ClusterPropagationPolicy"),
-        _delete,
+        _delete_dependent,
+        source="pkg/controller/garbagecollector: attemptToDeleteItem",
         spoilable=False,
     ),
     Job(
@@ -552,6 +571,7 @@ JOBS: tuple[Job, ...] = (
         "UPDATE",
         (*NAMESPACED_CONTENT, "ClusterPropagationPolicy"),
         _owner_references_removed,
+        source="pkg/controller/garbagecollector: orphanDependents, removeFinalizer",
         spoilable=False,
     ),
     Job(
@@ -560,7 +580,7 @@ JOBS: tuple[Job, ...] = (
         TTL_CONTROLLER,
         "DELETE",
         ("Job",),
-        _delete,
+        _delete_finished_job,
         source="pkg/controller/ttlafterfinished",
         spoilable=False,
     ),
@@ -570,7 +590,7 @@ JOBS: tuple[Job, ...] = (
         KUBE_CONTROLLER_MANAGER,
         "DELETE",
         (*NAMESPACED_CONTENT, "ClusterPropagationPolicy"),
-        _delete,
+        _delete_dependent,
         spoilable=False,
     ),
     Job(
@@ -584,8 +604,125 @@ JOBS: tuple[Job, ...] = (
 )
 
 
-def rows() -> list[tuple[Job, str]]:
-    return [(job, kind) for job in JOBS for kind in job.kinds]
+def _paused(obj: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    new = copy.deepcopy(obj)
+    new.setdefault("spec", {})["paused"] = True
+    return obj, new
+
+
+def _owner_added(obj: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    return obj, _owner_references_removed(obj)[0]
+
+
+def _orphaned_and_paused(obj: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    old, new = _owner_references_removed(obj)
+    return old, _paused(new)[1]
+
+
+def _image(obj: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    new = copy.deepcopy(obj)
+    new["spec"]["template"]["spec"]["containers"][0]["image"] = "docker.io/evil/miner:latest"
+    return obj, new
+
+
+def _delete_finished_job_shaped(obj: dict[str, Any]) -> tuple[dict[str, Any], None]:
+    """A finished Job's TTL and condition on another kind: the kind alone is out of lane."""
+    old = copy.deepcopy(obj)
+    old.setdefault("spec", {})["ttlSecondsAfterFinished"] = 100
+    old["status"] = {"conditions": [{"type": "Complete", "status": "True"}]}
+    return old, None
+
+
+EVERY_KIND = (*NAMESPACED_CONTENT, "ClusterPropagationPolicy")
+OUT_OF_LANE: tuple[Job, ...] = (
+    Job(
+        "namespace-controller-edits",
+        "kube-controller-manager (namespace controller) changing what an object holds",
+        NAMESPACE_CONTROLLER,
+        "UPDATE",
+        NAMESPACED,
+        _paused,
+    ),
+    Job(
+        "namespace-controller-deletes-cluster-wide",
+        "kube-controller-manager (namespace controller) deleting what no namespace holds",
+        NAMESPACE_CONTROLLER,
+        "DELETE",
+        ("ClusterPropagationPolicy", "ClusterResourceBinding"),
+        _delete,
+    ),
+    Job(
+        "garbage-collector-deletes-ownerless",
+        "kube-controller-manager (garbage collector) deleting an object that has no owner",
+        GARBAGE_COLLECTOR,
+        "DELETE",
+        EVERY_KIND,
+        _delete,
+    ),
+    Job(
+        "garbage-collector-adds-owner",
+        "kube-controller-manager (garbage collector) adding an owner reference",
+        GARBAGE_COLLECTOR,
+        "UPDATE",
+        EVERY_KIND,
+        _owner_added,
+    ),
+    Job(
+        "garbage-collector-orphans-and-edits",
+        "kube-controller-manager (garbage collector) orphaning and changing the object",
+        GARBAGE_COLLECTOR,
+        "UPDATE",
+        EVERY_KIND,
+        _orphaned_and_paused,
+    ),
+    Job(
+        "ttl-controller-deletes-unfinished-job",
+        "kube-controller-manager (ttl-after-finished) deleting a Job that asked for no TTL",
+        TTL_CONTROLLER,
+        "DELETE",
+        ("Job",),
+        _delete,
+    ),
+    Job(
+        "ttl-controller-deletes-other-kinds",
+        "kube-controller-manager (ttl-after-finished) deleting anything but a Job",
+        TTL_CONTROLLER,
+        "DELETE",
+        tuple(k for k in EVERY_KIND if k != "Job"),
+        _delete_finished_job_shaped,
+    ),
+    Job(
+        "kube-controller-manager-creates",
+        "kube-controller-manager creating a template (no controller of it runs there)",
+        KUBE_CONTROLLER_MANAGER,
+        "CREATE",
+        TEMPLATES,
+        lambda obj: (None, obj),
+    ),
+    Job(
+        "kube-controller-manager-image",
+        "kube-controller-manager changing a Deployment's image",
+        KUBE_CONTROLLER_MANAGER,
+        "UPDATE",
+        ("Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "ReplicationController"),
+        _image,
+    ),
+    Job(
+        "kube-controller-manager-status",
+        "kube-controller-manager writing a template's status (Karmada's to write)",
+        KUBE_CONTROLLER_MANAGER,
+        "UPDATE",
+        TEMPLATES,
+        _status,
+        sub_resource="status",
+    ),
+)
+"""Writes by kube-controller-manager's users that are no controller's job: each denied by
+``ownership.system-controller`` (and judged by every other rule, as anyone's write is)."""
+
+
+def rows(jobs: tuple[Job, ...] = JOBS) -> list[tuple[Job, str]]:
+    return [(job, kind) for job in jobs for kind in job.kinds]
 
 
 def request(job: Job, kind: str, *, spoil: bool = False) -> Mapping[str, Any]:

@@ -11,7 +11,7 @@ from collections import defaultdict
 import pytest
 
 from tests.conftest import ROOT
-from tests.controlplane.table import JOBS, Job, request, rows
+from tests.controlplane.table import JOBS, OUT_OF_LANE, Job, request, rows
 from webhook.bundle.model import Bundle
 from webhook.engine.builtins import WRITER_RULES
 from webhook.engine.request import parse_review
@@ -40,6 +40,18 @@ def test_the_same_write_with_contents_changed_is_judged_whole(
     judged = {v.rule for v in decision.violations}
     if job.sub_resource != "status":  # there, the status rule says the rest is not its to write
         assert judged - WRITER_RULES, judged
+
+
+OUTSIDE = rows(OUT_OF_LANE)
+
+
+@pytest.mark.parametrize(("job", "kind"), OUTSIDE, ids=[f"{j.name}:{k}" for j, k in OUTSIDE])
+def test_a_controllers_write_outside_its_job_is_denied(job: Job, kind: str, bundle: Bundle) -> None:
+    decision = review(parse_review(request(job, kind), require_uid=False), bundle)
+    assert not decision.allowed
+    assert "ownership.system-controller" in {
+        v.rule for v in decision.violations if v.action == "deny"
+    }
 
 
 def rules_met(bundle: Bundle) -> dict[str, set[str]]:

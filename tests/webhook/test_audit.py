@@ -75,7 +75,7 @@ def test_the_control_planes_own_writes_are_audited_with_their_clusters(bundle: B
         operation="DELETE",
         object=None,
         old_object=created.object,
-        user=UserInfo("system:serviceaccount:kube-system:generic-garbage-collector"),
+        user=UserInfo("system:serviceaccount:kube-system:namespace-controller"),
     )
     decision = review(collector, bundle)
     assert decision.allowed and decision.targets == review(created, bundle).targets

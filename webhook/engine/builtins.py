@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from webhook.bundle.rules import Match, Rule
-from webhook.engine import components, ownership, quota, retain, targets, tenancy
+from webhook.engine import components, controllers, ownership, quota, retain, targets, tenancy
 from webhook.engine.context import Review
 from webhook.engine.decision import Violation
 from webhook.engine.workloads import WORKLOAD_KINDS
@@ -113,6 +113,10 @@ BUILTINS: dict[str, tuple[Check, Match]] = {
         components.check_karmada_component,
         Match(ANY, frozenset({"CREATE", "UPDATE", "DELETE"}), ALL_SUBRESOURCES, "any"),
     ),
+    "ownership.system-controller": (
+        controllers.check_system_controller,
+        Match(ANY, frozenset({"CREATE", "UPDATE", "DELETE"}), ALL_SUBRESOURCES, "any"),
+    ),
     "tenancy.quota": (quota.check_quota, Match(WORKLOAD_KINDS, WRITES, scope="tenant")),
     "tenancy.takeover": (targets.check_takeover, Match(PROPAGATION, WRITES, scope="any")),
     "tenancy.selector-reach": (
@@ -132,6 +136,7 @@ WRITER_RULES = frozenset(
         "ownership.status-subresource",
         "ownership.karmada-bindings",
         "ownership.karmada-component",
+        "ownership.system-controller",
         "ownership.scale",
         "ownership.delete",
         "tenancy.namespace-writer",

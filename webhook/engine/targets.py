@@ -11,6 +11,9 @@ never from the request: an object's own annotations are its writer's words.
   override's writer, with the CEL variable ``cluster`` set: field ownership (a tenant may not
   rewrite what Git owns; nobody may write what an autoscaler or Karmada owns), registries,
   tags, requests and replica bounds hold on what the member will run.
+  Git's selector that names no template and matches none in the index is a finding, and the
+  override is judged on a stand-in carrying its labels; Git's cluster-wide override whose
+  label selector could match another tenant's templates than those it matches is denied.
 - ``ownership.autoscaler-target``: an autoscaler may scale only what its target's ledger gives
   to it.
 - ``tenancy.takeover``: a policy may not select a template another policy propagates, and a
@@ -164,6 +167,135 @@ def check_override_effects(review: Review, rule: Rule) -> Iterator[Violation]:
                 yield from _member_copy_violations(
                     review, rule, index, policy, stand_in, stand_in=True
                 )
+        yield from label_selected(review, rule)
+
+
+def label_selected(review: Review, rule: Rule) -> Iterator[Violation]:
+    """Git's (or the platform's) selectors without a name. One that matches no template of
+    the index is a finding: it reaches only what is created later, so what the override
+    writes is judged on a stand-in of the selector's kind carrying the selector's labels. A
+    ClusterOverridePolicy's selector reaches every namespace it does not name: one that could
+    match a tenant's template beyond the tenants whose templates it matches in Git is denied
+    (it would rewrite what that tenant creates later, judged against nobody's scope).
+    ``fedgate check``, whose bundle has no index, calls it with the checked tree's."""
+    policy, index = review.request.object, review.bundle.index
+    if not is_mapping(policy) or index is None:
+        return
+    cluster_wide = str(policy.get("kind", "")).startswith("Cluster")
+    own = _namespace(policy)
+    bundle = review.bundle
+    for i, selector in _unnamed(policy):
+        pointer = f"/spec/resourceSelectors/{i}"
+        named = str(selector.get("namespace") or "")
+        reach: list[str] | None  # the namespaces it reaches; None: every one
+        if not cluster_wide and named and named != own:
+            reach = []  # Karmada applies an OverridePolicy in its own namespace only
+        elif named or not cluster_wide:
+            reach = [named or own]
+        else:
+            reach = None
+        candidates = index.templates(reach[0] if reach else None) if reach != [] else ()
+        matched = [
+            t for t in candidates if selector_priority(t, selector) > ImplicitPriority.MISMATCH
+        ]
+        if not matched:
+            yield replace(
+                review.violation(
+                    rule,
+                    f"resource selector {i} ({_describe_selector(selector)}) matches no template "
+                    "in the synced tree (the index of Git): the override applies only to what "
+                    "is created later with these labels, so what it writes is judged on a "
+                    "stand-in of its kind; name the template, or remove the override",
+                    pointer=pointer,
+                ),
+                action="warn",
+                status="warn",
+            )
+            stand_in = _labelled_stand_in(review, selector, reach[0]) if reach else None
+            if stand_in is not None:
+                yield from _member_copy_violations(
+                    review, rule, index, policy, stand_in, stand_in=True
+                )
+        if not cluster_wide or review.identity.writer != "git":  # the platform's own call
+            continue
+        theirs = {
+            t.name
+            for t in (bundle.tenant_of_namespace(_namespace(m)) for m in matched)
+            if t is not None
+        }
+        reached = (
+            {t.name for n in reach if (t := bundle.tenant_of_namespace(n)) is not None}
+            if reach is not None
+            else set(bundle.tenants)
+        )
+        beyond = sorted(reached - theirs)
+        if beyond:
+            yield review.violation(
+                rule,
+                f"resource selector {i} ({_describe_selector(selector)}) of this cluster-wide "
+                f"override could match templates of tenant {', '.join(beyond)}"
+                + (
+                    f", beyond the templates of {', '.join(sorted(theirs))} it matches in Git"
+                    if theirs
+                    else ", and matches none in Git"
+                )
+                + ": what such a tenant creates later with these labels would be rewritten; "
+                "give the selector the namespace it is for, or name the template",
+                pointer=pointer,
+            )
+
+
+def _unnamed(policy: Mapping[str, Any]) -> Iterator[tuple[int, Mapping[str, Any]]]:
+    for i, selector in enumerate(selectors(policy)):
+        if is_mapping(selector) and not selector.get("name"):
+            yield i, selector
+
+
+def _describe_selector(selector: Mapping[str, Any]) -> str:
+    kind = str(selector.get("kind", "")) or "any kind"
+    labels = selector.get("labelSelector")
+    if not is_mapping(labels) or not labels:
+        return f"every {kind}"
+    shown = [f"{k}={v}" for k, v in (labels.get("matchLabels") or {}).items()]
+    shown += [
+        f"{e.get('key')} {e.get('operator')} {e.get('values') or ''}".strip()
+        for e in labels.get("matchExpressions") or ()
+        if is_mapping(e)
+    ]
+    return f"{kind} labelled {', '.join(shown)}"
+
+
+def _labelled_stand_in(
+    review: Review, selector: Mapping[str, Any], namespace: str
+) -> Mapping[str, Any] | None:
+    """A stand-in (``_stand_in``) of the selector's kind carrying labels it matches: None when
+    no such object can be made (a kind that runs no pods, labels no object can carry)."""
+    group = group_of(str(selector.get("apiVersion", "")))
+    kind = str(selector.get("kind", ""))
+    stand_in = _stand_in(review, (group, kind, namespace, "label-selected"))
+    if stand_in is None:
+        return None
+    labels: dict[str, str] = {}
+    selector_labels = selector.get("labelSelector")
+    if is_mapping(selector_labels):
+        for key, value in (selector_labels.get("matchLabels") or {}).items():
+            labels[str(key)] = str(value)
+        for expression in selector_labels.get("matchExpressions") or ():
+            if not is_mapping(expression):
+                continue
+            values = expression.get("values") or []
+            if expression.get("operator") == "In" and values:
+                labels[str(expression.get("key"))] = str(values[0])
+            elif expression.get("operator") == "Exists":
+                labels[str(expression.get("key"))] = "x"
+    obj = {
+        **stand_in,
+        "apiVersion": selector.get("apiVersion"),
+        "metadata": {**stand_in["metadata"], "labels": labels},
+    }
+    if selector_priority(obj, selector) <= ImplicitPriority.MISMATCH:
+        return None
+    return obj
 
 
 def _stand_in(review: Review, key: Key) -> Mapping[str, Any] | None:
@@ -462,9 +594,7 @@ def _same_selection(review: Review) -> bool:
 def _unnamed_selectors(policy: Mapping[str, Any]) -> Iterator[int]:
     """The positions of the resource selectors that name no object (they select by label or
     by kind alone, so they also reach objects written later)."""
-    for i, selector in enumerate(selectors(policy)):
-        if is_mapping(selector) and not selector.get("name"):
-            yield i
+    yield from (i for i, _ in _unnamed(policy))
 
 
 def _preemption_reach(review: Review, rule: Rule, policy: Mapping[str, Any]) -> Iterator[Violation]:

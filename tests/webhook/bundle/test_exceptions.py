@@ -190,6 +190,7 @@ def test_every_protected_rule_names_a_rule_of_the_bundle_and_says_why() -> None:
     assert {i for i in ids if protected_reason(i) is None} == {
         "image-tag",
         "max-replicas",
+        "pod-security-baseline",
         "registry-allowed",
         "resource-requests",
         "stateful-purge",

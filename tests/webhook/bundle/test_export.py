@@ -22,7 +22,7 @@ from webhook.engine.request import parse_review
 from webhook.engine.review import review
 from webhook.suites import Case
 
-EXPORTED = {"image-tag", "resource-requests", "stateful-purge"}
+EXPORTED = {"image-tag", "pod-security-baseline", "resource-requests", "stateful-purge"}
 
 
 def test_which_rules_go_and_why(bundle: Bundle) -> None:

@@ -38,7 +38,7 @@ def _edit(name: str, **changes: Any) -> dict[str, Any]:
 UPDATE = "deployment-update-by-argocd-allowed.json"
 DELETE = "deployment-prune-by-argocd-allowed.json"
 CREATE = "propagationpolicy-create-allowed.json"
-GC = "deployment-delete-by-garbage-collector-allowed.json"
+NAMESPACE_CONTROLLER = "deployment-delete-by-namespace-controller-allowed.json"
 
 
 @pytest.mark.parametrize(
@@ -55,7 +55,9 @@ GC = "deployment-delete-by-garbage-collector-allowed.json"
             id="delete-without-old",
         ),
         pytest.param(
-            _edit(GC, oldObject=None), "DELETE request carries", id="even-for-the-garbage-collector"
+            _edit(NAMESPACE_CONTROLLER, oldObject=None),
+            "DELETE request carries",
+            id="even-for-the-namespace-controller",
         ),
         pytest.param(
             _edit(CREATE, object=None),

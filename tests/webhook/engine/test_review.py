@@ -156,9 +156,10 @@ def test_a_broken_placement_is_a_denial_never_an_exception(
     body["request"]["object"]["spec"]["placement"]["clusterAffinity"]["clusterNames"] = 1.0
     body["request"]["userInfo"]["username"] = user
     decision = review(parse_review(body), bundles["proofs"])
-    if user == SYSTEM:  # the control plane's own controllers are never blocked
-        # and a clusterNames that is no list selects no cluster (Karmada's ClusterMatches)
-        assert decision.allowed and not decision.targets
+    if user == SYSTEM:  # no controller's job: judged as anyone's write, never an exception
+        # (a clusterNames that is no list selects no cluster: Karmada's ClusterMatches)
+        assert not decision.allowed and not decision.targets
+        assert {v.rule for v in decision.violations} >= {"ownership.system-controller"}
     else:
         assert not decision.allowed
         assert {v.rule for v in decision.violations} >= {"tenancy.placement-scope"}
