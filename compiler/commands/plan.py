@@ -54,6 +54,7 @@ from compiler.render.argocd import FOLDER as ARGOCD_FOLDER
 from compiler.synccheck import as_synced
 from compiler.synced import SyncedTree, synced_tree
 from compiler.treecheck import applications
+from webhook.bundle.expiry import EXPIRY_WARNING_DAYS, exception_dates
 from webhook.bundle.model import Bundle
 from webhook.engine.workloads import pod_spec
 from webhook.errors import Finding, UsageError
@@ -265,12 +266,14 @@ def run(args: argparse.Namespace, out: Output) -> int:
         (bill, tenant_before(bill, app_list, template_list, bundle.tenants[bill.tenant].namespaces))
         for bill in result.tenants
     ]
+    dates = exception_dates(bundle, EXPIRY_WARNING_DAYS)
     if out.format in OUTPUTS[1:]:
         document = {
             **as_json(Plan(apps, result.tenants), diffs, templates, findings),
             "changes": changes_json(app_list, template_list, policy_list, changes),
             "summary": summary.as_json(),
             **({"failover": worse_json(worse, against)} if worse is not None else {}),
+            **({"exceptions": [d.as_json() for d in dates]} if dates else {}),
         }
         for tenant, (_, used) in zip(document["tenants"], befores, strict=True):
             tenant["usedBefore"] = (
@@ -294,6 +297,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
         tree=str(where.out),
         against=against,
         failover=worse_lines(worse or (), against),
+        exceptions=dates,
     )
     for line in finish(lines, color_wanted(out.stdout, args.color)):
         out.line(line)

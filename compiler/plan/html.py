@@ -218,6 +218,29 @@ def _staged(v: View) -> str:
     )
 
 
+def _exceptions(v: View) -> str:
+    if not v.exceptions:
+        return ""
+    rows = [
+        (
+            "deny" if e.status == "expired" else "warn" if e.status == "expiring" else "",
+            [
+                _e(e.name),
+                _e(", ".join(e.rules)),
+                _e(", ".join(e.namespaces)),
+                _e(e.owner),
+                _e(e.left),
+            ],
+        )
+        for e in v.exceptions
+    ]
+    return (
+        "<h2 id=\"exceptions\">Exceptions</h2><p>The bundle's exceptions on the plan's day (what "
+        "each lets through now: <code>fedgate audit</code>):</p>"
+        + _table(["exception", "lifts", "in", "owner", "in force"], rows)
+    )
+
+
 def _others(v: View) -> str:
     if not v.others and not v.errors:
         return ""
@@ -235,6 +258,7 @@ def render(document: Mapping[str, Any], *, everything: bool = False) -> str:
     body = (
         _denials(v)
         + _staged(v)
+        + _exceptions(v)
         + (f"<h2>Apps</h2>{apps}" if apps else "<p>No app changes.</p>")
         + f"{_worse(document)}{_tenants(v.tenants, document)}{_others(v)}"
     )

@@ -88,6 +88,26 @@ def _staged(v: View) -> list[str]:
     )
 
 
+def _exceptions(v: View) -> list[str]:
+    if not v.exceptions:
+        return []
+    return _table(
+        "Exceptions",
+        ["exception", "lifts", "in", "owner", "in force"],
+        [
+            [
+                _cell(e.name),
+                _cell(", ".join(e.rules)),
+                _cell(", ".join(e.namespaces)),
+                _cell(e.owner),
+                _cell(e.left),
+            ]
+            for e in v.exceptions
+        ],
+        "The bundle's exceptions on the plan's day (what each lets through now: `fedgate audit`):",
+    )
+
+
 def _images(row: AppRow) -> str:
     shown = []
     for copy in row.copies:
@@ -171,7 +191,7 @@ def _cut_note(shown: int, total: int, what: str) -> str:
 def render(document: Mapping[str, Any], *, everything: bool = False) -> str:
     """The comment, at most ``LIMIT`` characters."""
     v = view(document, everything=everything)
-    head = [*_heading(v), *_denials(v), *_staged(v)]
+    head = [*_heading(v), *_denials(v), *_staged(v), *_exceptions(v)]
     apps = _apps(v)
     tail = [*_worse(document), *_tenants(v), *_others(v)]
     footer = ["<sub>fedgate plan --output markdown</sub>", ""]

@@ -28,6 +28,7 @@ from compiler.plan.columns import WIDTH, columns, cut, printable, wrap
 from compiler.plan.core import AppPlan, TenantBill
 from compiler.plan.members import MemberViolation
 from compiler.plan.tree import TemplateResult
+from webhook.bundle.expiry import ExceptionDate
 from webhook.errors import Finding
 
 RESET, RED, GREEN, YELLOW, CYAN, BOLD = (
@@ -169,6 +170,31 @@ def staged_lines(changes: Sequence[AppChange | TemplateChange]) -> list[Line]:
     if not lines:
         return []
     return [Line("Staged rules (what they would do once enforced):"), *lines, Line("")]
+
+
+def exception_lines(dates: Sequence[ExceptionDate]) -> list[Line]:
+    """The section "Exceptions": each exception of the bundle on the plan's day, what it lifts
+    where, its owner and how long it has (an expired one lifts nothing: remove it)."""
+    if not dates:
+        return []
+    lines = [Line("Exceptions (what each lets through now: fedgate audit):")]
+    for dated in dates:
+        e = dated.exception
+        if dated.status == "expired":
+            left, style = f"expired {e.expires.isoformat()}: lifts nothing, remove it", "deny"
+        else:
+            days = "last day" if dated.days_left == 1 else f"{dated.days_left} days left"
+            left = f"until {e.expires.isoformat()} ({days})"
+            style = "warn" if dated.status == "expiring" else ""
+        lines.append(
+            Line(
+                f"{INDENT}{e.name}: {', '.join(sorted(e.rules))} in "
+                f"{', '.join(sorted(e.namespaces))}; owner {e.owner}; {left}",
+                style,
+                len(INDENT),
+            )
+        )
+    return [*lines, Line("")]
 
 
 def _dig(obj: Any, *keys: str) -> Any:
@@ -472,9 +498,11 @@ def report(
     tree: str = "rendered",
     against: str = "git HEAD",
     failover: Sequence[Line] = (),
+    exceptions: Sequence[ExceptionDate] = (),
 ) -> list[Line]:
     """The whole text: errors, the blocks, other files, tenants, ``failover`` (the failures
-    the change makes worse), the summary line. Without ``everything``, only what changes and
+    the change makes worse), ``exceptions`` (the bundle's, on the plan's day), the summary
+    line. Without ``everything``, only what changes and
     what a rule denies; ``diffs``: show them."""
     lines = [Line(f"error: {f.render()}", "deny", 4) for f in findings]
 
@@ -527,6 +555,7 @@ def report(
     if billed:
         lines += [*billed, Line("")]
     lines += staged_lines([*apps, *templates])
+    lines += exception_lines(exceptions)
     lines += failover
     if not summary.changes:
         lines.append(Line(f"No changes: the rendered tree plans as it does at {against}."))

@@ -141,6 +141,38 @@ class TenantRow:
 
 
 @dataclass(frozen=True)
+class ExceptionRow:
+    """One exception of the bundle as the plan shows it (``exceptions`` of the JSON)."""
+
+    name: str
+    rules: tuple[str, ...]
+    namespaces: tuple[str, ...]
+    owner: str
+    expires: str
+    days_left: int
+    status: str
+
+    @property
+    def left(self) -> str:
+        if self.status == "expired":
+            return f"expired {self.expires}: lifts nothing, remove it"
+        days = "last day" if self.days_left == 1 else f"{self.days_left} days left"
+        return f"until {self.expires} ({days})"
+
+
+def _exception_row(data: Mapping[str, Any]) -> ExceptionRow:
+    return ExceptionRow(
+        name=str(data.get("name", "")),
+        rules=tuple(data.get("rules", ())),
+        namespaces=tuple(data.get("namespaces", ())),
+        owner=str(data.get("owner", "")),
+        expires=str(data.get("expires", "")),
+        days_left=int(data.get("daysLeft", 0)),
+        status=str(data.get("status", "")),
+    )
+
+
+@dataclass(frozen=True)
 class View:
     """Everything a reviewer is shown, in the order they are shown it."""
 
@@ -152,6 +184,8 @@ class View:
     others: tuple[tuple[str, str], ...]
     """Other changes: (symbol, what): templates, hand-written policies, other files."""
     errors: tuple[str, ...]
+    exceptions: tuple[ExceptionRow, ...] = ()
+    """The bundle's exceptions on the plan's day: what each lifts, where, and for how long."""
 
     @property
     def denials(self) -> list[Denial]:
@@ -344,6 +378,7 @@ def view(document: Mapping[str, Any], *, everything: bool = False) -> View:
         tenants=tuple(shown),
         others=tuple(others),
         errors=errors,
+        exceptions=tuple(_exception_row(e) for e in document.get("exceptions", ())),
     )
 
 

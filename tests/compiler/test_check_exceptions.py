@@ -86,6 +86,31 @@ def test_plan_honours_the_exception_on_its_day(legacy: Path) -> None:
     assert "[image-tag]" in out + err
 
 
+def test_plan_lists_each_exception_with_its_days_in_every_output(legacy: Path) -> None:
+    """What an exception costs, in the plan a reviewer reads: which rules it lifts where, whose
+    it is and how long it has; an expired one is said to lift nothing."""
+    code, out, err = run(["plan", "apps/demo-http.yaml", "--today", "2026-12-20"])
+    assert code == 0, out + err
+    assert (
+        "legacy-demo: image-tag in platform-demo; owner platform@example.com; until 2026-12-31 "
+        "(11 days left)"
+    ) in " ".join(out.split())  # the line is wrapped to the terminal's width
+    code, out, _ = run(["plan", "apps/demo-http.yaml", "--today", "2026-12-20", "--output", "json"])
+    (listed,) = json.loads(out)["exceptions"]
+    assert (listed["name"], listed["daysLeft"], listed["status"]) == ("legacy-demo", 11, "expiring")
+    code, out, _ = run(
+        ["plan", "apps/demo-http.yaml", "--today", "2026-12-20", "--output", "markdown"]
+    )
+    assert "| legacy-demo | image-tag | platform-demo | platform@example.com |" in out
+    assert "until 2026-12-31 (11 days left)" in out
+    code, out, _ = run(["plan", "apps/demo-http.yaml", "--today", "2026-12-20", "--output", "html"])
+    assert '<h2 id="exceptions">Exceptions</h2>' in out and "legacy-demo" in out
+    code, out, err = run(
+        ["plan", "--today", "2026-12-20", "--tree", "rendered", "--output", "json"]
+    )
+    assert "exceptions" not in json.loads(out)  # --tree plans a tree, not the repository's change
+
+
 @pytest.mark.parametrize(
     ("where", "text", "line"),
     [
