@@ -32,6 +32,7 @@ import yaml
 from tests.deploy.helm import Unavailable, helm_binary
 from tests.e2e import controlplane
 from tests.e2e.conftest import ARGOCD, ARGOCD_GROUPS, Federation, eventually
+from tests.webhook.exception_files import LEGACY_EXCEPTION
 from tests.webhook.livecase import hand_made, policy
 from webhook.suites import load_suite
 
@@ -730,6 +731,50 @@ def test_a_bundle_change_and_a_rotated_certificate_are_served_without_a_restart(
         lambda: _fedgate_get(federation, "/healthz")[0] == "fedgate-webhook-rotated",
     )
     assert controlplane.State.load(federation.directory).processes["fedgate"]["pid"] == master
+
+
+def test_an_exception_the_platform_publishes_lifts_one_rule_until_its_day(
+    federation: Federation, synced: Synced, tmp_path: Path
+) -> None:
+    """An exception added to the bundle fedgate serves (the platform's ConfigMap) lets Argo CD
+    sync demo-http on an unpinned image, with a warning naming it, without a restart; once the
+    exception is gone from the bundle the write is denied again."""
+    volume = Path(federation.env["webhook"]["bundle"])
+    original = tmp_path / "original"
+    shutil.copytree((volume / "..data").resolve(), original)
+    deployment = yaml.safe_load(
+        (synced.rendered / "platform-demo" / "demo-http" / "deployment.yaml").read_text()
+    )
+    for container in deployment["spec"]["template"]["spec"]["containers"]:
+        container["image"] = container["image"].rsplit(":", 1)[0] + ":latest"
+    (tmp_path / "latest.yaml").write_text(yaml.safe_dump(deployment))
+
+    def apply_latest() -> subprocess.CompletedProcess[str]:
+        return federation.kubectl(
+            "apply",
+            "--dry-run=server",
+            "-f",
+            str(tmp_path / "latest.yaml"),
+            user=ARGOCD[0],
+            groups=ARGOCD_GROUPS,
+        )
+
+    assert "[image-tag]" in apply_latest().stderr
+    excepted = tmp_path / "excepted"
+    shutil.copytree(original, excepted)
+    (excepted / "exceptions").mkdir(exist_ok=True)
+    (excepted / "exceptions" / "legacy-demo.yaml").write_text(
+        LEGACY_EXCEPTION.replace("expires: 2026-12-31", "expires: 2099-12-31")
+    )
+    controlplane.mount(excepted, volume)
+    try:
+        lifted = eventually(
+            "the exception served", lambda: (r := apply_latest()).returncode == 0 and r
+        )
+        assert "exception legacy-demo" in lifted.stderr and "lifts image-tag" in lifted.stderr
+    finally:
+        controlplane.mount(original, volume)
+    eventually("the exception gone again", lambda: "[image-tag]" in apply_latest().stderr)
 
 
 def _replicas(obj: dict[str, Any]) -> int:
