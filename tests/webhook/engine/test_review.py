@@ -4,7 +4,9 @@ conjunction) give the engine's answer, on both backends, for every value a reque
 from __future__ import annotations
 
 import copy
+import functools
 import json
+from collections import Counter
 from typing import Any
 
 import pytest
@@ -15,6 +17,7 @@ from tests.conftest import EXAMPLES, POLICIES
 from tests.webhook.engine.cel.test_conformance import _essence
 from webhook.bundle.load import load_bundle
 from webhook.bundle.model import Bundle
+from webhook.engine.decision import Decision
 from webhook.engine.request import AdmissionRequest, parse_review
 from webhook.engine.review import review
 
@@ -71,14 +74,19 @@ def requests(draw: st.DrawFn) -> dict[str, Any]:
     return body
 
 
-@pytest.fixture(scope="module")
-def bundles() -> dict[str, Bundle]:
+@functools.cache
+def _bundles() -> dict[str, Bundle]:
     return {
         "proofs": load_bundle(POLICIES),
         "engine": load_bundle(POLICIES, proofs=False),
         "proofs built on the way": load_bundle(POLICIES, proofs_after=LAZY_AFTER),
         "cel-python": load_bundle(POLICIES, "cel-python"),
     }
+
+
+@pytest.fixture(scope="module")
+def bundles() -> dict[str, Bundle]:
+    return _bundles()
 
 
 def _request(body: dict[str, Any]) -> AdmissionRequest | None:
@@ -88,21 +96,60 @@ def _request(body: dict[str, Any]) -> AdmissionRequest | None:
         return None
 
 
+class _Named(dict[str, Bundle]):
+    """The bundles, printed by name: hypothesis prints a failing example's arguments, and the
+    bundles' own repr, megabytes long, raised a warning that hid the failure itself."""
+
+    def __repr__(self) -> str:
+        return f"<bundles {', '.join(self)}>"
+
+
+@pytest.fixture(scope="module")
+def named_bundles() -> _Named:
+    return _Named(_bundles())
+
+
 @settings(
     max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(requests())
 def test_fast_paths_and_backends_give_one_answer(
-    bundles: dict[str, Bundle], body: dict[str, Any]
+    named_bundles: _Named, body: dict[str, Any]
 ) -> None:
     request = _request(body)
     if request is None:
         return
-    decisions = {name: review(request, bundle) for name, bundle in bundles.items()}
+    decisions = {name: review(request, bundle) for name, bundle in named_bundles.items()}
     expected = _essence(decisions["engine"])
     assert _essence(decisions["proofs"]) == expected
     assert _essence(decisions["proofs built on the way"]) == expected
-    assert _essence(decisions["cel-python"]) == expected
+    python = _essence(decisions["cel-python"])
+    if python != expected:
+        assert _stricter_only_where_has_fails(decisions["engine"], decisions["cel-python"])
+
+
+def _stricter_only_where_has_fails(expr: Decision, python: Decision) -> bool:
+    """The one known way the backends part (tests/oracles/cases/cel.yaml,
+    has-of-a-field-of-a-scalar): has() of a field of a string, number or bool is false in
+    Kubernetes and in cel-python (the validation then passes or fails on it), an error in
+    cel-expr, which fails closed. So every rule on which they differ calls has() and errs on
+    cel-expr, and cel-expr denies wherever cel-python does."""
+    rules = {r.id: r for r in load_bundle(POLICIES).rules}
+
+    def by_rule(decision: Decision) -> dict[str, Counter[tuple[object, ...]]]:
+        found: dict[str, Counter[tuple[object, ...]]] = {}
+        for entry in _essence(decision)[1]:
+            found.setdefault(str(entry[0]), Counter())[entry] += 1
+        return found
+
+    mine, theirs = by_rule(expr), by_rule(python)
+    differing = {r for r in {*mine, *theirs} if mine.get(r) != theirs.get(r)}
+    return (python.allowed or not expr.allowed) and all(
+        rule in rules
+        and any("has(" in v.expression for v in rules[rule].validations)
+        and any(entry[3] == "error" for entry in mine.get(rule, Counter()))
+        for rule in differing
+    )
 
 
 def test_proofs_after_n_reviews_are_built_at_the_nth() -> None:
