@@ -1161,6 +1161,12 @@ class Failover:
     evicted_seconds: float
 
 
+EVICTION_SLACK = 10.0
+"""Seconds between an eviction and the test seeing it: the taint controller's and the taint
+manager's queues picking up the condition and the taint, and this test's polling of every
+binding (one GET each, about a second a round)."""
+
+
 def _key(template: dict[str, Any]) -> str:
     return f"{template['namespace']}/{template['name']}-{template['kind'].lower()}"
 
@@ -1285,6 +1291,36 @@ def test_a_stopped_member_evicts_what_plan_fail_says(failover: Failover) -> None
         f"NotReady {failover.not_ready_seconds:.0f} s after the stop;"
         f" evicted by {failover.evicted_seconds:.0f} s"
     )
+
+
+def test_the_evictions_come_within_the_window_plan_fail_predicts(failover: Failover) -> None:
+    """plan --fail says when each eviction is due after the taint (its toleration) and when
+    Karmada's rate-limited queue takes it; the taint comes when the cluster turns NotReady. The
+    last planned eviction is seen no later than the latest of those windows after NotReady,
+    give or take the watch's polling (SLACK), and no earlier than the earliest."""
+    windows = [
+        e["queueSeconds"]
+        for t in _planned(failover)
+        for e in t["evictions"]
+        if e["cluster"] == FAILED and e["evicted"] and e.get("queueSeconds")
+    ]
+    assert windows, "no planned eviction has a window: the test would hold nothing"
+    latest = max(w["latest"] for w in windows)
+    earliest = min(w["earliest"] for w in windows)
+    after_taint = failover.evicted_seconds - failover.not_ready_seconds
+    control = failover.plan["controlPlane"]
+    threshold = control["clusterFailureThresholdSeconds"]
+    frequency = control["clusterStatusUpdateFrequencySeconds"]
+    print(
+        f"NotReady {failover.not_ready_seconds:.1f} s after the stop (plan: {threshold:g}-"
+        f"{threshold + frequency:g} s); evicted {after_taint:.1f} s after (plan: {earliest:g}-"
+        f"{latest:g} s)"
+    )
+    # the member's last status is up to one update period old when it stops
+    assert threshold - frequency <= failover.not_ready_seconds, failover.not_ready_seconds
+    assert failover.not_ready_seconds <= threshold + frequency + EVICTION_SLACK
+    assert after_taint <= latest + EVICTION_SLACK, (after_taint, earliest, latest)
+    assert failover.evicted_seconds >= earliest, (failover.evicted_seconds, earliest)
 
 
 def test_purge_modes_are_what_plan_fail_says(failover: Failover) -> None:
