@@ -192,9 +192,9 @@ class ApiServer:
             raise error(f"GET {path}: {response.status} {body.strip()[:300]}")
         return _Answer(connection, response)
 
-    def get(self, path: str) -> dict[str, Any]:
-        """One object (raises ``NotFound`` when there is none)."""
-        response = self._open(path, {}, CONNECT_SECONDS)
+    def _json(self, path: str, query: Mapping[str, str]) -> dict[str, Any]:
+        """The JSON object a GET answers (read whole, the connection closed)."""
+        response = self._open(path, query, CONNECT_SECONDS)
         try:
             found = orjson.loads(response.read())
         except (OSError, http.client.HTTPException, orjson.JSONDecodeError) as exc:
@@ -205,18 +205,16 @@ class ApiServer:
             raise ApiError(f"GET {path}: not an object")
         return found
 
+    def get(self, path: str) -> dict[str, Any]:
+        """One object (raises ``NotFound`` when there is none)."""
+        return self._json(path, {})
+
     def list(self, path: str) -> tuple[list[dict[str, Any]], str]:
         """Every object of a collection (paged), and the list's resourceVersion."""
         items: list[dict[str, Any]] = []
         query = {"limit": str(PAGE)}
         while True:
-            response = self._open(path, query, CONNECT_SECONDS)
-            try:
-                page = orjson.loads(response.read())
-            except (OSError, http.client.HTTPException, orjson.JSONDecodeError) as exc:
-                raise ApiError(f"GET {path}: {exc}") from None
-            finally:
-                response.close()
+            page = self._json(path, query)
             items.extend(page.get("items") or ())
             metadata = page.get("metadata") or {}
             token = metadata.get("continue")

@@ -13,7 +13,7 @@ import yaml
 from compiler.commands.common import add_backend_argument, load_policy_bundle
 from compiler.output import Output, plural
 from webhook.bundle.expiry import EXPIRY_WARNING_DAYS, exception_dates
-from webhook.bundle.live import WATCHED
+from webhook.bundle.live import WATCHED, lean
 from webhook.bundle.model import Bundle
 from webhook.errors import FindingsError, UsageError
 from webhook.kubeapi import ApiError, ApiServer, from_kubeconfig
@@ -137,7 +137,7 @@ def _listed(kubeconfig: Path, context: str | None) -> list[tuple[str, Any]]:
         except ApiError as exc:
             raise UsageError(f"--kubeconfig {kubeconfig}: {exc}") from None
         for item in items:
-            obj = {"apiVersion": watched.api_version, "kind": watched.kind, **item}
+            obj = lean(item, watched)  # as the live index holds it, what serve's audit judges
             metadata = obj.get("metadata") or {}
             where = "/".join(p for p in (metadata.get("namespace"), metadata.get("name")) if p)
             found.append((f"{watched.kind} {where}", obj))

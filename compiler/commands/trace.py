@@ -14,6 +14,7 @@ from compiler.manifests import Manifest, read_tree
 from compiler.output import Output
 from compiler.plan.tree import autoscaler_bounds, plan_template, policies_of, scaled
 from compiler.policies import repository_root
+from webhook.bundle.live import WATCHED, lean
 from webhook.bundle.model import Bundle
 from webhook.engine.synthesize import plural
 from webhook.errors import UsageError
@@ -145,16 +146,12 @@ def _planned(
             planned = scaled(found[0], autoscaler_bounds(manifests))
             return plan_template(planned, policies, bundle).plan, f"the tree {shown(tree)}"
     namespace = identity[2]
-    live: list[dict[str, Any]] = []
-    for kind, where in (
-        ("PropagationPolicy", f"/namespaces/{namespace}/propagationpolicies"),
-        ("ClusterPropagationPolicy", "/clusterpropagationpolicies"),
-        ("OverridePolicy", f"/namespaces/{namespace}/overridepolicies"),
-        ("ClusterOverridePolicy", "/clusteroverridepolicies"),
-    ):
-        for obj in _items(api, f"/apis/policy.karmada.io/v1alpha1{where}"):
-            # a list's items carry no kind: the collection says it
-            live.append({**obj, "apiVersion": "policy.karmada.io/v1alpha1", "kind": kind})
+    live = [
+        lean(obj, watched)  # a list's items carry no kind: the collection says it
+        for watched in WATCHED
+        if watched.group == "policy.karmada.io"
+        for obj in _items(api, watched.path_in(namespace))
+    ]
     policies = policies_of(live)
     return plan_template(Manifest("live", 0, template), policies, bundle).plan, "the live policies"
 

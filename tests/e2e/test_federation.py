@@ -20,6 +20,7 @@ import subprocess
 import sys
 import time
 import urllib.parse
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -668,6 +669,34 @@ def _fedgate_get(federation: Federation, path: str) -> tuple[str, str]:
     return str(subject.get("commonName", "")), body
 
 
+def _served_bundle(federation: Federation, tmp_path: Path) -> tuple[Path, Path]:
+    """The mount fedgate serves its bundle from, and a copy of what it serves now."""
+    volume = Path(federation.env["webhook"]["bundle"])
+    original = tmp_path / "original"
+    shutil.copytree((volume / "..data").resolve(), original)
+    return volume, original
+
+
+def _demo_http_as_argocd(
+    federation: Federation, synced: Synced, path: Path, edit: Callable[[dict[str, Any]], None]
+) -> Callable[[], subprocess.CompletedProcess[str]]:
+    """Argo CD's server-side dry run of demo-http as the tree has it, changed by ``edit``."""
+    deployment = yaml.safe_load(
+        (synced.rendered / "platform-demo" / "demo-http" / "deployment.yaml").read_text()
+    )
+    edit(deployment)
+    path.write_text(yaml.safe_dump(deployment))
+    return partial(
+        federation.kubectl,
+        "apply",
+        "--dry-run=server",
+        "-f",
+        str(path),
+        user=ARGOCD[0],
+        groups=ARGOCD_GROUPS,
+    )
+
+
 def test_a_bundle_change_and_a_rotated_certificate_are_served_without_a_restart(
     federation: Federation, synced: Synced, tmp_path: Path
 ) -> None:
@@ -675,26 +704,11 @@ def test_a_bundle_change_and_a_rotated_certificate_are_served_without_a_restart(
     kubelet swaps): a lowered limit is enforced without a restart, a broken bundle is refused
     (counted) while the last good one is kept, and a certificate replaced on disk is what new
     connections get. The master's pid never changes."""
-    volume = Path(federation.env["webhook"]["bundle"])
-    original = tmp_path / "original"
-    shutil.copytree((volume / "..data").resolve(), original)
+    volume, original = _served_bundle(federation, tmp_path)
     master = controlplane.State.load(federation.directory).processes["fedgate"]["pid"]
-    deployment = yaml.safe_load(
-        (synced.rendered / "platform-demo" / "demo-http" / "deployment.yaml").read_text()
+    apply_three = _demo_http_as_argocd(
+        federation, synced, tmp_path / "three.yaml", lambda d: d["spec"].update(replicas=3)
     )
-    deployment["spec"]["replicas"] = 3
-    (tmp_path / "three.yaml").write_text(yaml.safe_dump(deployment))
-
-    def apply_three() -> subprocess.CompletedProcess[str]:
-        return federation.kubectl(
-            "apply",
-            "--dry-run=server",
-            "-f",
-            str(tmp_path / "three.yaml"),
-            user=ARGOCD[0],
-            groups=ARGOCD_GROUPS,
-        )
-
     first = apply_three()
     assert first.returncode == 0, first.stderr
     lowered = tmp_path / "lowered"
@@ -739,26 +753,13 @@ def test_an_exception_the_platform_publishes_lifts_one_rule_until_its_day(
     """An exception added to the bundle fedgate serves (the platform's ConfigMap) lets Argo CD
     sync demo-http on an unpinned image, with a warning naming it, without a restart; once the
     exception is gone from the bundle the write is denied again."""
-    volume = Path(federation.env["webhook"]["bundle"])
-    original = tmp_path / "original"
-    shutil.copytree((volume / "..data").resolve(), original)
-    deployment = yaml.safe_load(
-        (synced.rendered / "platform-demo" / "demo-http" / "deployment.yaml").read_text()
-    )
-    for container in deployment["spec"]["template"]["spec"]["containers"]:
-        container["image"] = container["image"].rsplit(":", 1)[0] + ":latest"
-    (tmp_path / "latest.yaml").write_text(yaml.safe_dump(deployment))
+    volume, original = _served_bundle(federation, tmp_path)
 
-    def apply_latest() -> subprocess.CompletedProcess[str]:
-        return federation.kubectl(
-            "apply",
-            "--dry-run=server",
-            "-f",
-            str(tmp_path / "latest.yaml"),
-            user=ARGOCD[0],
-            groups=ARGOCD_GROUPS,
-        )
+    def unpinned(deployment: dict[str, Any]) -> None:
+        for container in deployment["spec"]["template"]["spec"]["containers"]:
+            container["image"] = container["image"].rsplit(":", 1)[0] + ":latest"
 
+    apply_latest = _demo_http_as_argocd(federation, synced, tmp_path / "latest.yaml", unpinned)
     assert "[image-tag]" in apply_latest().stderr
     excepted = tmp_path / "excepted"
     shutil.copytree(original, excepted)

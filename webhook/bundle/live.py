@@ -48,8 +48,13 @@ class Watched:
     @property
     def path(self) -> str:
         """The collection's path on the API server, across every namespace."""
+        return self.path_in("")
+
+    def path_in(self, namespace: str) -> str:
+        """The collection's path in ``namespace`` (every namespace: ``""``, or cluster-scoped)."""
         base = f"/apis/{self.group}/{self.version}" if self.group else f"/api/{self.version}"
-        return f"{base}/{self.resource}"
+        where = f"/namespaces/{namespace}" if namespace and self.namespaced else ""
+        return f"{base}{where}/{self.resource}"
 
 
 WATCHED = (

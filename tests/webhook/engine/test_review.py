@@ -134,7 +134,7 @@ def _stricter_only_where_has_fails(expr: Decision, python: Decision) -> bool:
     Kubernetes and in cel-python (the validation then passes or fails on it), an error in
     cel-expr, which fails closed. So every rule on which they differ calls has() and errs on
     cel-expr, and cel-expr denies wherever cel-python does."""
-    rules = {r.id: r for r in load_bundle(POLICIES).rules}
+    rules = {r.id: r for r in _bundles()["engine"].rules}
 
     def by_rule(decision: Decision) -> dict[str, Counter[tuple[object, ...]]]:
         found: dict[str, Counter[tuple[object, ...]]] = {}
