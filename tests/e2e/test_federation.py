@@ -198,15 +198,25 @@ def _containers(deployment: dict[str, Any]) -> dict[str, dict[str, Any]]:
     }
 
 
-def _plan(*args: str) -> dict[str, Any]:
+def _fedgate_json(
+    *args: str, policies: Path = REPO / "policies", codes: tuple[int, ...] = (0, 1)
+) -> dict[str, Any]:
+    """``fedgate ARGS --output json`` with ``policies``: the document it prints; an exit not in
+    ``codes`` (0 or 1, findings, unless told) fails the test with its stderr."""
     result = subprocess.run(
-        [FEDGATE, "plan", *args, "--output", "json", "--policies", str(REPO / "policies")],
+        [FEDGATE, *args, "--output", "json", "--policies", str(policies)],
         cwd=REPO,
         capture_output=True,
         text=True,
-        check=True,
+        timeout=300,
+        check=False,
     )
+    assert result.returncode in codes, result.stderr
     return dict(json.loads(result.stdout))
+
+
+def _plan(*args: str) -> dict[str, Any]:
+    return _fedgate_json("plan", *args, codes=(0,))
 
 
 def _differences(federation: Federation, planned: dict[str, Any]) -> list[str]:
@@ -572,29 +582,14 @@ def test_fedgate_stopped_mid_sync_then_restarted(federation: Federation, synced:
 
 
 def _trace(federation: Federation, synced: Synced, namespace: str, name: str) -> dict[str, Any]:
-    result = subprocess.run(
-        [
-            FEDGATE,
-            "trace",
-            f"{namespace}/{name}",
-            "--kubeconfig",
-            str(federation.karmada),
-            "--tree",
-            str(synced.rendered),
-            "--policies",
-            str(REPO / "policies"),
-            "--output",
-            "json",
-        ],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
+    return _fedgate_json(
+        "trace",
+        f"{namespace}/{name}",
+        "--kubeconfig",
+        str(federation.karmada),
+        "--tree",
+        str(synced.rendered),
     )
-    assert result.returncode in (0, 1), result.stderr
-    found: dict[str, Any] = json.loads(result.stdout)
-    return found
 
 
 def test_trace_shows_each_example_app_as_planned_and_marks_a_hand_edit(
@@ -799,25 +794,9 @@ def test_audit_of_the_live_federation_after_a_rule_change(
     for limit in ("maxReplicasPerApp: 50", "maxReplicasPerApp: 100"):
         text = text.replace(limit, "maxReplicasPerApp: 1")
     tenants.write_text(text)
-    result = subprocess.run(
-        [
-            FEDGATE,
-            "audit",
-            "--kubeconfig",
-            str(federation.karmada),
-            "--policies",
-            str(policies),
-            "--output",
-            "json",
-        ],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
+    report = _fedgate_json(
+        "audit", "--kubeconfig", str(federation.karmada), policies=policies, codes=(1,)
     )
-    assert result.returncode == 1, result.stderr
-    report = json.loads(result.stdout)
     denied = {
         (f["object"].get("namespace"), f["object"]["kind"], f["object"]["name"])
         for f in report["findings"]
