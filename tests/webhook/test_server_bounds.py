@@ -103,10 +103,12 @@ def test_a_large_review_burst_does_not_delay_small_ones(one_worker: Server) -> N
 
 
 def test_a_review_past_its_time_budget_is_denied_and_audited_once(tmp_path: Path) -> None:
-    with serving(tmp_path, POLICIES, workers=1, env={"FEDGATE_REVIEW_SECONDS": "0.005"}) as server:
-        # 10,000 overriders: 35-50 ms of review on this machine, seven times the budget or more
-        # (a budget of 50 ms let a faster engine answer within it: the test raced the machine)
-        _, response = _timed_review(server, heavy_override("too-long", overriders=10_000))
+    with serving(tmp_path, POLICIES, workers=1, env={"FEDGATE_REVIEW_SECONDS": "0.05"}) as server:
+        # 33,000 overriders: about 140 ms of review on this machine (and 2.5 MiB to read), three
+        # times the budget, while a small review fits in it many times over. (10,000 overriders
+        # took 35-50 ms once the engine got faster, and raced the budget; a budget of 5 ms then
+        # raced the small review on a busy machine.)
+        _, response = _timed_review(server, heavy_override("too-long"))
         assert response["uid"] == "too-long" and response["allowed"] is False
         assert response["status"]["message"] == "review exceeded its time budget"
         time.sleep(3)  # the abandoned review finishes on its thread meanwhile
