@@ -3,12 +3,12 @@ by a framework or the standard library, or kept for the tests. Add a name here o
 caller that uses it."""
 
 # ruff: noqa: B018, F821
-# flask calls its routes and error handlers (webhook/app.py)
+# flask calls its routes and error handlers (webhook/shell/app.py)
 healthz
 readyz
 metrics_view
 http_error
-# gunicorn's BaseApplication calls load_config (webhook/server.py)
+# gunicorn's BaseApplication calls load_config (webhook/shell/server.py)
 _.load_config
 # cel-python's evaluator calls the macro by name (webhook/engine/cel/celpython.py)
 _.macro_has_eval

@@ -12,8 +12,8 @@ from concurrent.futures import ThreadPoolExecutor
 import orjson
 from flask import Flask, Response, request
 
-from webhook.asgi import WsgiOnAsgi
-from webhook.settings import Settings
+from webhook.shell.asgi import WsgiOnAsgi
+from webhook.shell.settings import Settings
 
 
 def create_app() -> Flask:

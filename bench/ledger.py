@@ -25,10 +25,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # before bench/, whose webhook.py would shadow the package
 
+from webhook.base.ledger import encode  # noqa: E402
 from webhook.bundle.load import load_bundle  # noqa: E402
 from webhook.engine.request import parse_review  # noqa: E402
 from webhook.engine.review import review  # noqa: E402
-from webhook.ledger import encode  # noqa: E402
 
 REQUESTS = ROOT / "examples" / "requests"
 

@@ -2,7 +2,7 @@
 
 N Deployments (the shape of examples/apps' web-frontend, each with its own name and labels) and
 one PropagationPolicy each are fed, as JSON lists from the API server would be, through the
-watcher (``webhook/watch.py``: ``relist`` parses nothing itself, so each object is parsed here
+watcher (``webhook/shell/watch.py``: ``relist`` parses nothing itself, so each object is parsed here
 with orjson as ``kubeapi.ApiServer.list`` does), then built into the index the engine reads.
 Reports the Python heap the watcher holds (tracemalloc, after the build), the process RSS growth,
 and the median time of a rebuild (what each burst of watch events costs, at most ten a second).
@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))  # bench/webhook.py would shadow the webhook packa
 
 from tests.webhook.livecase import hand_made, policy  # noqa: E402
 from webhook.bundle.live import WATCHED  # noqa: E402
-from webhook.watch import LiveIndex  # noqa: E402
+from webhook.shell.watch import LiveIndex  # noqa: E402
 
 
 class Listed:

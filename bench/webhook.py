@@ -3,8 +3,8 @@
     .venv/bin/python bench/webhook.py [--duration 10] [--connections 1,8,32] [--rounds 5]
 
 Needs wrk (Debian package `wrk`) and, to match connection splits, `ss` (iproute2). Both servers
-run gunicorn's asyncio worker (the WSGI app behind webhook/asgi.py, 4 threads each), 2 workers,
-SO_REUSEPORT, keep-alive, TLS with the same certificate, on 127.0.0.1; wrk keeps its
+run gunicorn's asyncio worker (the WSGI app behind webhook/shell/asgi.py, 4 threads each),
+2 workers, SO_REUSEPORT, keep-alive, TLS with the same certificate, on 127.0.0.1; wrk keeps its
 connections open as the API server does. For a Deployment UPDATE and a PropagationPolicy CREATE
 (examples/requests), at each connection count, it reports requests/s, p50 and p99 for the floor
 and fedgate side by side and their ratios. The servers run one at a time, alternating floor and

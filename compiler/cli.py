@@ -20,7 +20,7 @@ from typing import Any, NoReturn, TextIO
 
 from compiler.output import Output, plural
 from compiler.policies import resolve_policies
-from webhook.errors import FedgateError, FindingsError, UsageError, describe_os_error
+from webhook.base.errors import FedgateError, FindingsError, UsageError, describe_os_error
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_BUG = 0, 1, 2, 3
 

@@ -12,7 +12,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from webhook.errors import UsageError
+from webhook.base.errors import UsageError
 
 _HERE = Path(__file__).resolve().parent
 BUNDLED = next(

@@ -7,13 +7,12 @@
   writers, rules, ValidatingAdmissionPolicies, the index of the synced tree).
 - ``karmada/``: Karmada v1.18 simulated (which policy claims a template, placement, overrides);
   a new overrider starts in ``karmada/overriders.py``.
-- the server shell: ``app.py`` (the Flask view), ``asgi.py`` and ``server.py`` (gunicorn),
-  ``settings.py``, ``metrics.py``, ``audit.py``, ``response.py``, ``reload.py``, ``heap.py``;
-- policy suites (``suites.py``, what ``fedgate test`` and pytest run) and a Decision in words
-  (``explain.py``);
-- the base both sides share: ``errors.py``, ``yamlsource.py`` (YAML with lines),
-  ``schema.py``, ``quantity.py``, ``ledger.py`` (the ownership annotation), ``values.py``,
-  ``memo.py``, ``jsontext.py``.
+- ``shell/``: the server around ``review`` (gunicorn, the Flask view, settings, metrics, audit
+  lines, bundle reload, the Kubernetes API client and the live index);
+- ``base/``: what every side shares (errors, YAML with lines, field checks, quantities, label
+  selectors, the ownership ledger, JSON value tests);
+- policy suites (``suites.py``, what ``fedgate test`` and pytest run), a Decision in words
+  (``explain.py``), live objects judged (``scan.py``) and reported (``policyreport.py``).
 
 Nothing here imports the compiler (an import-linter contract).
 """

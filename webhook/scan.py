@@ -18,11 +18,11 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from webhook.base.errors import RequestError
 from webhook.bundle.model import Bundle
 from webhook.engine.decision import ExceptionUse, Violation
 from webhook.engine.review import review
 from webhook.engine.synthesize import sync_request
-from webhook.errors import RequestError
 
 PLATFORM = "(platform)"
 """The tenant column of an object in no tenant's namespace (cluster-scoped, or the platform's)."""

@@ -23,15 +23,15 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, cast
 
+from webhook.base.errors import BundleError, RequestError
+from webhook.base.schema import Checker
+from webhook.base.yamlsource import YamlSyntaxError, parse_documents, parse_single, read_text
 from webhook.bundle.model import Bundle
 from webhook.engine.decision import Decision
 from webhook.engine.enforcement import POINTS, Point
 from webhook.engine.request import parse_review
 from webhook.engine.review import review
 from webhook.engine.synthesize import plural
-from webhook.errors import BundleError, RequestError
-from webhook.schema import Checker
-from webhook.yamlsource import YamlSyntaxError, parse_documents, parse_single, read_text
 
 SUITE_FILE = "tests.yaml"
 CASE_KEYS = (

@@ -11,8 +11,8 @@ from compiler.argocd.sync import ArgoCDTree, Selections
 from compiler.compile.summary import AppSummary
 from compiler.render.argocd import ROOT_PROJECT
 from compiler.render.pipeline import object_path
+from webhook.base.errors import Finding
 from webhook.bundle.model import ArgoCD, Bundle
-from webhook.errors import Finding
 
 RESPECT_IGNORE_FIX = {(2, 7): 18, (2, 8): 15, (2, 9): 11, (2, 10): 6}
 """The first patch release of each minor with argo-cd #17693 ("fix calculating patch for

@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from webhook.errors import Finding, describe_os_error
-from webhook.yamlsource import YamlSyntaxError, parse_documents
+from webhook.base.errors import Finding, describe_os_error
+from webhook.base.yamlsource import YamlSyntaxError, parse_documents
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 UNREAD_SUFFIXES = (".jsonnet",)

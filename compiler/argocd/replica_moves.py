@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from webhook import ledger
+from webhook.base import ledger
 
 REPLICAS = "/spec/replicas"
 

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from webhook.errors import UsageError
+from webhook.base.errors import UsageError
 
 TIMEOUT = 60
 

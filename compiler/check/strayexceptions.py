@@ -12,9 +12,9 @@ import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from webhook.base.errors import Finding
+from webhook.base.yamlsource import YamlSyntaxError, parse_documents
 from webhook.bundle.exceptions import API_VERSION, EXCEPTIONS_DIRECTORY, KIND, claims_exception
-from webhook.errors import Finding
-from webhook.yamlsource import YamlSyntaxError, parse_documents
 
 SUFFIXES = (".yaml", ".yml", ".json")
 """What Argo CD and fedgate read as manifests or specs."""

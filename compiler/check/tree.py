@@ -44,6 +44,8 @@ from compiler.plan.tree import TemplateResult, is_template, plan_template, polic
 from compiler.render.argocd import FOLDER as ARGOCD_FOLDER
 from compiler.render.argocd import ROOT_APPLICATION
 from compiler.render.pipeline import object_path
+from webhook.base.errors import Finding
+from webhook.base.ledger import ANNOTATION, LedgerError, decode, owner_of
 from webhook.bundle.index import TreeIndex
 from webhook.bundle.model import Bundle
 from webhook.engine.context import Review
@@ -52,9 +54,7 @@ from webhook.engine.identity import identify
 from webhook.engine.lifting import lift
 from webhook.engine.ownership import changed_pointers
 from webhook.engine.targets import label_selected
-from webhook.errors import Finding
 from webhook.karmada.detector import Policies, meta_str
-from webhook.ledger import ANNOTATION, LedgerError, decode, owner_of
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 

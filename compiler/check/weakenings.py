@@ -26,15 +26,15 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 
+from webhook.base.errors import BundleError, Finding
+from webhook.base.schema import Checker
+from webhook.base.yamlsource import YamlSyntaxError, parse_single
 from webhook.bundle.load import BUNDLE_FILES, OPTIONAL_FILES, build_bundle
 from webhook.bundle.load_rules import RULE_FILES, build_rule
 from webhook.bundle.model import DATA_KINDS, Bundle, Tenant, Writer
 from webhook.bundle.rules import Match, Rule
 from webhook.bundle.vap import VAP_DIRECTORY
 from webhook.engine.enforcement import POINTS, weaker
-from webhook.errors import BundleError, Finding
-from webhook.schema import Checker
-from webhook.yamlsource import YamlSyntaxError, parse_single
 
 ACKNOWLEDGEMENTS = "weakenings.yaml"
 """The file of ``policies/`` where a change acknowledges the rules it weakens."""

@@ -12,14 +12,14 @@ import yaml
 
 from compiler.commands.common import add_backend_argument, load_policy_bundle
 from compiler.output import Output, plural
+from webhook.base.errors import FindingsError, UsageError
+from webhook.base.yamlsource import YamlSyntaxError, parse_documents, read_text
 from webhook.bundle.expiry import EXPIRY_WARNING_DAYS, exception_dates
 from webhook.bundle.live import WATCHED, lean
 from webhook.bundle.model import Bundle
-from webhook.errors import FindingsError, UsageError
-from webhook.kubeapi import ApiError, ApiServer, from_kubeconfig
 from webhook.policyreport import policy_reports
 from webhook.scan import Scan, scan
-from webhook.yamlsource import YamlSyntaxError, parse_documents, read_text
+from webhook.shell.kubeapi import ApiError, ApiServer, from_kubeconfig
 
 NAME = "audit"
 HELP = "what the current bundle would deny of objects that already exist"

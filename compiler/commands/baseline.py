@@ -42,8 +42,8 @@ from compiler.plan.tree import TemplateResult, is_template, member_violations, p
 from compiler.render.argocd import FOLDER as ARGOCD_FOLDER
 from compiler.render.pipeline import RenderedApp
 from compiler.spec.load import parse_specs
+from webhook.base.errors import SpecError
 from webhook.bundle.model import Bundle
-from webhook.errors import SpecError
 from webhook.karmada.detector import Policies
 from webhook.karmada.propagation import TemplatePlan
 

@@ -24,10 +24,10 @@ from compiler.compile.write import read_manifest
 from compiler.output import Output
 from compiler.policies import repository_root
 from compiler.render.argocd import FOLDER as ARGOCD_FOLDER
+from webhook.base.errors import FindingsError, UsageError
 from webhook.bundle.index import build_index, gzipped
 from webhook.bundle.load import FLAT_SEPARATOR, read_source
 from webhook.bundle.model import Bundle
-from webhook.errors import FindingsError, UsageError
 
 NAME = "bundle"
 HELP = "write the webhook's bundle ConfigMap: the policies and the index of the synced tree"

@@ -13,10 +13,10 @@ from compiler.commands.common import load_policy_bundle
 from compiler.commands.review import read_document
 from compiler.compile.canonical import dump
 from compiler.output import Output
+from webhook.base.errors import RequestError, UsageError
 from webhook.bundle.export import export
 from webhook.engine.cel.engines import BACKENDS, DEFAULT_BACKEND, make_backend
 from webhook.engine.cel.evaluate import Outcome, evaluate
-from webhook.errors import RequestError, UsageError
 
 NAME = "cel"
 HELP = "evaluate CEL expressions as the rules see them (cel eval)"

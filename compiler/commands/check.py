@@ -33,10 +33,10 @@ from compiler.compile.write import (
 )
 from compiler.output import Output, plural
 from compiler.spec.load import find_spec_files
+from webhook.base.errors import Finding, FindingsError, SpecError, UsageError
 from webhook.bundle.expiry import EXPIRY_WARNING_DAYS, exception_dates, source_dates
 from webhook.bundle.load import read_source
 from webhook.bundle.model import Bundle
-from webhook.errors import Finding, FindingsError, SpecError, UsageError
 from webhook.explain import explain
 
 NAME = "check"

@@ -14,10 +14,10 @@ from compiler.compile.incremental import PROOFS_AFTER_REVIEWS, compile_files
 from compiler.output import Output
 from compiler.policies import repository_root
 from compiler.spec.load import find_spec_files
+from webhook.base.errors import UsageError
 from webhook.bundle.load import load_bundle
 from webhook.bundle.model import Bundle
 from webhook.engine.cel.engines import BACKENDS, DEFAULT_BACKEND
-from webhook.errors import UsageError
 
 BACKEND_VARIABLE = "FEDGATE_CEL_BACKEND"
 APPS, RENDERED = "apps", "rendered"

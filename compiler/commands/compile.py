@@ -20,8 +20,8 @@ from compiler.compile.write import TreeDiff, diff_tree, read_manifest, write_tre
 from compiler.output import Output, plural
 from compiler.render.argocd import FOLDER as ARGOCD_FOLDER
 from compiler.spec.load import find_spec_files
+from webhook.base.errors import FedgateError, UsageError
 from webhook.bundle.model import Bundle
-from webhook.errors import FedgateError, UsageError
 
 NAME = "compile"
 HELP = "render app specs into Karmada manifests (or --check that they are up to date)"

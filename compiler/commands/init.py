@@ -10,7 +10,7 @@ from pathlib import Path
 
 from compiler.output import Output, plural
 from compiler.policies import BUNDLED, repository_root
-from webhook.errors import FedgateError
+from webhook.base.errors import FedgateError
 
 NAME = "init"
 HELP = "scaffold a platform repository: policies/, apps/, the pre-commit hook, Argo CD"

@@ -54,11 +54,11 @@ from compiler.plan.text import finish, report, tree_report
 from compiler.plan.tree import TemplateResult, plan_templates, policies_of
 from compiler.plan.tree import plan_tree as plan_manifest_tree
 from compiler.render.argocd import FOLDER as ARGOCD_FOLDER
+from webhook.base.errors import Finding, UsageError
+from webhook.base.quantity import format_cpu, format_memory
 from webhook.bundle.expiry import EXPIRY_WARNING_DAYS, exception_dates
 from webhook.bundle.model import Bundle
 from webhook.engine.workloads import pod_spec
-from webhook.errors import Finding, UsageError
-from webhook.quantity import format_cpu, format_memory
 
 NAME = "plan"
 HELP = "what changes in each member cluster against git HEAD: replicas, copies, bills, denials"

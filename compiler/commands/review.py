@@ -8,14 +8,14 @@ from typing import Any
 
 from compiler.commands.common import add_backend_argument, load_policy_bundle
 from compiler.output import Output
+from webhook.base.errors import RequestError, UsageError
+from webhook.base.jsontext import DuplicateKeyError, loads_unique
+from webhook.base.yamlsource import YamlSyntaxError, parse_single, read_text
 from webhook.engine.enforcement import POINTS
 from webhook.engine.request import parse_review
 from webhook.engine.review import review
-from webhook.errors import RequestError, UsageError
 from webhook.explain import explain
-from webhook.jsontext import DuplicateKeyError, loads_unique
 from webhook.suites import inline_review
-from webhook.yamlsource import YamlSyntaxError, parse_single, read_text
 
 NAME = "review"
 HELP = "run one AdmissionReview (JSON or YAML) through the rule engine"

@@ -11,10 +11,10 @@ from pathlib import Path
 
 from compiler.commands.common import add_backend_argument, backend_name
 from compiler.output import Output
-from webhook import kubeapi
-from webhook.background import MIN_SECONDS as MIN_AUDIT_SECONDS
-from webhook.errors import UsageError, describe_os_error
-from webhook.settings import settings_from_env
+from webhook.base.errors import UsageError, describe_os_error
+from webhook.shell import kubeapi
+from webhook.shell.background import MIN_SECONDS as MIN_AUDIT_SECONDS
+from webhook.shell.settings import settings_from_env
 
 NAME = "serve"
 HELP = "run the validating admission webhook (gunicorn, HTTPS)"
@@ -156,7 +156,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
         settings = replace(settings, today=args.today)
     # Before prometheus_client is imported: every worker writes its samples here.
     os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR", tempfile.mkdtemp(prefix="fedgate-metrics-"))
-    from webhook.server import ServeOptions, WebhookServer  # noqa: PLC0415 - after the env
+    from webhook.shell.server import ServeOptions, WebhookServer  # noqa: PLC0415 - after the env
 
     options = ServeOptions(
         bind=args.bind,

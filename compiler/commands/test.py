@@ -12,9 +12,9 @@ from compiler.commands.common import add_backend_argument, backend_name, load_po
 from compiler.compile.incremental import PROOFS_AFTER_REVIEWS
 from compiler.output import Output, plural
 from compiler.policies import BUNDLED
+from webhook.base.errors import BundleError, Finding, UsageError
 from webhook.bundle.load import BUNDLE_FILES, OPTIONAL_FILES, bundle_from_source, read_source
 from webhook.bundle.model import Bundle
-from webhook.errors import BundleError, Finding, UsageError
 from webhook.suites import Case, CaseResult, find_suites, load_suite, run_case
 
 NAME = "test"

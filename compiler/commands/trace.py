@@ -14,12 +14,12 @@ from compiler.output import Output
 from compiler.plan.livechain import binding_name, chain, claim, render
 from compiler.plan.tree import autoscaler_bounds, plan_template, policies_of, scaled
 from compiler.policies import repository_root
+from webhook.base.errors import UsageError
 from webhook.bundle.live import WATCHED, lean
 from webhook.bundle.model import Bundle
 from webhook.engine.synthesize import plural
-from webhook.errors import UsageError
 from webhook.karmada.propagation import TemplatePlan
-from webhook.kubeapi import ApiError, ApiServer, NotFound, from_kubeconfig
+from webhook.shell.kubeapi import ApiError, ApiServer, NotFound, from_kubeconfig
 
 NAME = "trace"
 HELP = "the live chain of one template (policy, binding, works, members) against its plan"

@@ -18,12 +18,12 @@ from dataclasses import dataclass, replace
 from compiler.plan.core import plan_app
 from compiler.plan.members import MemberViolation
 from compiler.render.pipeline import RenderedApp
+from webhook.base.errors import Finding
+from webhook.base.yamlsource import Path as FieldPath
 from webhook.bundle.model import Bundle
 from webhook.engine.decision import Violation
 from webhook.engine.review import review
 from webhook.engine.synthesize import sync_request
-from webhook.errors import Finding
-from webhook.yamlsource import Path as FieldPath
 
 SPEC_FIELDS: dict[str, FieldPath] = {
     "tenancy.namespace-writer": ("metadata", "namespace"),

@@ -45,12 +45,12 @@ from compiler.compile.statmemo import StatMemo
 from compiler.compile.summary import AppSummary
 from compiler.progress import Progress
 from compiler.spec.load import parse_specs
+from webhook.base.errors import Finding, SpecError, describe_os_error, not_utf8
 from webhook.bundle.exceptions import EXCEPTIONS_DIRECTORY
 from webhook.bundle.load import bundle_from_source, read_source
 from webhook.bundle.model import Bundle
 from webhook.bundle.source import BundleSource
 from webhook.engine.cel.engines import DEFAULT_BACKEND, make_backend
-from webhook.errors import Finding, SpecError, describe_os_error, not_utf8
 
 CACHE_FILE = Path("fedgate") / "compile-cache.json"
 HOMOGENEOUS_KEPT = 10_000

@@ -12,9 +12,9 @@ from fractions import Fraction
 from typing import Any
 
 from compiler.render.pipeline import RenderedApp
-from webhook.errors import Finding
-from webhook.quantity import parse_quantity
-from webhook.yamlsource import Path, render_path
+from webhook.base.errors import Finding
+from webhook.base.quantity import parse_quantity
+from webhook.base.yamlsource import Path, render_path
 
 Owned = tuple[str, str, str, tuple[str, ...]]
 """(apiVersion, kind, name, the pointers of that object git does not own, but status)."""

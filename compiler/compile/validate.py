@@ -15,10 +15,10 @@ from fractions import Fraction
 
 from compiler.compile.summary import AppSummary
 from compiler.spec.model import AppSpec, ClusterTarget
+from webhook.base.errors import Finding
+from webhook.base.quantity import format_cpu, format_memory
 from webhook.bundle.model import Bundle
-from webhook.errors import Finding
 from webhook.karmada.selector import candidate_clusters
-from webhook.quantity import format_cpu, format_memory
 
 Key = tuple[str, str]
 

@@ -29,7 +29,7 @@ from pathlib import Path
 from types import FrameType
 
 from compiler.compile.statmemo import StatMemo
-from webhook.errors import FedgateError
+from webhook.base.errors import FedgateError
 
 MANIFEST = ".fedgate-manifest"
 PENDING = ".fedgate-manifest.next"

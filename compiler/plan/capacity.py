@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from webhook.base.quantity import format_cpu, format_memory
 from webhook.bundle.model import Cluster
 from webhook.engine.quota import per_pod
 from webhook.engine.workloads import pod_spec
-from webhook.quantity import format_cpu, format_memory
 
 RESOURCES = ("cpu", "memory", "pods")
 

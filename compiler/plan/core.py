@@ -19,6 +19,7 @@ from typing import Any
 from compiler.plan.members import MemberViolation, attribute, judge, override_failed
 from compiler.render.pipeline import RenderedApp
 from compiler.spec.model import AppSpec
+from webhook.base.quantity import parse_quantity
 from webhook.bundle.model import Bundle, Cluster
 from webhook.engine.enforcement import Point
 from webhook.engine.quota import per_pod
@@ -29,7 +30,6 @@ from webhook.karmada.division import Division, divide
 from webhook.karmada.overridemanager import Step, apply_overrides
 from webhook.karmada.overriders import OverrideError
 from webhook.karmada.propagation import TemplatePlan
-from webhook.quantity import parse_quantity
 
 RESOURCES = ("cpu", "memory")
 

@@ -16,8 +16,8 @@ from compiler.plan.failover import (
     off_switch,
 )
 from compiler.plan.text import Line, _counts, _field, _more, cores, memory
+from webhook.base.quantity import format_cpu, format_memory
 from webhook.karmada.evictionqueue import throughput
-from webhook.quantity import format_cpu, format_memory
 
 
 def duration(seconds: float) -> str:

@@ -26,7 +26,7 @@ from compiler.plan.failoverview import (
 )
 from compiler.plan.text import _counts
 from compiler.plan.view import AppRow, Denial, TenantRow, Usage, View, bars, share, view
-from webhook.quantity import parse_quantity
+from webhook.base.quantity import parse_quantity
 
 STYLE = """
 body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:72em;padding:0 1em;color:#1f2328}

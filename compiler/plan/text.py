@@ -28,8 +28,8 @@ from compiler.plan.columns import WIDTH, columns, cut, printable, wrap
 from compiler.plan.core import AppPlan, TenantBill
 from compiler.plan.members import MemberViolation
 from compiler.plan.tree import TemplateResult
+from webhook.base.errors import Finding
 from webhook.bundle.expiry import ExceptionDate
-from webhook.errors import Finding
 
 RESET, RED, GREEN, YELLOW, CYAN, BOLD = (
     "\033[0m",

@@ -18,9 +18,9 @@ from compiler.argocd.manifests import Manifest, ManifestSet, duplicates
 from compiler.plan.exact import exact
 from compiler.plan.members import MemberViolation, attribute, judge, override_failed
 from compiler.plan.settle import needs_room
+from webhook.base.errors import Finding
 from webhook.bundle.model import Bundle
 from webhook.engine.enforcement import Point
-from webhook.errors import Finding
 from webhook.karmada.detector import SKIPPED_GROUPS, Policies, group_of
 from webhook.karmada.interpreter import InterpretError
 from webhook.karmada.overriders import OverrideError

@@ -14,7 +14,7 @@ from typing import Any
 
 from compiler.plan.changes import SYMBOLS, Summary
 from compiler.plan.text import cores, memory, summary_line
-from webhook.quantity import parse_quantity
+from webhook.base.quantity import parse_quantity
 
 RESOURCES = ("cpu", "memory")
 

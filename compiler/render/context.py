@@ -12,8 +12,8 @@ from typing import Any
 from compiler.spec.model import AppSpec
 
 __all__ = ["KARMADA_CLAIM_FIELDS", "Rendering"]
+from webhook.base.ledger import KARMADA_CLAIM_FIELDS, KARMADA_COMMON_FIELDS
 from webhook.bundle.model import Bundle
-from webhook.ledger import KARMADA_CLAIM_FIELDS, KARMADA_COMMON_FIELDS
 
 MANAGED_BY = "fedgate"
 STATEFUL_LABEL = "fedgate.dev/stateful"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from compiler.render import overrides, workload
 from compiler.render.context import Rendering
-from webhook.ledger import ANNOTATION, TARGET_ANNOTATION, encode
+from webhook.base.ledger import ANNOTATION, TARGET_ANNOTATION, encode
 
 
 def render(r: Rendering) -> None:

@@ -10,7 +10,7 @@ from typing import Any
 
 from compiler.render import scaling, workload
 from compiler.render.context import Rendering
-from webhook.ledger import pointer
+from webhook.base.ledger import pointer
 
 KIND = "PropagationPolicy"
 PERMANENT_ID = pointer("metadata", "labels", "propagationpolicy.karmada.io/permanent-id")

@@ -6,7 +6,7 @@ from typing import Any
 
 from compiler.render import workload
 from compiler.render.context import KARMADA_CLAIM_FIELDS, RETAIN_REPLICAS_LABEL, Rendering
-from webhook.ledger import pointer
+from webhook.base.ledger import pointer
 
 FEDERATED_HPA = "FederatedHPA"
 MEMBER_HPA = "HorizontalPodAutoscaler"

@@ -28,10 +28,10 @@ from compiler.spec.model import (
     ReplicaMode,
     Resources,
 )
-from webhook.errors import Finding, SpecError
-from webhook.quantity import QuantityError, parse_quantity
-from webhook.schema import DNS_LABEL, Checker
-from webhook.yamlsource import YamlSyntaxError, parse_documents, read_text
+from webhook.base.errors import Finding, SpecError
+from webhook.base.quantity import QuantityError, parse_quantity
+from webhook.base.schema import DNS_LABEL, Checker
+from webhook.base.yamlsource import YamlSyntaxError, parse_documents, read_text
 
 SPEC_SUFFIXES = (".yaml", ".yml")
 MAX_REPLICAS = 10_000

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from webhook.yamlsource import Document
+from webhook.base.yamlsource import Document
 
 API_VERSION = "fedgate.dev/v1alpha1"
 KIND = "App"

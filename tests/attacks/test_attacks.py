@@ -15,8 +15,8 @@ import pytest
 
 from tests.conftest import POLICIES
 from tests.webhook.server import Server, assert_answers_as_expected, serving
+from webhook.base.errors import RequestError
 from webhook.bundle.model import Bundle
-from webhook.errors import RequestError
 from webhook.suites import Case, load_suite, run_case
 
 HERE = Path(__file__).resolve().parent

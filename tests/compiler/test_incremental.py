@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 from compiler.compile import incremental, statmemo
 from compiler.spec.load import find_spec_files
 from tests.conftest import EXAMPLES, POLICIES, ROOT
+from webhook.base.errors import BundleError, SpecError
 from webhook.engine.cel.celexpr import CelExprBackend
-from webhook.errors import BundleError, SpecError
 
 
 @pytest.fixture

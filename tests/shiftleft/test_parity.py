@@ -15,7 +15,7 @@ from tests.webhook.server import Server, serving
 from webhook.bundle.model import Bundle
 from webhook.engine.review import review
 from webhook.engine.synthesize import sync_request
-from webhook.response import review_response
+from webhook.shell.response import review_response
 
 pytestmark = pytest.mark.slow  # starts fedgate serve
 

@@ -11,7 +11,7 @@ from typing import Any
 import orjson
 import pytest
 
-from webhook.asgi import BODY, Deadline, WsgiOnAsgi
+from webhook.shell.asgi import BODY, Deadline, WsgiOnAsgi
 
 
 def _echo(environ: dict[str, Any], start_response: Any) -> list[bytes]:

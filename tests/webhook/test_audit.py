@@ -13,7 +13,12 @@ from typing import Any
 import orjson
 import pytest
 
-from webhook.audit import (
+from webhook.bundle.model import Bundle
+from webhook.engine.decision import Decision
+from webhook.engine.request import UserInfo, parse_review
+from webhook.engine.review import review
+from webhook.engine.tenancy import candidates
+from webhook.shell.audit import (
     FAILING_AFTER,
     OVERTIME_RULE,
     PENDING_BYTES,
@@ -23,11 +28,6 @@ from webhook.audit import (
     nonblocking_descriptor,
     overtime_record,
 )
-from webhook.bundle.model import Bundle
-from webhook.engine.decision import Decision
-from webhook.engine.request import UserInfo, parse_review
-from webhook.engine.review import review
-from webhook.engine.tenancy import candidates
 
 REQUESTS = Path(__file__).resolve().parents[2] / "examples" / "requests"
 

@@ -1,4 +1,4 @@
-"""The background audit's rounds (webhook/background.py): nothing before the live index is
+"""The background audit's rounds (webhook/shell/background.py): nothing before the live index is
 ready, every held object judged once it is, a violation that goes away set to 0, and one
 auditor among the workers."""
 
@@ -10,9 +10,9 @@ from typing import Any
 from prometheus_client import generate_latest
 
 from tests.webhook.livecase import hand_made
-from webhook.background import BackgroundAudit
 from webhook.bundle.model import Bundle
-from webhook.metrics import Metrics
+from webhook.shell.background import BackgroundAudit
+from webhook.shell.metrics import Metrics
 
 
 class Held:

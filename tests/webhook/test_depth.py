@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from webhook.app import _check_depth
+from webhook.base.errors import RequestError
 from webhook.engine.request import parse_review
-from webhook.errors import RequestError
+from webhook.shell.app import _check_depth
 
 LIMIT = 4
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from webhook.jsontext import DuplicateKeyError, has_duplicate_keys, loads_unique
+from webhook.base.jsontext import DuplicateKeyError, has_duplicate_keys, loads_unique
 
 
 def _reference(text: str) -> bool:

@@ -17,8 +17,15 @@ import pytest
 import trustme
 import yaml
 
-from webhook.errors import UsageError
-from webhook.kubeapi import ApiError, ApiServer, Credentials, Gone, from_kubeconfig, in_cluster
+from webhook.base.errors import UsageError
+from webhook.shell.kubeapi import (
+    ApiError,
+    ApiServer,
+    Credentials,
+    Gone,
+    from_kubeconfig,
+    in_cluster,
+)
 
 
 def kubeconfig(tmp_path: Path, user: dict[str, Any], cluster: dict[str, Any]) -> Path:

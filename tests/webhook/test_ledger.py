@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from webhook.ledger import (
+from webhook.base.ledger import (
     MAX_LEDGER_BYTES,
     MAX_LEDGER_ENTRIES,
     MAX_POINTER_SEGMENTS,

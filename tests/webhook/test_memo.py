@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from webhook.memo import ENTRY_OVERHEAD, VALUE_FACTOR, Memo, cost
+from webhook.base.memo import ENTRY_OVERHEAD, VALUE_FACTOR, Memo, cost
 
 
 def test_cost_counts_the_text_of_a_key() -> None:

@@ -4,7 +4,7 @@ from fractions import Fraction
 
 import pytest
 
-from webhook.quantity import QuantityError, format_cpu, format_memory, parse_quantity
+from webhook.base.quantity import QuantityError, format_cpu, format_memory, parse_quantity
 
 
 @pytest.mark.parametrize(

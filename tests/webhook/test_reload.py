@@ -9,8 +9,8 @@ import pytest
 import trustme
 
 from tests.webhook.server import project
-from webhook.errors import UsageError
-from webhook.reload import directory_fingerprint, files_fingerprint, read_tls_pair
+from webhook.base.errors import UsageError
+from webhook.shell.reload import directory_fingerprint, files_fingerprint, read_tls_pair
 
 
 def test_a_volume_fingerprint_changes_with_each_swap_and_only_then(tmp_path: Path) -> None:

@@ -26,10 +26,10 @@ import pytest
 
 from tests.conftest import EXAMPLES, POLICIES
 from tests.webhook.server import FEDGATE, Server, free_port, serving
-from webhook.audit import FAILING_AFTER
-from webhook.errors import UsageError
-from webhook.ledger import encode
-from webhook.server import check_key_file
+from webhook.base.errors import UsageError
+from webhook.base.ledger import encode
+from webhook.shell.audit import FAILING_AFTER
+from webhook.shell.server import check_key_file
 
 pytestmark = pytest.mark.slow
 REQUESTS = EXAMPLES / "requests"
@@ -339,8 +339,8 @@ def test_the_key_file_check(tmp_path: Path) -> None:
 SERVE_WITH_OPTIONS = """
 import sys
 from pathlib import Path
-from webhook.server import ServeOptions, WebhookServer
-from webhook.settings import Settings
+from webhook.shell.server import ServeOptions, WebhookServer
+from webhook.shell.settings import Settings
 port, pem, policies = sys.argv[1:4]
 options = ServeOptions(
     bind=f"127.0.0.1:{port}", certfile=pem, keyfile=pem, workers=1, connections=3, keepalive=2

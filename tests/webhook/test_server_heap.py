@@ -10,8 +10,8 @@ ROOT = Path(__file__).resolve().parents[2]
 PROBE = """
 import gc
 from pathlib import Path
-from webhook.server import ServeOptions, WebhookServer
-from webhook.settings import Settings
+from webhook.shell.server import ServeOptions, WebhookServer
+from webhook.shell.settings import Settings
 server = WebhookServer(ServeOptions(), Settings(policies=Path("policies")))
 before = gc.get_freeze_count()
 server.load()

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from gunicorn.config import Config
 
-from webhook.server import WebhookLogger, logging_config
+from webhook.shell.server import WebhookLogger, logging_config
 
 
 def _logger(**settings: Any) -> WebhookLogger:

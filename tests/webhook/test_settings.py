@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from webhook.errors import UsageError
-from webhook.settings import Settings, settings_from_env
+from webhook.base.errors import UsageError
+from webhook.shell.settings import Settings, settings_from_env
 
 
 @pytest.mark.parametrize(

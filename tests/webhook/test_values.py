@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from webhook.base.values import is_mapping
 from webhook.engine.decision import Decision
 from webhook.engine.request import GroupVersionKind, UserInfo
-from webhook.values import is_mapping
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -14,8 +14,8 @@ import pytest
 
 from webhook.bundle.index import TreeIndex
 from webhook.bundle.live import Watched
-from webhook.kubeapi import ApiError, Gone
-from webhook.watch import LiveIndex
+from webhook.shell.kubeapi import ApiError, Gone
+from webhook.shell.watch import LiveIndex
 
 DEPLOYMENTS = Watched("apps", "v1", "deployments", "Deployment")
 KEY = ("apps", "Deployment", "team-a", "web")

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from webhook.yamlsource import YamlSyntaxError, parse_documents, parse_single, render_path
+from webhook.base.yamlsource import YamlSyntaxError, parse_documents, parse_single, render_path
 
 TEXT = """\
 a:

@@ -25,11 +25,11 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
+from webhook.base.errors import Finding
+from webhook.base.schema import DNS_LABEL, Checker
+from webhook.base.values import is_mapping
+from webhook.base.yamlsource import Document, YamlSyntaxError, parse_single
 from webhook.bundle.model import PolicyException
-from webhook.errors import Finding
-from webhook.schema import DNS_LABEL, Checker
-from webhook.values import is_mapping
-from webhook.yamlsource import Document, YamlSyntaxError, parse_single
 
 EXCEPTIONS_DIRECTORY = "exceptions"
 API_VERSION = "fedgate.dev/v1alpha1"

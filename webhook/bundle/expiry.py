@@ -8,10 +8,10 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Literal
 
+from webhook.base.errors import Finding
 from webhook.bundle.exceptions import EXCEPTIONS_DIRECTORY, load_exceptions
 from webhook.bundle.model import Bundle, PolicyException
 from webhook.bundle.source import BundleSource
-from webhook.errors import Finding
 
 EXPIRY_WARNING_DAYS = 14
 """``fedgate check --expiry-warning``: days before ``expires`` that check starts warning."""

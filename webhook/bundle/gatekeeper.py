@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from webhook.yamlsource import Document
+from webhook.base.yamlsource import Document
 
 TEMPLATE_GROUP = "templates.gatekeeper.sh"
 CONSTRAINT_GROUP = "constraints.gatekeeper.sh"

@@ -25,7 +25,7 @@ from typing import Any
 
 import orjson
 
-from webhook.errors import Finding
+from webhook.base.errors import Finding
 
 INDEX_FILES = ("index.json.gz", "index.json")
 """The bundle's index, compressed (in a ConfigMap's binaryData) or not."""

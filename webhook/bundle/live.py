@@ -1,9 +1,9 @@
 """The live index: what the Karmada API server holds, in the shape of the Git index.
 
-``fedgate serve --kubeconfig`` lists and watches the kinds of ``WATCHED`` (``webhook/watch.py``,
-the shell) and hands what it holds to ``live_index``, which builds the same ``TreeIndex`` the
-bundle's ``index.json`` gives, so the engine judges cross-object rules the same way on either.
-Pure: objects in, an index out.
+``fedgate serve --kubeconfig`` lists and watches the kinds of ``WATCHED``
+(``webhook/shell/watch.py``, the shell) and hands what it holds to ``live_index``, which builds
+the same ``TreeIndex`` the bundle's ``index.json`` gives, so the engine judges cross-object
+rules the same way on either. Pure: objects in, an index out.
 
 - For a watched kind the API server is the truth: an object created by hand is known, a policy
   Argo CD added since the last ``fedgate bundle`` is known, one pruned is gone. Git's objects

@@ -13,6 +13,10 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from webhook.base.errors import BundleError, Finding, describe_os_error
+from webhook.base.quantity import QuantityError, parse_quantity
+from webhook.base.schema import Checker
+from webhook.base.yamlsource import Document, YamlSyntaxError, parse_single, read_text
 from webhook.bundle.exceptions import (
     EXCEPTIONS_DIRECTORY,
     Known,
@@ -43,11 +47,7 @@ from webhook.bundle.vap import VAP_DIRECTORY, load_vaps
 from webhook.engine.cel import Backend, make_backend
 from webhook.engine.cel.engines import DEFAULT_BACKEND
 from webhook.engine.celrules import CelRuntime
-from webhook.errors import BundleError, Finding, describe_os_error
 from webhook.karmada.selector import candidate_clusters
-from webhook.quantity import QuantityError, parse_quantity
-from webhook.schema import Checker
-from webhook.yamlsource import Document, YamlSyntaxError, parse_single, read_text
 
 BUNDLE_FILES = ("clusters.yaml", "tenants.yaml", "writers.yaml")
 OPTIONAL_FILES = ("argocd.yaml", "karmada.yaml")

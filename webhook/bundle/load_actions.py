@@ -23,9 +23,9 @@ from __future__ import annotations
 
 from typing import cast
 
+from webhook.base.schema import Checker
 from webhook.engine.decision import Action
 from webhook.engine.enforcement import EVERY_POINT, GATEKEEPER_POINTS, POINTS, Point, strongest
-from webhook.schema import Checker
 
 ACTIONS: tuple[Action, ...] = ("deny", "warn", "audit")
 SCOPED = "scoped"

@@ -11,15 +11,15 @@ from typing import TYPE_CHECKING, Any, cast
 if TYPE_CHECKING:
     from webhook.bundle.source import BundleSource
 
+from webhook.base.errors import Finding
+from webhook.base.schema import Checker
+from webhook.base.yamlsource import Document, YamlSyntaxError, parse_single
 from webhook.bundle.load_actions import binding_actions
 from webhook.bundle.rules import FailurePolicy, Match, Rule, Scope, Validation
 from webhook.engine.builtins import BUILTINS
 from webhook.engine.cel import Backend
 from webhook.engine.cel.values import problems
 from webhook.engine.celrules import CompiledRule, compile_rule
-from webhook.errors import Finding
-from webhook.schema import Checker
-from webhook.yamlsource import Document, YamlSyntaxError, parse_single
 
 RULE_KEYS = ("id", "description", "builtin", "matchConditions", "validations")
 BINDING_KEYS = ("action", "scopedEnforcementActions", "failurePolicy", "match", "params")

@@ -8,7 +8,7 @@ from datetime import date
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from webhook.memo import Memo
+from webhook.base.memo import Memo
 
 if TYPE_CHECKING:
     from webhook.bundle.index import TreeIndex
@@ -22,7 +22,7 @@ DATA_KINDS = ("ConfigMap", "PersistentVolumeClaim", "Secret")
 T = TypeVar("T")
 
 MEMO_TABLE_BYTES = 4 * 1024 * 1024
-"""Estimated bytes one memo table of a bundle holds (``webhook/memo.py``); past it, emptied."""
+"""Estimated bytes one memo table of a bundle holds (``webhook/base/memo.py``); past it, emptied."""
 MEMO_ENTRY_BYTES = 512 * 1024
 """An entry estimated above this (a key carrying a huge text) is computed, never kept."""
 

@@ -11,11 +11,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from webhook.base.labels import labels_match
+from webhook.base.values import is_mapping
 from webhook.engine.decision import Action
 from webhook.engine.enforcement import POINTS, Point, strongest, weaker
 from webhook.engine.request import AdmissionRequest
-from webhook.labels import labels_match
-from webhook.values import is_mapping
 
 FailurePolicy = Literal["Fail", "Ignore"]
 Scope = Literal["tenant", "any"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from webhook.errors import Finding
+from webhook.base.errors import Finding
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
+from webhook.base.errors import Finding
+from webhook.base.labels import labels_match
+from webhook.base.schema import Checker
+from webhook.base.values import is_mapping
+from webhook.base.yamlsource import Document, YamlSyntaxError, parse_documents
 from webhook.bundle import gatekeeper
 from webhook.bundle.load_rules import field_path
 from webhook.bundle.rules import FailurePolicy, Rule, Validation
@@ -27,11 +32,6 @@ from webhook.engine.cel import Backend
 from webhook.engine.celrules import CompiledRule, compile_rule
 from webhook.engine.decision import Action
 from webhook.engine.request import AdmissionRequest
-from webhook.errors import Finding
-from webhook.labels import labels_match
-from webhook.schema import Checker
-from webhook.values import is_mapping
-from webhook.yamlsource import Document, YamlSyntaxError, parse_documents
 
 if TYPE_CHECKING:
     from webhook.bundle.source import BundleSource

@@ -7,14 +7,7 @@ from dataclasses import field
 from datetime import date
 from typing import Any, TypeVar
 
-from webhook.bundle.index import TreeIndex
-from webhook.bundle.model import Bundle, Tenant
-from webhook.bundle.rules import Rule
-from webhook.engine.decision import ExceptionUse, Violation
-from webhook.engine.enforcement import Point
-from webhook.engine.identity import Identity
-from webhook.engine.request import AdmissionRequest
-from webhook.ledger import (
+from webhook.base.ledger import (
     ANNOTATION,
     KARMADA_CLAIM_FIELDS,
     KARMADA_COMMON_FIELDS,
@@ -23,8 +16,15 @@ from webhook.ledger import (
     LedgerError,
     decode,
 )
-from webhook.memo import Memo
-from webhook.values import statically_frozen
+from webhook.base.memo import Memo
+from webhook.base.values import statically_frozen
+from webhook.bundle.index import TreeIndex
+from webhook.bundle.model import Bundle, Tenant
+from webhook.bundle.rules import Rule
+from webhook.engine.decision import ExceptionUse, Violation
+from webhook.engine.enforcement import Point
+from webhook.engine.identity import Identity
+from webhook.engine.request import AdmissionRequest
 
 T = TypeVar("T")
 

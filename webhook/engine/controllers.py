@@ -35,12 +35,12 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from webhook.base.values import same_json
 from webhook.bundle.rules import Rule
 from webhook.engine.context import Review
 from webhook.engine.decision import Violation
 from webhook.engine.ownfields import SERVER_METADATA
 from webhook.engine.request import AdmissionRequest
-from webhook.values import same_json
 
 SYSTEM = "system"
 """The writer of ``writers.yaml`` that is the control plane's kube-controller-manager."""

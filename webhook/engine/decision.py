@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from webhook.values import statically_frozen
+from webhook.base.values import statically_frozen
 
 Action = Literal["deny", "warn", "audit"]
 Status = Literal["pass", "fail", "warn", "error", "skip"]

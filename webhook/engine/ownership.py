@@ -19,6 +19,17 @@ from typing import Any
 
 import jsonpointer
 
+from webhook.base.ledger import (
+    ANNOTATION,
+    ANNOTATION_POINTER,
+    KARMADA_CLAIM_FIELDS,
+    Ledger,
+    entries_below,
+    escape,
+    ledger_problem,
+    owner_of,
+)
+from webhook.base.values import same_json
 from webhook.bundle.index import Key
 from webhook.bundle.rules import Rule
 from webhook.engine.context import (
@@ -31,17 +42,6 @@ from webhook.engine.context import (
 )
 from webhook.engine.decision import Violation
 from webhook.engine.untouched import Region, regions, untouched
-from webhook.ledger import (
-    ANNOTATION,
-    ANNOTATION_POINTER,
-    KARMADA_CLAIM_FIELDS,
-    Ledger,
-    entries_below,
-    escape,
-    ledger_problem,
-    owner_of,
-)
-from webhook.values import same_json
 
 UNOWNED = (
     "/metadata/resourceVersion",

@@ -28,10 +28,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from webhook.base.ledger import KARMADA_CLAIM_FIELDS
+from webhook.base.values import same_json
 from webhook.engine.identity import KARMADA, Identity
 from webhook.engine.request import AdmissionRequest
-from webhook.ledger import KARMADA_CLAIM_FIELDS
-from webhook.values import same_json
 
 
 def _claim_keys(where: str) -> tuple[str, ...]:
@@ -46,7 +46,7 @@ def _claim_keys(where: str) -> tuple[str, ...]:
 KARMADA_CLAIM_LABELS = _claim_keys("labels")
 KARMADA_CLAIM_ANNOTATIONS = _claim_keys("annotations")
 """What Karmada's detector writes on a template it claims, and removes when it lets it go
-(Karmada v1.18 pkg/detector/claim.go): the keys of ``webhook.ledger.KARMADA_CLAIM_FIELDS``."""
+(Karmada v1.18 pkg/detector/claim.go): the keys of ``webhook.base.ledger.KARMADA_CLAIM_FIELDS``."""
 KARMADA_FINALIZER_PREFIX = "karmada.io/"
 """Karmada's controllers' finalizers (pkg/util/constants.go: karmada.io/propagation-policy-
 controller, karmada.io/binding-controller, ...)."""

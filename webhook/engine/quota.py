@@ -20,6 +20,8 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
+from webhook.base.quantity import QuantityError, format_cpu, format_memory, parse_quantity
+from webhook.base.values import is_mapping
 from webhook.bundle.index import Key, TreeIndex, key_of
 from webhook.bundle.model import Bundle, Tenant
 from webhook.bundle.rules import Rule
@@ -28,8 +30,6 @@ from webhook.engine.decision import Violation
 from webhook.engine.workloads import containers, pod_spec, replicas
 from webhook.karmada.detector import Policies, policy_ref
 from webhook.karmada.propagation import propagate
-from webhook.quantity import QuantityError, format_cpu, format_memory, parse_quantity
-from webhook.values import is_mapping
 
 RESOURCES = ("cpu", "memory")
 Bill = dict[str, Fraction]

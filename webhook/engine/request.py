@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from dataclasses import field
 from typing import Any
 
-from webhook.errors import RequestError
-from webhook.values import statically_frozen
+from webhook.base.errors import RequestError
+from webhook.base.values import statically_frozen
 
 REVIEW_API_VERSION = "admission.k8s.io/v1"
 OPERATIONS = ("CREATE", "UPDATE", "DELETE", "CONNECT")

@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from webhook.base.ledger import TARGET_ANNOTATION, entries_below, escape, ledger_problem, owner_of
+from webhook.base.values import is_mapping
 from webhook.bundle.index import key_of
 from webhook.bundle.rules import Rule
 from webhook.engine.context import (
@@ -19,8 +21,6 @@ from webhook.engine.context import (
     ledger_of,
 )
 from webhook.engine.decision import Violation
-from webhook.ledger import TARGET_ANNOTATION, entries_below, escape, ledger_problem, owner_of
-from webhook.values import is_mapping
 
 RETAIN_LABEL = "resourcetemplate.karmada.io/retain-replicas"
 CONTAINERS = "/spec/template/spec/containers"

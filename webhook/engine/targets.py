@@ -35,6 +35,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from webhook.base.ledger import owner_of
+from webhook.base.values import is_mapping
 from webhook.bundle.index import Key, TreeIndex, group_of, key_of
 from webhook.bundle.model import Cluster
 from webhook.bundle.rules import Rule
@@ -50,8 +52,6 @@ from webhook.karmada.selector import (
     selector_priority,
     selectors_priority,
 )
-from webhook.ledger import owner_of
-from webhook.values import is_mapping
 
 TRUSTED = ("git", "platform")
 """The writers of the tree and of the platform: what they name is judged on what they write."""

@@ -11,13 +11,13 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from webhook.base.values import is_mapping
 from webhook.bundle.model import DATA_KINDS, Bundle, Tenant
 from webhook.bundle.rules import Rule
 from webhook.engine.context import Review, ledger_of
 from webhook.engine.decision import Violation
 from webhook.engine.workloads import WORKLOAD_KINDS
 from webhook.karmada.selector import candidate_clusters, unknown_cluster_names
-from webhook.values import is_mapping
 
 NAMESPACE_WRITERS = ("git", "platform", "karmada", "break-glass")
 CLUSTER_POLICY_WRITERS = ("platform", "break-glass")

@@ -25,8 +25,8 @@ from typing import Any
 
 from jsonpointer import JsonPointer, JsonPointerException
 
-from webhook.ledger import entries_below, owner_of
-from webhook.values import same_json
+from webhook.base.ledger import entries_below, owner_of
+from webhook.base.values import same_json
 
 
 @dataclass(frozen=True)

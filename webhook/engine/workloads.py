@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from webhook.values import is_mapping
+from webhook.base.values import is_mapping
 
 POD_SPEC_AT: Mapping[str, tuple[str, ...]] = {
     "Deployment": ("spec", "template", "spec"),

@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from webhook.quantity import QuantityError, parse_quantity
+from webhook.base.quantity import QuantityError, parse_quantity
 
 REPLICA_FIELDS: Mapping[tuple[str, str], str] = {
     ("apps/v1", "Deployment"): "replicas",

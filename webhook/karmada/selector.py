@@ -2,11 +2,12 @@
 
 Ported from karmada ``pkg/util/selector.go`` at tag v1.18.0 (``ResourceSelectorPriority``,
 ``ResourceMatchSelectorsPriority``, ``ClusterMatches``, ``extractClusterFields``,
-``matchZones``), on Kubernetes' label selector rules (``webhook/labels.py``; for field selectors
-Karmada's lifted ``NodeSelectorRequirementsAsSelector``): a selector Kubernetes would refuse to
-build (a bad key or value, ``In`` without values, an unknown operator) matches nothing, as in
-Karmada. The one port of cluster matching: the compiler, ``plan``, the scheduler's simulation and
-the tenancy rule all ask :func:`cluster_matches` / :func:`candidate_clusters`.
+``matchZones``), on Kubernetes' label selector rules (``webhook/base/labels.py``; for field
+selectors Karmada's lifted ``NodeSelectorRequirementsAsSelector``): a selector Kubernetes would
+refuse to build (a bad key or value, ``In`` without values, an unknown operator) matches
+nothing, as in Karmada. The one port of cluster matching: the compiler, ``plan``, the
+scheduler's simulation and the tenancy rule all ask :func:`cluster_matches` /
+:func:`candidate_clusters`.
 """
 
 from __future__ import annotations
@@ -15,14 +16,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from enum import IntEnum
 from typing import Any
 
-from webhook.bundle.model import Cluster
-from webhook.labels import (
+from webhook.base.labels import (
     InvalidSelector,
     label_selector,
     labels_match,
     requirement,
     requirement_holds,
 )
+from webhook.bundle.model import Cluster
 
 
 class ImplicitPriority(IntEnum):

@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from webhook.labels import label_key_problem, label_value_problem
+from webhook.base.labels import label_key_problem, label_value_problem
 
 OVERRIDE_KINDS = ("OverridePolicy", "ClusterOverridePolicy")
 PROPAGATION_KINDS = ("PropagationPolicy", "ClusterPropagationPolicy")

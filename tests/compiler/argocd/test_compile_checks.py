@@ -16,9 +16,9 @@ from compiler.argocd.sync import ArgoCDTree
 from compiler.compile.core import Compiled, compile_apps
 from compiler.spec.load import parse_specs
 from tests.conftest import EXAMPLES, POLICIES
+from webhook.base.errors import SpecError
 from webhook.bundle.load import load_bundle
 from webhook.bundle.model import Bundle
-from webhook.errors import SpecError
 
 PATH = "rendered"  # policies/argocd.yaml: path
 

@@ -28,8 +28,8 @@ from compiler.plan.failovertext import as_json, duration, report
 from compiler.plan.text import finish
 from compiler.plan.tree import policies_of
 from tests.conftest import POLICIES
+from webhook.base.errors import UsageError
 from webhook.bundle.model import Allocatable, Bundle, ControlPlane
-from webhook.errors import UsageError
 
 E2E = "test/e2e/suites/base/failover_test.go"
 ON = ControlPlane(failover_gate=True, enable_no_execute_taint_eviction=True)

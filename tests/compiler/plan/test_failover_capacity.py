@@ -12,10 +12,10 @@ import pytest
 from compiler.plan.failovertext import as_json
 from tests.compiler.plan.test_failover import STATIC, deployment, only, policy, run
 from tests.conftest import POLICIES
+from webhook.base.errors import BundleError
+from webhook.base.yamlsource import parse_single
 from webhook.bundle.load import BUNDLE_FILES, build_bundle
 from webhook.bundle.model import Allocatable, Bundle
-from webhook.errors import BundleError
-from webhook.yamlsource import parse_single
 
 THREE = "    clusterAffinity: {clusterNames: [cluster-a, cluster-b, cluster-c]}"
 AGGREGATED = f"""{THREE}

@@ -25,7 +25,7 @@ from compiler.plan.text import (
     summary_line,
     tenant_line,
 )
-from webhook.quantity import parse_quantity
+from webhook.base.quantity import parse_quantity
 
 GI = 2**30
 

@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from compiler.spec.load import parse_specs
-from webhook.errors import SpecError
+from webhook.base.errors import SpecError
 
 HEAD = """\
 apiVersion: fedgate.dev/v1alpha1

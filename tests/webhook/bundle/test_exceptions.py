@@ -14,6 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import POLICIES
+from webhook.base.errors import BundleError
+from webhook.base.yamlsource import parse_single
 from webhook.bundle.exceptions import (
     API_VERSION,
     KIND,
@@ -24,8 +26,6 @@ from webhook.bundle.exceptions import (
 )
 from webhook.bundle.load import bundle_from_source, load_bundle, read_source
 from webhook.bundle.source import BundleSource
-from webhook.errors import BundleError
-from webhook.yamlsource import parse_single
 
 GOOD = """\
 apiVersion: fedgate.dev/v1alpha1

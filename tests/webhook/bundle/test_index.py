@@ -11,9 +11,9 @@ import orjson
 import pytest
 
 from tests.conftest import POLICIES
+from webhook.base.errors import BundleError
 from webhook.bundle.index import TreeIndex, build_index, gzipped, parse_index
 from webhook.bundle.load import load_bundle
-from webhook.errors import BundleError
 
 DEPLOYMENT = {
     "apiVersion": "apps/v1",

@@ -13,11 +13,11 @@ from hypothesis import strategies as st
 
 from compiler.plan.failover import off_switch
 from tests.conftest import POLICIES
+from webhook.base.errors import BundleError
+from webhook.base.yamlsource import parse_single
 from webhook.bundle.load import BUNDLE_FILES, build_bundle, bundle_from_source
 from webhook.bundle.model import Allocatable, Bundle, ControlPlane
 from webhook.bundle.source import BundleSource
-from webhook.errors import BundleError
-from webhook.yamlsource import parse_single
 
 
 def _build(**overrides: str) -> Bundle:

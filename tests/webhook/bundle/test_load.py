@@ -6,10 +6,10 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import POLICIES
+from webhook.base.errors import BundleError
+from webhook.base.yamlsource import parse_single
 from webhook.bundle.load import BUNDLE_FILES, build_bundle, load_bundle
 from webhook.bundle.model import Bundle
-from webhook.errors import BundleError
-from webhook.yamlsource import parse_single
 
 
 def test_default_bundle_is_the_example_world(bundle: Bundle) -> None:

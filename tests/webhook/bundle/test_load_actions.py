@@ -6,11 +6,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from webhook.base.schema import Checker
+from webhook.base.yamlsource import Document, parse_single
 from webhook.bundle.load_actions import binding_actions
 from webhook.bundle.rules import Match, Rule
 from webhook.engine.enforcement import POINTS
-from webhook.schema import Checker
-from webhook.yamlsource import Document, parse_single
 
 FILE = "policies/rules/image-tag/binding.yaml"
 

@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 
 from tests.conftest import EXAMPLES, POLICIES
+from webhook.base.errors import BundleError
 from webhook.bundle.load import load_bundle
 from webhook.bundle.model import Bundle
 from webhook.engine.decision import Decision
 from webhook.engine.request import parse_review
 from webhook.engine.review import review
-from webhook.errors import BundleError
 
 REQUEST = json.loads(
     (EXAMPLES / "requests" / "deployment-update-by-argocd-allowed.json").read_text()

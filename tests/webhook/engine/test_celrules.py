@@ -9,12 +9,12 @@ from typing import Any
 import pytest
 
 from tests.conftest import POLICIES
+from webhook.base.errors import BundleError
 from webhook.bundle.load import load_bundle
 from webhook.bundle.model import Bundle
 from webhook.engine.cel.paths import PathTree, narrowed, read_paths
 from webhook.engine.review import review
 from webhook.engine.synthesize import sync_request
-from webhook.errors import BundleError
 
 DEPLOYMENT: dict[str, Any] = {
     "apiVersion": "apps/v1",

@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import EXAMPLES, POLICIES
+from webhook.base.errors import BundleError
 from webhook.bundle.export import export
 from webhook.bundle.load import load_bundle
 from webhook.bundle.model import Bundle
 from webhook.engine.enforcement import Point, strongest, weaker
 from webhook.engine.request import AdmissionRequest, parse_review
 from webhook.engine.review import review
-from webhook.errors import BundleError
 from webhook.suites import load_suite, run_case
 
 STAGED_ACTION = """action: scoped

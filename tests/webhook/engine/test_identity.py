@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 from tests.webhook.bundle.test_load import _build, _files
+from webhook.base.errors import BundleError
 from webhook.bundle.model import Bundle
 from webhook.engine.identity import Identity, identify
 from webhook.engine.request import UserInfo
-from webhook.errors import BundleError
 
 BOTH = UserInfo("carol@example.com", ("team-a", "team-b", "system:authenticated"))
 

@@ -13,6 +13,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from webhook.base.ledger import KARMADA_CLAIM_FIELDS
 from webhook.engine.identity import Identity
 from webhook.engine.ownership import UNOWNED, changed_pointers
 from webhook.engine.ownfields import (
@@ -21,7 +22,6 @@ from webhook.engine.ownfields import (
     own_fields_only,
 )
 from webhook.engine.request import parse_review
-from webhook.ledger import KARMADA_CLAIM_FIELDS
 
 KARMADA = Identity(
     "karmada", "system:karmada:karmada-controller-manager", None, "controller-manager"

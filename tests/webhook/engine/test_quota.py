@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from webhook.base.quantity import parse_quantity
 from webhook.bundle.model import Quota, Tenant
 from webhook.engine.quota import _requests_key, fit, per_pod, requested, unreadable
-from webhook.quantity import parse_quantity
 
 
 def _pod(cpu: str, *, init: str | None = None) -> dict[str, Any]:

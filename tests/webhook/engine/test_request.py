@@ -11,6 +11,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from webhook.base.errors import RequestError
 from webhook.bundle.model import Bundle
 from webhook.engine.request import (
     _parse_field_by_field,
@@ -19,7 +20,6 @@ from webhook.engine.request import (
     parse_review,
 )
 from webhook.engine.review import review
-from webhook.errors import RequestError
 
 
 def _v1_reviews(reference: Path) -> list[Path]:

@@ -238,7 +238,7 @@ def test_a_fast_path_that_raises_is_a_fault_on_the_decision_not_a_silence(
 
 def test_the_server_counts_engine_faults() -> None:
     from webhook.engine.decision import Decision  # noqa: PLC0415
-    from webhook.metrics import Metrics  # noqa: PLC0415
+    from webhook.shell.metrics import Metrics  # noqa: PLC0415
 
     metrics = Metrics()
     request = _request(REQUESTS["propagationpolicy-create-allowed"])
@@ -261,8 +261,8 @@ def test_a_proof_that_breaks_is_a_fault_not_outside_the_subset(
     """compile_proof took every exception for 'outside the subset': a bug of the translation
     went unseen. It is recorded with its rule, the rule goes to the engine, and the webhook
     counts it at load (fedgate_engine_faults{where="proof"})."""
-    from webhook.app import create_app  # noqa: PLC0415
     from webhook.engine.cel import proof  # noqa: PLC0415
+    from webhook.shell.app import create_app  # noqa: PLC0415
 
     def broken(self: object, trees: object) -> list[str]:
         raise TypeError("a translation's bug")

@@ -21,6 +21,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from webhook.base.ledger import owner_of
 from webhook.bundle.index import key_of
 from webhook.bundle.model import Bundle
 from webhook.engine.context import ledger_of
@@ -28,7 +29,6 @@ from webhook.engine.review import review
 from webhook.engine.synthesize import sync_request
 from webhook.karmada.detector import Policies
 from webhook.karmada.propagation import copies_anywhere, propagate
-from webhook.ledger import owner_of
 
 ALICE = {"username": "alice@example.com", "groups": ["team-a", "system:authenticated"]}
 BOB = {"username": "bob@example.com", "groups": ["team-b", "system:authenticated"]}

@@ -28,9 +28,9 @@ from typing import Any, cast
 
 import re2  # type: ignore[import-untyped]
 
+from webhook.base.quantity import QuantityError, parse_quantity
 from webhook.engine.cel import formatlib, netlib, semverlib, urllib_go
 from webhook.engine.cel.values import INT64_MAX, INT64_MIN
-from webhook.quantity import QuantityError, parse_quantity
 
 
 class LibraryError(ValueError):

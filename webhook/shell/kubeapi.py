@@ -4,10 +4,10 @@ Chosen over the official ``kubernetes`` client, ``kubernetes_asyncio``, ``lightk
 ``kr8s`` deliberately. The live index needs two calls (a paged list, a watch with
 ``resourceVersion`` and bookmarks) of raw JSON: the engine reads plain dicts, so a client that
 builds typed models (the official one, lightkube) would double the memory of 10,000 templates
-and convert them back. fedgate's workers review on threads (``webhook/server.py``), and the
+and convert them back. fedgate's workers review on threads (``webhook/shell/server.py``), and the
 watch runs on threads of its own, so an asyncio client (kubernetes_asyncio, kr8s) would need a
 second event loop beside gunicorn's for nothing. Bookmarks and 410 Gone are the watch's whole
-protocol here, handled in ``webhook/watch.py`` where they are tested; the official client's
+protocol here, handled in ``webhook/shell/watch.py`` where they are tested; the official client's
 ``Watch`` hides them behind its own retry. And no new dependency (with urllib3, aiohttp or
 httpx under it) enters the admission path. The cost: kubeconfig ``exec`` credential plugins
 and ``auth-provider`` are not supported (a certificate, a token, a token file, or the pod's
@@ -30,7 +30,7 @@ from typing import Any
 import orjson
 import yaml
 
-from webhook.errors import UsageError
+from webhook.base.errors import UsageError
 
 SERVICE_ACCOUNT = Path("/var/run/secrets/kubernetes.io/serviceaccount")
 PAGE = 500

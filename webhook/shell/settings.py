@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
+from webhook.base.errors import UsageError
 from webhook.engine.cel.engines import BACKENDS, DEFAULT_BACKEND
-from webhook.errors import UsageError
 
 _BASE = Path(__file__).resolve().parent.parent
 DEFAULT_POLICIES = next(

@@ -24,7 +24,7 @@ from collections.abc import Iterator, Mapping
 
 import orjson
 
-from webhook.jsontext import has_duplicate_keys
+from webhook.base.jsontext import has_duplicate_keys
 
 ANNOTATION = "fedgate.dev/ownership"
 ANNOTATION_POINTER = "/metadata/annotations/fedgate.dev~1ownership"

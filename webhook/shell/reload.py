@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from webhook.errors import UsageError
+from webhook.base.errors import UsageError
 
 Fingerprint = tuple[object, ...]
 

@@ -12,9 +12,14 @@ import re
 from collections.abc import Collection, Mapping
 from typing import Any
 
-from webhook.errors import Finding
-from webhook.labels import InvalidSelector, label_key_problem, label_selector, label_value_problem
-from webhook.yamlsource import Document, Path
+from webhook.base.errors import Finding
+from webhook.base.labels import (
+    InvalidSelector,
+    label_key_problem,
+    label_selector,
+    label_value_problem,
+)
+from webhook.base.yamlsource import Document, Path
 
 DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 """RFC 1123 label: names of apps, namespaces, clusters and tenants (at most 63 characters)."""

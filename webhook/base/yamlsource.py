@@ -17,7 +17,7 @@ from typing import Any
 
 import yaml
 
-from webhook.errors import Finding, describe_os_error, not_utf8
+from webhook.base.errors import Finding, describe_os_error, not_utf8
 
 try:  # libyaml is the fast path; the pure-Python composer gives the same nodes.
     from yaml import CSafeLoader as _Loader

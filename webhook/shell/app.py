@@ -19,20 +19,20 @@ import orjson
 from flask import Flask, Response, request
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
-from webhook.asgi import BODY, DEADLINE, Answer, Deadline, overtime_status
-from webhook.audit import AuditSink, audit_record, overtime_record
+from webhook.base.errors import RequestError
+from webhook.base.jsontext import has_duplicate_keys
+from webhook.base.values import is_mapping
 from webhook.bundle.load import load_bundle
 from webhook.bundle.model import Bundle
 from webhook.engine.admissible import known_kind_names
 from webhook.engine.request import AdmissionRequest, parse_review
 from webhook.engine.review import review
-from webhook.errors import RequestError
-from webhook.jsontext import has_duplicate_keys
-from webhook.metrics import Metrics
-from webhook.response import denial, review_response
-from webhook.settings import Settings
-from webhook.values import is_mapping
-from webhook.watch import LiveIndex
+from webhook.shell.asgi import BODY, DEADLINE, Answer, Deadline, overtime_status
+from webhook.shell.audit import AuditSink, audit_record, overtime_record
+from webhook.shell.metrics import Metrics
+from webhook.shell.response import denial, review_response
+from webhook.shell.settings import Settings
+from webhook.shell.watch import LiveIndex
 
 LOG = logging.getLogger("fedgate.webhook")
 JSON = "application/json"

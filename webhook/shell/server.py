@@ -1,11 +1,11 @@
 """``fedgate serve``: gunicorn running the webhook, with the bundle held by the master.
 
 The master reads and validates the bundle before any worker starts, and again on SIGHUP or when
-the bundle directory or the TLS files change on disk (webhook/reload.py).
+the bundle directory or the TLS files change on disk (webhook/shell/reload.py).
 Workers build their compiled bundle from the master's last good copy, so a broken edit on disk
 never reaches them: the reload is refused, logged and counted, the workers are left alone and
 the old bundle keeps serving. Workers run gunicorn's asyncio worker (``asgi``) with the WSGI app
-behind ``webhook.asgi.WsgiOnAsgi``: the TLS handshake and every request are read on the event
+behind ``webhook.shell.asgi.WsgiOnAsgi``: the TLS handshake and every request are read on the event
 loop, so slow clients hold memory, not the workers (ten clients sending headers at a byte a
 second once stopped every answer), and reviews run on
 threads off the loop (``--threads``, plus one lane for large bodies). Keep-alive TLS connections
@@ -43,27 +43,27 @@ from gunicorn.glogging import Logger
 from gunicorn.workers import gasgi
 from prometheus_client.multiprocess import mark_process_dead
 
-from webhook.app import State, create_app, overtime_answer
-from webhook.asgi import WsgiOnAsgi
-from webhook.audit import append_if_regular_file
-from webhook.background import BackgroundAudit, lock_dir
+from webhook.base.errors import BundleError, UsageError
 from webhook.bundle.index import TreeIndex
 from webhook.bundle.live import live_index
 from webhook.bundle.load import bundle_from_source, read_source
 from webhook.bundle.source import BundleSource
-from webhook.errors import BundleError, UsageError
-from webhook.heap import HeapTrimmer, pin_mmap_threshold
-from webhook.kubeapi import ApiServer, Credentials
-from webhook.metrics import Metrics
-from webhook.reload import (
+from webhook.shell.app import State, create_app, overtime_answer
+from webhook.shell.asgi import WsgiOnAsgi
+from webhook.shell.audit import append_if_regular_file
+from webhook.shell.background import BackgroundAudit, lock_dir
+from webhook.shell.heap import HeapTrimmer, pin_mmap_threshold
+from webhook.shell.kubeapi import ApiServer, Credentials
+from webhook.shell.metrics import Metrics
+from webhook.shell.reload import (
     Fingerprint,
     TlsPair,
     directory_fingerprint,
     files_fingerprint,
     read_tls_pair,
 )
-from webhook.settings import Settings
-from webhook.watch import LiveIndex
+from webhook.shell.settings import Settings
+from webhook.shell.watch import LiveIndex
 
 LOG = logging.getLogger("fedgate.server")
 
@@ -99,11 +99,11 @@ class ServeOptions:
     closed), seconds."""
     audit_seconds: float = 0.0
     """With the live index: every this many seconds, one worker audits what it holds against
-    the current bundle (``webhook/background.py``); 0: no background audit."""
+    the current bundle (``webhook/shell/background.py``); 0: no background audit."""
 
 
 def logging_config() -> dict[str, Any]:
-    """Logs on stderr (the audit log writes its own lines to stdout, webhook/audit.py)."""
+    """Logs on stderr (the audit log writes its own lines to stdout, webhook/shell/audit.py)."""
     return {
         "version": 1,
         "disable_existing_loggers": False,

@@ -32,7 +32,7 @@ from typing import Any, Protocol
 
 from webhook.bundle.index import TreeIndex
 from webhook.bundle.live import WATCHED, Watched, lean, live_index
-from webhook.kubeapi import ApiError, Gone
+from webhook.shell.kubeapi import ApiError, Gone
 
 LOG = logging.getLogger("fedgate.watch")
 
