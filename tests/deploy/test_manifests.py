@@ -19,6 +19,7 @@ from tests.conftest import POLICIES, ROOT
 from webhook.bundle.export import RESOURCES
 from webhook.bundle.load import load_bundle
 from webhook.engine.cel.engines import make_backend
+from webhook.engine.components import WRITES
 
 DEPLOY = ROOT / "deploy"
 KUBERNETES_VERSION = "1.33"
@@ -296,13 +297,23 @@ def _sent_to_fedgate(username: str, operation: str) -> bool:
 
 
 def test_the_trusted_writers_who_skip_fedgate_are_the_bundle_s() -> None:
-    """The usernames matchConditions let past fedgate are exactly the example bundle's: each
-    Karmada component's own username (system:admin left out: the operator is system:admin too),
-    the agents' certificate prefix, and the system writer's controllers (for DELETE)."""
+    """The usernames matchConditions let past fedgate are exactly the example bundle's: the
+    own username of each Karmada component whose job writes what fedgate judges (system:admin
+    left out: the operator is system:admin too), the agents' certificate prefix, and the
+    system writer's controllers (for DELETE). A component whose job writes nothing fedgate
+    judges (karmada-search, the metrics adapter, ...) is reviewed, so a write of its is denied."""
     bundle = load_bundle(POLICIES)
     components = {
-        name for c in bundle.karmada_components for name in c.usernames if name != "system:admin"
+        name
+        for c in bundle.karmada_components
+        if WRITES.get(c.name)
+        for name in c.usernames
+        if name != "system:admin"
     }
+    for c in bundle.karmada_components:
+        if not WRITES.get(c.name):
+            for username in c.usernames:
+                assert _sent_to_fedgate(username, "CREATE"), username
     prefixes = {p for c in bundle.karmada_components for p in c.username_prefixes}
     system = bundle.writer("system")
     assert system is not None and components and prefixes
