@@ -287,40 +287,68 @@ def _conditions() -> dict[str, Any]:
     return {c["name"]: (backend, backend.compile(c["expression"])) for c in hook["matchConditions"]}
 
 
-def _sent_to_fedgate(username: str, operation: str) -> bool:
-    """Whether the API server calls fedgate for this write (every matchCondition true)."""
-    request = {"userInfo": {"username": username, "groups": []}, "operation": operation}
+def _sent_to_fedgate(
+    username: str, operation: str, resource: tuple[str, str] = ("apps", "deployments")
+) -> bool:
+    """Whether the API server calls fedgate for this write (every matchCondition true):
+    ``resource`` is the request's (group, resource)."""
+    request = {
+        "userInfo": {"username": username, "groups": []},
+        "operation": operation,
+        "resource": {"group": resource[0], "version": "v1", "resource": resource[1]},
+    }
     return all(
         backend.evaluate(program, backend.activation({"request": request}))
         for backend, program in _conditions().values()
     )
 
 
+BINDINGS = (("work.karmada.io", "resourcebindings"), ("work.karmada.io", "clusterresourcebindings"))
+WORKS = ("work.karmada.io", "works")
+TEMPLATE = ("apps", "deployments")
+_KINDS = {
+    "resourcebindings": "ResourceBinding",
+    "clusterresourcebindings": "ClusterResourceBinding",
+    "works": "Work",
+    "deployments": "Deployment",
+}
+
+
 def test_the_trusted_writers_who_skip_fedgate_are_the_bundle_s() -> None:
-    """The usernames matchConditions let past fedgate are exactly the example bundle's: the
-    own username of each Karmada component whose job writes what fedgate judges (system:admin
-    left out: the operator is system:admin too), the agents' certificate prefix, and the
-    system writer's controllers (for DELETE). A component whose job writes nothing fedgate
-    judges (karmada-search, the metrics adapter, ...) is reviewed, so a write of its is denied."""
+    """The writes matchConditions let past fedgate are the jobs of the example bundle's writers,
+    and no more (webhook/engine/components.py): every write of the controller-manager by its
+    own username (system:admin left out: the operator is system:admin too), the scheduler's and
+    descheduler's UPDATEs of bindings, the agents' Works, and the system writer's controllers'
+    DELETEs. A component outside its job (the scheduler writing a template, an agent a
+    binding) and one whose job writes nothing fedgate judges (karmada-search, the metrics
+    adapter, ...) is reviewed, so ownership.karmada-component denies it."""
     bundle = load_bundle(POLICIES)
-    components = {
-        name
-        for c in bundle.karmada_components
-        if WRITES.get(c.name)
-        for name in c.usernames
-        if name != "system:admin"
-    }
-    for c in bundle.karmada_components:
-        if not WRITES.get(c.name):
-            for username in c.usernames:
-                assert _sent_to_fedgate(username, "CREATE"), username
-    prefixes = {p for c in bundle.karmada_components for p in c.username_prefixes}
+    named: set[str] = set()
+    for component in bundle.karmada_components:
+        scopes = WRITES.get(component.name, ())
+        usernames = [u for u in component.usernames if u != "system:admin"]
+        usernames += [p + "member-1" for p in component.username_prefixes]
+        if scopes:
+            named.update(u for u in component.usernames if u != "system:admin")
+            named.update(component.username_prefixes)
+        for username in usernames:
+            for operation in ("CREATE", "UPDATE", "DELETE"):
+                for resource in (*BINDINGS, WORKS, TEMPLATE):
+                    group, plural = resource
+                    job = any(
+                        operation in scope.operations
+                        and any(
+                            kind in (("*", "*"), (group, _KINDS[plural])) for kind in scope.kinds
+                        )
+                        for scope in scopes
+                    )
+                    assert _sent_to_fedgate(username, operation, resource) is not job, (
+                        username,
+                        operation,
+                        resource,
+                    )
     system = bundle.writer("system")
-    assert system is not None and components and prefixes
-    for username in components:
-        assert not _sent_to_fedgate(username, "UPDATE"), username
-    for prefix in prefixes:
-        assert not _sent_to_fedgate(prefix + "member-1", "UPDATE"), prefix
+    assert system is not None
     for username in system.usernames:
         assert not _sent_to_fedgate(username, "DELETE"), username
         assert _sent_to_fedgate(username, "UPDATE"), username
@@ -328,8 +356,9 @@ def test_the_trusted_writers_who_skip_fedgate_are_the_bundle_s() -> None:
         c["expression"]
         for c in _one("ValidatingWebhookConfiguration")["webhooks"][0]["matchConditions"]
     )
-    named = set(re.findall(r"'([^']+)'", text)) - {"DELETE"}
-    assert named == components | prefixes | set(system.usernames)
+    quoted = set(re.findall(r"'([^']+)'", text))
+    kept = {"DELETE", "UPDATE", "work.karmada.io", "resourcebindings", "clusterresourcebindings"}
+    assert quoted - kept - {"works"} == named | set(system.usernames)
 
 
 @pytest.mark.parametrize(
