@@ -5,13 +5,15 @@ review() with the example bundle.
 
 - writes/: every deny in writes/tests.yaml was allowed on 8a7614c; the allowed cases are the
   legitimate writes beside them (Argo CD creating its own template, a tenant's own policy).
-- heldback/: a held-back set of 70 further requests of the classes the writers' review found
+- heldback/: a held-back set of 73 further requests of the classes the writers' review found
   (the control plane locked out of its own writes; harmful writes let through), each as its
   real writer sends it, with the answer upstream's code calls for (Karmada v1.18.2,
-  Kubernetes, Argo CD). 8 were answered wrong on f418d91: Karmada's scheduler and descheduler
-  writing more of a binding than their code does (5), a tenant's quota billed beside Git's
-  autoscaled templates as if their autoscalers kept fewer pods than minReplicas (2), and a
-  Job billed at a parallelism above its completions, which it never runs (1)."""
+  Kubernetes, Argo CD). On f418d91, 9 got the wrong decision and 1 the wrong rules:
+  Karmada's scheduler and descheduler writing more of a binding than their code does (5), a
+  tenant's quota billed beside Git's autoscaled templates as if their autoscalers kept fewer
+  pods than minReplicas (2), a Job billed at a parallelism above its completions (1), and an
+  OverridePolicy's deprecated top-level overriders, which Karmada still applies, unread by
+  tenancy.override-registry and retain.override-owned-field (2)."""
 
 from __future__ import annotations
 
