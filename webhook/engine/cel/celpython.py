@@ -15,6 +15,8 @@ from celpy.adapter import json_to_cel
 from celpy.celparser import CELParseError
 from celpy.evaluation import CELEvalError, Evaluator, base_functions
 
+from webhook.engine.budget import BudgetExceeded
+from webhook.engine.budget import check as check_budget
 from webhook.engine.cel import library, netlib, rewrite
 from webhook.engine.cel.backend import CelCompileError
 from webhook.engine.cel.backend import CelEvalError as EvalError
@@ -408,6 +410,7 @@ class _Evaluator(Evaluator):
 
     def evaluate(self, context: Any = None) -> Any:
         if self.counted and self.budget is not None:
+            check_budget()  # the review's budget, at each iteration (``budget.py``)
             self.budget[0] -= 1
             if self.budget[0] < 0:
                 raise _OverBudget(
@@ -619,8 +622,11 @@ class CelPythonBackend:
         return {name: _to_cel(value) for name, value in variables.items()}
 
     def evaluate(self, program: Any, activation: Any) -> Any:
+        check_budget()
         try:
             value = program.evaluate(activation)
+        except BudgetExceeded:
+            raise
         except CELEvalError as exc:
             raise EvalError(_short(exc.args[0] if exc.args else exc)) from None
         except _OverBudget as exc:
