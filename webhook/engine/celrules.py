@@ -19,6 +19,7 @@ from webhook.bundle.model import Bundle, Tenant
 from webhook.bundle.rules import Rule
 from webhook.engine.cel import Backend, CelCompileError, CelEvalError
 from webhook.engine.cel.backend import VARIABLES
+from webhook.engine.cel.cost import policy_budget
 from webhook.engine.cel.paths import PathTree, narrowed, read_paths
 from webhook.engine.cel.values import mended, problems, suspect, without_nulls
 from webhook.engine.context import Review
@@ -516,8 +517,22 @@ def _evaluate(
         if result is not True:
             return
     failed: dict[str, str] = {}
-    if compiled.variables:
-        activation, failed = activations.with_variables(rule, compiled, params)
+    with policy_budget():  # Kubernetes' RuntimeCELCostBudget (counted by cel-python)
+        if compiled.variables:
+            activation, failed = activations.with_variables(rule, compiled, params)
+        yield from _validations(review, rule, compiled, backend, activation, failed=failed)
+    yield from _audit_annotations(review, rule, compiled, backend, activation)
+
+
+def _validations(
+    review: Review,
+    rule: Rule,
+    compiled: CompiledRule,
+    backend: Backend,
+    activation: Any,
+    *,
+    failed: Mapping[str, str],
+) -> Iterator[Violation]:
     for index, (program, message_program) in enumerate(compiled.validations):
         validation = rule.validations[index]
         try:
@@ -537,7 +552,6 @@ def _evaluate(
         yield review.violation(
             rule, _message(validation.message, message_program, backend, activation)
         )
-    yield from _audit_annotations(review, rule, compiled, backend, activation)
 
 
 def _audit_annotations(

@@ -699,13 +699,19 @@ class _Runner(InterpretedRunner):
     def evaluate(self, context: Any) -> Any:
         evaluator = _Evaluator(ast=self.ast, activation=self.new_activation())
         evaluator.budget = [ITERATION_BUDGET]
-        if _COST.get() is not None:  # ``measure``'s counter
-            return evaluator.evaluate(context)
-        token = _COST.set([0])
+        counter, token = _COST.get(), None  # ``measure``'s, else this evaluation's own
+        if counter is None:
+            counter = [0]
+            token = _COST.set(counter)
+        start = counter[0]
         try:
-            return evaluator.evaluate(context)
+            value = evaluator.evaluate(context)
         finally:
-            _COST.reset(token)
+            if token is not None:
+                _COST.reset(token)
+        if not cost.spend(counter[0] - start):  # the policy's validations together
+            raise _OverBudget(cost.OUT_OF_BUDGET)
+        return value
 
 
 COSTED_FUNCTIONS: dict[str, Callable[..., Any]] = {

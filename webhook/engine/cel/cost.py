@@ -19,7 +19,9 @@ Kubernetes, never later (docs/cel.md lists the classes).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from webhook.engine.cel import netlib
@@ -28,6 +30,35 @@ PER_CALL_LIMIT = 1_000_000
 """k8s.io/apiserver/pkg/apis/cel.PerCallLimit: one expression's evaluation."""
 RUNTIME_COST_BUDGET = 10_000_000
 """k8s.io/apiserver/pkg/apis/cel.RuntimeCELCostBudget: a policy's validations together."""
+
+OUT_OF_BUDGET = (
+    "validation failed due to running out of cost budget, no further validation rules will be run"
+)
+"""The API server's error once a policy's validations pass ``RUNTIME_COST_BUDGET``."""
+
+_POLICY: ContextVar[list[int] | None] = ContextVar("fedgate_policy_cost", default=None)
+
+
+@contextmanager
+def policy_budget(limit: int = RUNTIME_COST_BUDGET) -> Iterator[None]:
+    """The evaluations in the block share ``limit`` (one policy's validations, for one
+    binding's params, as the API server's validator shares ``RuntimeCELCostBudget``)."""
+    token = _POLICY.set([limit])
+    try:
+        yield
+    finally:
+        _POLICY.reset(token)
+
+
+def spend(amount: int) -> bool:
+    """``amount`` off the policy's budget in force (none: nothing to spend); False once it is
+    spent past its end (the evaluation that passed it fails, as every one after it)."""
+    remaining = _POLICY.get()
+    if remaining is None:
+        return True
+    remaining[0] -= amount
+    return remaining[0] >= 0
+
 
 STRING_TRAVERSAL = 0.1
 """cel-go common.StringTraversalCostFactor."""

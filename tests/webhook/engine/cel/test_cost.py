@@ -5,11 +5,16 @@ generated expressions with the oracle itself)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from tests.webhook.engine.test_celrules import DEPLOYMENT, MATCH, bundle_with
 from webhook.engine.cel.backend import CelEvalError
 from webhook.engine.cel.celpython import COST_EXCEEDED, CelPythonBackend
-from webhook.engine.cel.cost import PER_CALL_LIMIT, call_cost, macro_cost
+from webhook.engine.cel.cost import OUT_OF_BUDGET, PER_CALL_LIMIT, call_cost, macro_cost
+from webhook.engine.review import review
+from webhook.engine.synthesize import sync_request
 
 VARIABLES = {
     "object": {"a": {"b": 1}, "l": [1, 2, 3], "s": "hello world" * 10, "m": {"k": 1}},
@@ -98,3 +103,20 @@ def test_call_costs(function: str, args: list[object], cost: int) -> None:
 def test_a_comprehension_stopped_early_charges_one_more_loop_condition() -> None:
     assert macro_cost("all", 2, 2, early=True) == 2 * 3 + 2 + 1
     assert macro_cost("all", 3, 3) == 3 * 3 + 1
+
+
+def test_a_rules_validations_share_kubernetes_policy_budget(tmp_path: Path) -> None:
+    """Eleven validations of about 960,000 each (32 regular expression searches of 100,000
+    characters): each within the per-call limit, the eleventh past the policy's 10,000,000,
+    as the API server's validator counts them. (``matches``: no Python proof answers first.)"""
+    search = "object.spec.l.all(x, !object.spec.s.matches(object.spec.t))"
+    rule = "validations:\n" + "".join(
+        f"  - expression: {search} || {i} < 0\n    message: v{i}\n" for i in range(11)
+    )
+    bundle = bundle_with(tmp_path, rule, f"action: deny\n{MATCH}", "cel-python")
+    spec = {**DEPLOYMENT["spec"], "l": list(range(32)), "s": "x" * 100_000, "t": "y" * 10}
+    decision = review(sync_request({**DEPLOYMENT, "spec": spec}, None, bundle), bundle)
+    assert [v.message for v in decision.violations if v.rule == "custom"] == [
+        f"validations[10] could not be evaluated: {OUT_OF_BUDGET}"
+    ]
+    assert not decision.allowed
