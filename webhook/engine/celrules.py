@@ -520,38 +520,27 @@ def _evaluate(
     with policy_budget():  # Kubernetes' RuntimeCELCostBudget (counted by cel-python)
         if compiled.variables:
             activation, failed = activations.with_variables(rule, compiled, params)
-        yield from _validations(review, rule, compiled, backend, activation, failed=failed)
-    yield from _audit_annotations(review, rule, compiled, backend, activation)
-
-
-def _validations(
-    review: Review,
-    rule: Rule,
-    compiled: CompiledRule,
-    backend: Backend,
-    activation: Any,
-    *,
-    failed: Mapping[str, str],
-) -> Iterator[Violation]:
-    for index, (program, message_program) in enumerate(compiled.validations):
-        validation = rule.validations[index]
-        try:
-            result = backend.evaluate(program, activation)
-        except CelEvalError as exc:
-            yield _error(
-                review,
-                rule,
-                f"validations[{index}] could not be evaluated: {exc}{_failed(failed)}",
+        for index, (program, message_program) in enumerate(compiled.validations):
+            validation = rule.validations[index]
+            try:
+                result = backend.evaluate(program, activation)
+            except CelEvalError as exc:
+                yield _error(
+                    review,
+                    rule,
+                    f"validations[{index}] could not be evaluated: {exc}{_failed(failed)}",
+                )
+                continue
+            if result is True:
+                continue
+            if result is not False:
+                returned = f"validations[{index}] returned {result!r}, not a boolean"
+                yield _error(review, rule, returned)
+                continue
+            yield review.violation(
+                rule, _message(validation.message, message_program, backend, activation)
             )
-            continue
-        if result is True:
-            continue
-        if result is not False:
-            yield _error(review, rule, f"validations[{index}] returned {result!r}, not a boolean")
-            continue
-        yield review.violation(
-            rule, _message(validation.message, message_program, backend, activation)
-        )
+    yield from _audit_annotations(review, rule, compiled, backend, activation)
 
 
 def _audit_annotations(
