@@ -706,10 +706,11 @@ class _Runner(InterpretedRunner):
         start = counter[0]
         try:
             value = evaluator.evaluate(context)
-        finally:
+        finally:  # a failed evaluation spends what it ran, too
             if token is not None:
                 _COST.reset(token)
-        if not cost.spend(counter[0] - start):  # the policy's validations together
+            within = cost.spend(counter[0] - start)  # the policy's validations together
+        if not within:
             raise _OverBudget(cost.OUT_OF_BUDGET)
         return value
 
