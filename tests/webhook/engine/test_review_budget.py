@@ -134,8 +134,8 @@ def test_a_hostile_review_past_50_ms_frees_its_thread(tmp_path: Path) -> None:
         small = pool.submit(review, sync_request(hostile(0), None, bundle), bundle)
         assert small.result(timeout=30).allowed
         after_small = time.perf_counter() - started
-    assert stopped < 1.0, stopped
-    assert after_small < 2.0, after_small
+    assert stopped < 2.0, stopped
+    assert after_small < 4.0, after_small
 
 
 def test_the_webhook_denies_a_review_past_its_deadline_and_stops_it(tmp_path: Path) -> None:
@@ -154,4 +154,4 @@ def test_the_webhook_denies_a_review_past_its_deadline_and_stops_it(tmp_path: Pa
     answer = response.get_json()["response"]
     assert (answer["uid"], answer["allowed"]) == ("hostile", False)
     assert answer["status"]["message"] == OVERTIME
-    assert elapsed < 2.0, elapsed  # the review stopped, not only its answer
+    assert elapsed < 5.0, elapsed  # the review stopped (25 s unbounded), not only its answer

@@ -354,8 +354,8 @@ ITERATION_BUDGET = 10_000
 cel-expr-python's runtime has: past it the evaluation stops and fails (closed), so a rule
 plus a hostile object cannot buy minutes of CPU (100 x 100 nested iterations took 4 s in
 celpy, 300 x 300 more than two minutes).
-Kubernetes stops an evaluation at its cost limit (PerCallLimit) instead: this budget is
-stricter for long cheap loops."""
+Kubernetes has no such budget: it stops an evaluation at its cost limit (PerCallLimit), which
+cel-python counts too (``cost.py``); this budget is stricter for long cheap loops."""
 
 
 class _OverBudget(Exception):  # not a CELEvalError: no macro may absorb it
