@@ -20,6 +20,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from webhook.engine.budget import check as check_budget
 from webhook.karmada import encoding, gojson, goyaml, imageparser
 from webhook.karmada.jsonpatch import PatchError, apply_patch, decode_token
 
@@ -363,6 +364,7 @@ def _each(
         if items is not None and not isinstance(items, list):
             raise OverrideError("an overrider must be a list of entries")
         for item in items or []:
+            check_budget()  # a review's budget, per overrider
             if not isinstance(item, Mapping):
                 raise OverrideError("an overrider entry is not an object")
             obj = apply(obj, item)
