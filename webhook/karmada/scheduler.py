@@ -89,11 +89,11 @@ def candidates(
     return chosen, notes
 
 
-def _static_weights(
+def static_weights(
     preference: Mapping[str, Any], names: list[str], clusters: Mapping[str, Cluster]
 ) -> dict[str, int]:
     """``getStaticWeightInfoList``: the largest matching entry per candidate; none at all
-    matching means equal weights."""
+    matching (or weights whose int64 sum wraps to 0) means equal weights."""
     weights = dict.fromkeys(names, 0)
     entries = preference.get("staticWeightList")
     for item in entries if isinstance(entries, list) else []:
@@ -108,7 +108,9 @@ def _static_weights(
         for name in names:
             if cluster_matches(clusters[name], target):
                 weights[name] = max(weights[name], weight)
-    return weights if any(weights.values()) else dict.fromkeys(names, 1)
+    # Karmada sums the weights in int64: a sum that wraps to 0 reads as no weight at all
+    total = (sum(weights.values()) + 2**63) % 2**64 - 2**63
+    return weights if total != 0 else dict.fromkeys(names, 1)
 
 
 def schedule(
@@ -131,7 +133,7 @@ def schedule(
         notes.append(bound_note(kind, [c for c in names if clusters[c].allocatable is None]))
         return Placement(_nonzero(dict.fromkeys(names, replicas.count)), None, tuple(notes))
     if isinstance(preference, Mapping):
-        weights = _static_weights(preference, names, clusters)
+        weights = static_weights(preference, names, clusters)
     else:
         weights = dict.fromkeys(names, 1)
     division = divide(replicas.count, weights)
