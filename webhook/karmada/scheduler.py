@@ -17,7 +17,9 @@ and ``reference/karmada-v1.18/division.md``:
 - Divided with ``dynamicWeight`` or ``Aggregated`` depends on each cluster's free capacity:
   here each candidate is shown with the whole count (the most it can get) and the note says
   so; ``fedgate plan`` divides them exactly over the whole tree where every candidate declares
-  its allocatable (``compiler/plan/settle.py``, with ``dynamic.py``'s port);
+  its allocatable (``compiler/plan/settle.py``, with ``dynamic.py``'s port); so is a division
+  by weight after spread constraints pick the clusters (a ``weightPreference`` without a
+  ``staticWeightList``: Karmada does not ignore the constraints then);
 - clusters left with 0 replicas receive nothing.
 
 Not simulated here: capacity and the spread-constraint selection (they need the whole tree:
@@ -36,6 +38,14 @@ from webhook.bundle.model import Cluster
 from webhook.karmada.division import divide
 from webhook.karmada.interpreter import Replicas
 from webhook.karmada.selector import cluster_matches
+from webhook.karmada.spread import ignored
+
+SPREAD_BOUND = (
+    "spread constraints pick the clusters by their room before the weights divide the replicas "
+    "among them (a weightPreference without a staticWeightList keeps the constraints), which "
+    "fedgate counts over the whole tree only (fedgate plan): each cluster is shown with the "
+    "whole count, the most it can get"
+)
 
 SPREAD_FIELDS = ("region", "zone", "provider")
 
@@ -131,6 +141,9 @@ def schedule(
     if strategy.get("replicaDivisionPreference") == "Aggregated" or dynamic:
         kind = "Aggregated" if not dynamic else "dynamicWeight"
         notes.append(bound_note(kind, [c for c in names if clusters[c].allocatable is None]))
+        return Placement(_nonzero(dict.fromkeys(names, replicas.count)), None, tuple(notes))
+    if placement.get("spreadConstraints") and not ignored(placement):
+        notes.append(SPREAD_BOUND)
         return Placement(_nonzero(dict.fromkeys(names, replicas.count)), None, tuple(notes))
     if isinstance(preference, Mapping):
         weights = static_weights(preference, names, clusters)
