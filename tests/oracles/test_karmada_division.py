@@ -2,7 +2,7 @@
 the ``divide`` op runs v1.18.2's ``GroupClustersWithScore``, ``SelectBestClusters`` and
 ``AssignReplicas`` on the same candidates, placement, replicas, last result and template UID.
 
-2,000 cases a run, half with the fixed seed and half with a fresh one (replay it with
+5,000 cases a run, half with the fixed seed and half with a fresh one (replay it with
 ``FEDGATE_ORACLE_SEED``). The UID is passed to both sides, so Webster's ties (broken by the
 UID's hash, no randomness) are compared too. fedgate must pick the same clusters with the same
 replicas, or fail where Karmada fails (at the same step: selection or assignment).
@@ -23,7 +23,7 @@ from webhook.karmada.assign import Assigned, Candidate, assign
 from webhook.karmada.interpreter import Replicas
 from webhook.karmada.scheduler import SPREAD_FIELDS, schedule
 
-CASES = 1000
+CASES = 2500
 """Cases per seed (two seeds a run)."""
 
 Case = dict[str, Any]
