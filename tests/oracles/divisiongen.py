@@ -124,4 +124,5 @@ def division_case(rng: random.Random) -> Case:
         "placement": placement,
         "previous": previous,
         "uid": rng.choice(["", "uid-0", "uid-1", "uid-2", f"{rng.getrandbits(128):032x}"]),
+        "requirements": rng.random() < 0.3,
     }

@@ -39,6 +39,7 @@ def port_divide(case: Case) -> Case:
         case["replicas"],
         [(p["name"], p["replicas"]) for p in case["previous"]],
         case["uid"],
+        requirements=case["requirements"],
     )
     if done.error is not None:
         return {"error": "no clusters" if "no clusters" in done.error else "failed"}
@@ -93,7 +94,7 @@ def _within(case: Case, answer: Case) -> bool:
     clusters = {
         c["cluster"]["metadata"]["name"]: as_cluster(c["cluster"]) for c in case["candidates"]
     }
-    shown = schedule(case["placement"], Replicas(case["replicas"], False), clusters)
+    shown = schedule(case["placement"], Replicas(case["replicas"], case["requirements"]), clusters)
     for target in answer["clusters"]:
         bound = shown.clusters.get(target["name"], 0) or 0
         other = (shown.alternative or {}).get(target["name"], 0) or 0

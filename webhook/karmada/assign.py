@@ -73,12 +73,17 @@ def assign(
     replicas: int,
     previous: Sequence[tuple[str, int]] = (),
     uid: str = "",
+    *,
+    requirements: bool = False,
 ) -> Assigned:
     """``SelectClusters`` then ``AssignReplicas`` for a binding with ``replicas`` under
     ``placement`` (as stored: defaults applied), its last result ``previous`` (``spec.clusters``)
-    and its template's ``uid`` (empty: ties to smaller names)."""
+    and its template's ``uid`` (empty: ties to smaller names); ``requirements``: its pods
+    request resources, which makes 0 replicas a workload still."""
 
-    def room(candidate: Candidate) -> int:  # calAvailableReplicas: MaxInt32 is no bound
+    def room(candidate: Candidate) -> int:  # calAvailableReplicas
+        if replicas == 0:  # not estimated
+            return UNBOUNDED
         return replicas if candidate.available == UNBOUNDED else candidate.available
 
     def assigned_at(name: str) -> int:
@@ -95,11 +100,12 @@ def assign(
         return Assigned({}, chosen.error)
     if not chosen.clusters:
         return Assigned({}, "no clusters available to schedule")
-    if replicas <= 0:  # not a workload: every cluster picked, no division
+    if replicas <= 0 and not requirements:  # not a workload: every cluster picked, no division
         return Assigned(dict.fromkeys(chosen.clusters, None))
     kind = strategy(placement)
     if kind == "Duplicated":
-        return Assigned(dict.fromkeys(chosen.clusters, replicas))
+        # removeZeroReplicasCluster: a workload of 0 replicas goes nowhere
+        return Assigned(dict.fromkeys(chosen.clusters, replicas) if replicas > 0 else {})
     by_name = {c.cluster.name: c for c in candidates}
     if kind == "StaticWeight":
         preference = _mapping(_mapping(placement.get("replicaScheduling")).get("weightPreference"))

@@ -12,12 +12,14 @@
 //	  -> {"hostname", "repository", "tag", "digest", "string"} or {"error": "..."}
 //	{"op": "matches", "cluster": CLUSTER, "affinity": AFFINITY} -> {"match": bool}
 //	{"op": "divide", "candidates": [{"cluster": CLUSTER, "score": N, "available": N}...],
-//	 "replicas": N, "placement": PLACEMENT, "previous": [{"name", "replicas"}...], "uid": "..."}
+//	 "replicas": N, "placement": PLACEMENT, "previous": [{"name", "replicas"}...], "uid": "...",
+//	 "requirements": bool}
 //	  -> {"clusters": [{"name", "replicas"}...]} or {"error": "..."}
 //
 // divide is the scheduler's step after filtering and scoring, as pkg/scheduler/core runs it:
 // GroupClustersWithScore (the estimators' answer is each candidate's "available"; MaxInt32,
-// no estimator's bound, becomes the replicas as calAvailableReplicas makes it),
+// no estimator's bound, becomes the replicas, and 0 replicas are not estimated, as
+// calAvailableReplicas makes them),
 // SelectBestClusters, then AssignReplicas, over a binding with these replicas, the placement as
 // Karmada's webhook and the CRD's defaults store it, the previous result as spec.clusters and
 // the template UID (which breaks Webster's ties: no randomness left).
@@ -66,6 +68,9 @@ type request struct {
 	Placement  json.RawMessage              `json:"placement"`
 	Previous   []workv1alpha2.TargetCluster `json:"previous"`
 	UID        types.UID                    `json:"uid"`
+	// Requirements: the template's pods request resources (spec.replicaRequirements set),
+	// which makes a template of 0 replicas a workload still.
+	Requirements bool `json:"requirements"`
 }
 
 type candidate struct {
@@ -176,9 +181,11 @@ func divide(r request) answer {
 	}
 	estimate := func(clusters []*clusterv1alpha1.Cluster, _ *workv1alpha2.ResourceBindingSpec) []workv1alpha2.TargetCluster {
 		out := make([]workv1alpha2.TargetCluster, len(clusters))
-		for i, c := range clusters {
+		for i, c := range clusters { // as calAvailableReplicas makes them
 			out[i] = workv1alpha2.TargetCluster{Name: c.Name, Replicas: available[c.Name]}
-			if out[i].Replicas == math.MaxInt32 { // as calAvailableReplicas bounds it
+			if r.Replicas == 0 { // not estimated: no bound
+				out[i].Replicas = math.MaxInt32
+			} else if out[i].Replicas == math.MaxInt32 {
 				out[i].Replicas = r.Replicas
 			}
 		}
@@ -189,6 +196,9 @@ func divide(r request) answer {
 		Replicas:  r.Replicas,
 		Placement: p,
 		Clusters:  r.Previous,
+	}
+	if r.Requirements {
+		spec.ReplicaRequirements = &workv1alpha2.ReplicaRequirements{}
 	}
 	status := &workv1alpha2.ResourceBindingStatus{}
 	groups := spreadconstraint.GroupClustersWithScore(scores, p, spec, status, estimate)

@@ -56,6 +56,7 @@ class Row:
     previous: list[tuple[str, int]] = field(default_factory=list)
     uid: str = ""
     regions: dict[str, str] = field(default_factory=dict)
+    requirements: bool = False
 
 
 ROWS = {
@@ -96,6 +97,12 @@ ROWS = {
     ),
     "not-a-workload-goes-everywhere": Row({"a": 0, "b": 0}, 0, DYNAMIC, {"a": 0, "b": 0}),
     "no-candidates-fail": Row({}, 3, DYNAMIC, None),
+    "workload-of-0-replicas-duplicated-goes-nowhere": Row(
+        {"a": 5, "b": 5}, 0, {}, {}, requirements=True
+    ),
+    "workload-of-0-replicas-scales-down-to-nothing": Row(
+        {"a": 5, "b": 5}, 0, DYNAMIC, {}, [("a", 2), ("b", 1)], requirements=True
+    ),
     "too-little-room-fails": Row({"a": 1, "b": 1}, 3, AGGREGATED, None),
     "odd-uid-tie-to-larger-name": Row({"a": 5, "b": 5}, 1, DYNAMIC, {"b": 1}, uid="uid-1"),
     "even-uid-tie-to-smaller-name": Row({"a": 5, "b": 5}, 1, DYNAMIC, {"a": 1}, uid="uid-0"),
@@ -145,12 +152,20 @@ def oracle_request(row: Row) -> dict[str, Any]:
         "placement": row.placement,
         "previous": [{"name": n, "replicas": r} for n, r in row.previous],
         "uid": row.uid,
+        "requirements": row.requirements,
     }
 
 
 @pytest.mark.parametrize("name", list(ROWS))
 def test_assign_as_karmada_v1_18_2(name: str) -> None:
     row = ROWS[name]
-    done = assign(row.placement, candidates(row), row.replicas, row.previous, row.uid)
+    done = assign(
+        row.placement,
+        candidates(row),
+        row.replicas,
+        row.previous,
+        row.uid,
+        requirements=row.requirements,
+    )
     got = None if done.error else {c: n or 0 for c, n in done.clusters.items()}
     assert got == row.want
