@@ -190,7 +190,18 @@ def _map(rng: random.Random) -> dict[str, str]:
 
 
 def workload(rng: random.Random) -> dict[str, Any]:
-    kind = rng.choice(["Deployment", "Deployment", "Pod", "StatefulSet", "ConfigMap", "Job"])
+    kind = rng.choice(
+        [
+            "Deployment",
+            "Deployment",
+            "Pod",
+            "StatefulSet",
+            "ConfigMap",
+            "Job",
+            "DaemonSet",
+            "ReplicaSet",
+        ]
+    )
     meta: dict[str, Any] = {"name": "w", "namespace": "team-a"}
     if rng.random() < 0.6:
         meta["labels"] = _map(rng)
@@ -199,7 +210,7 @@ def workload(rng: random.Random) -> dict[str, Any]:
     pod_spec = {"containers": _containers(rng)}
     if rng.random() < 0.3:
         pod_spec["initContainers"] = _containers(rng)
-    api = {"Deployment": "apps/v1", "StatefulSet": "apps/v1", "Job": "batch/v1"}.get(kind, "v1")
+    api = {"Pod": "v1", "ConfigMap": "v1", "Job": "batch/v1"}.get(kind, "apps/v1")
     obj: dict[str, Any] = {"apiVersion": api, "kind": kind, "metadata": meta}
     if kind == "Pod":
         obj["spec"] = pod_spec
