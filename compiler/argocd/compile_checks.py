@@ -8,9 +8,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from compiler.argocd.sync import ArgoCDTree, Selections
+from compiler.compile.summary import AppSummary
 from compiler.render.argocd import ROOT_PROJECT
 from compiler.render.pipeline import object_path
-from compiler.summary import AppSummary
 from webhook.bundle.model import ArgoCD, Bundle
 from webhook.errors import Finding
 

@@ -19,9 +19,11 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from compiler.core import Compiled, render_file
-from compiler.gitrepo import Repository, blob_id
-from compiler.manifests import MANIFEST_SUFFIXES, Manifest, parse_manifests
+from compiler.argocd.manifests import MANIFEST_SUFFIXES, Manifest, parse_manifests
+from compiler.check.gitrepo import Repository, blob_id
+from compiler.check.synced import Applied, SyncedTree
+from compiler.compile.core import Compiled, render_file
+from compiler.compile.write import MANIFEST, TreeError, parse_manifest, read_manifest
 from compiler.plan.changes import (
     AppChange,
     FileAction,
@@ -40,8 +42,6 @@ from compiler.plan.tree import TemplateResult, is_template, member_violations, p
 from compiler.render.argocd import FOLDER as ARGOCD_FOLDER
 from compiler.render.pipeline import RenderedApp
 from compiler.spec.load import parse_specs
-from compiler.synced import Applied, SyncedTree
-from compiler.tree import MANIFEST, TreeError, parse_manifest, read_manifest
 from webhook.bundle.model import Bundle
 from webhook.errors import SpecError
 from webhook.karmada.detector import Policies

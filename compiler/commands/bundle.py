@@ -16,14 +16,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from compiler.argocd.manifests import read_tree
 from compiler.argocd.sync import ArgoCDTree
-from compiler.canonical import dump
 from compiler.commands.common import load_policy_bundle, shown
-from compiler.manifests import read_tree
+from compiler.compile.canonical import dump
+from compiler.compile.write import read_manifest
 from compiler.output import Output
 from compiler.policies import repository_root
 from compiler.render.argocd import FOLDER as ARGOCD_FOLDER
-from compiler.tree import read_manifest
 from webhook.bundle.index import build_index, gzipped
 from webhook.bundle.load import FLAT_SEPARATOR, read_source
 from webhook.bundle.model import Bundle

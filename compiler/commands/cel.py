@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from compiler.canonical import dump
 from compiler.commands.common import load_policy_bundle
 from compiler.commands.review import read_document
+from compiler.compile.canonical import dump
 from compiler.output import Output
 from webhook.bundle.export import export
 from webhook.engine.cel.engines import BACKENDS, DEFAULT_BACKEND, make_backend

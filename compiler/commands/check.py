@@ -7,8 +7,11 @@ import os
 from pathlib import Path
 from typing import Any
 
-from compiler import statmemo
 from compiler.argocd.replica_moves import replica_moves
+from compiler.check.gitrepo import Repository, blob_id
+from compiler.check.strayexceptions import stray_exceptions
+from compiler.check.tree import TreeCheck, check_tree
+from compiler.check.weakenings import ACKNOWLEDGEMENTS, Weakening, acknowledge, weakenings
 from compiler.commands.common import (
     add_backend_argument,
     add_base_argument,
@@ -16,16 +19,20 @@ from compiler.commands.common import (
     judging_day,
     locate,
 )
-from compiler.core import Compiled
-from compiler.gitrepo import Repository, blob_id
-from compiler.incremental import default_cache
+from compiler.compile import statmemo
+from compiler.compile.core import Compiled
+from compiler.compile.incremental import default_cache
+from compiler.compile.wipe import ALLOW_FLAG, Wipe, wipes
+from compiler.compile.write import (
+    MANIFEST,
+    TreeDiff,
+    diff_tree,
+    digest,
+    parse_manifest,
+    read_manifest,
+)
 from compiler.output import Output, plural
 from compiler.spec.load import find_spec_files
-from compiler.strayexceptions import stray_exceptions
-from compiler.tree import MANIFEST, TreeDiff, diff_tree, digest, parse_manifest, read_manifest
-from compiler.treecheck import TreeCheck, check_tree
-from compiler.weakenings import ACKNOWLEDGEMENTS, Weakening, acknowledge, weakenings
-from compiler.wipe import ALLOW_FLAG, Wipe, wipes
 from webhook.bundle.expiry import EXPIRY_WARNING_DAYS, exception_dates, source_dates
 from webhook.bundle.load import read_source
 from webhook.bundle.model import Bundle
@@ -242,7 +249,7 @@ def _weakened(
     policies: Path, repository: Repository | None
 ) -> tuple[list[Weakening], list[Finding]]:
     """The rules of the base bundle (git HEAD's) the working tree's removes or weakens, each
-    with the reason its acknowledgement gives (``compiler/weakenings.py``)."""
+    with the reason its acknowledgement gives (``compiler/check/weakenings.py``)."""
     if repository is None or not _in_repository(policies, repository):
         return [], []
     on_disk = _policy_files(policies) or {}

@@ -9,8 +9,8 @@ from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
 from pathlib import Path
 
-from compiler.core import Compiled
-from compiler.incremental import PROOFS_AFTER_REVIEWS, compile_files
+from compiler.compile.core import Compiled
+from compiler.compile.incremental import PROOFS_AFTER_REVIEWS, compile_files
 from compiler.output import Output
 from compiler.policies import repository_root
 from compiler.spec.load import find_spec_files

@@ -13,13 +13,13 @@ from compiler.commands.common import (
     compile_specs,
     locate,
 )
-from compiler.core import Compiled
-from compiler.incremental import compile_files, default_cache
+from compiler.compile.core import Compiled
+from compiler.compile.incremental import compile_files, default_cache
+from compiler.compile.wipe import ALLOW_FLAG, wipes
+from compiler.compile.write import TreeDiff, diff_tree, read_manifest, write_tree
 from compiler.output import Output, plural
 from compiler.render.argocd import FOLDER as ARGOCD_FOLDER
 from compiler.spec.load import find_spec_files
-from compiler.tree import TreeDiff, diff_tree, read_manifest, write_tree
-from compiler.wipe import ALLOW_FLAG, wipes
 from webhook.bundle.model import Bundle
 from webhook.errors import FedgateError, UsageError
 

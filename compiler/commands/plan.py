@@ -9,6 +9,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from compiler.argocd.manifests import Manifest, read_tree
+from compiler.check.gitrepo import Repository
+from compiler.check.synced import SyncedTree, synced_tree
+from compiler.check.tree import applications
+from compiler.check.writes import as_synced
 from compiler.commands.baseline import (
     HeadSpecs,
     TreeChanges,
@@ -28,10 +33,8 @@ from compiler.commands.common import (
     shown,
     spec_files,
 )
-from compiler.core import Compiled
-from compiler.gitrepo import Repository
-from compiler.incremental import default_cache
-from compiler.manifests import Manifest, read_tree
+from compiler.compile.core import Compiled
+from compiler.compile.incremental import default_cache
 from compiler.output import Output, color_wanted
 from compiler.plan.changes import (
     AppChange,
@@ -51,9 +54,6 @@ from compiler.plan.text import finish, report, tree_report
 from compiler.plan.tree import TemplateResult, plan_templates, policies_of
 from compiler.plan.tree import plan_tree as plan_manifest_tree
 from compiler.render.argocd import FOLDER as ARGOCD_FOLDER
-from compiler.synccheck import as_synced
-from compiler.synced import SyncedTree, synced_tree
-from compiler.treecheck import applications
 from webhook.bundle.expiry import EXPIRY_WARNING_DAYS, exception_dates
 from webhook.bundle.model import Bundle
 from webhook.engine.workloads import pod_spec

@@ -9,7 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from compiler.commands.common import add_backend_argument, backend_name, load_policy_bundle
-from compiler.incremental import PROOFS_AFTER_REVIEWS
+from compiler.compile.incremental import PROOFS_AFTER_REVIEWS
 from compiler.output import Output, plural
 from compiler.policies import BUNDLED
 from webhook.bundle.load import BUNDLE_FILES, OPTIONAL_FILES, bundle_from_source, read_source

@@ -8,10 +8,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from compiler.argocd.manifests import Manifest, read_tree
 from compiler.commands.common import add_backend_argument, load_policy_bundle, shown
-from compiler.livechain import binding_name, chain, claim, render
-from compiler.manifests import Manifest, read_tree
 from compiler.output import Output
+from compiler.plan.livechain import binding_name, chain, claim, render
 from compiler.plan.tree import autoscaler_bounds, plan_template, policies_of, scaled
 from compiler.policies import repository_root
 from webhook.bundle.live import WATCHED, lean

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from compiler.manifests import Manifest
+from compiler.argocd.manifests import Manifest
 from compiler.plan.settle import Planned, Settled, needs_room, placement_of, settle
 from webhook.bundle.model import Bundle
 from webhook.karmada.detector import Policies

@@ -37,7 +37,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from compiler.manifests import Manifest
+from compiler.argocd.manifests import Manifest
 from compiler.plan.bycapacity import Room, divide_lost
 from compiler.plan.capacity import ClusterLoad, Move, amount
 from compiler.plan.capacity import loads as capacity_loads

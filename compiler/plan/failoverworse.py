@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from compiler.manifests import Manifest
+from compiler.argocd.manifests import Manifest
 from compiler.plan.failover import (
     FailoverPlan,
     Finding,

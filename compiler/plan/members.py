@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from compiler.synccheck import keep_live
+from compiler.check.writes import keep_live
 from webhook.bundle.model import Bundle
 from webhook.engine.admissible import NAMESPACED
 from webhook.engine.decision import Violation

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from compiler.manifests import Manifest
+from compiler.argocd.manifests import Manifest
 from compiler.plan.bycapacity import Room, request, room_note, strategy
 from compiler.plan.spreadgroups import active, group
 from webhook.bundle.model import Cluster

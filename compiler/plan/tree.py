@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from compiler.manifests import Manifest, ManifestSet, duplicates
+from compiler.argocd.manifests import Manifest, ManifestSet, duplicates
 from compiler.plan.exact import exact
 from compiler.plan.members import MemberViolation, attribute, judge, override_failed
 from compiler.plan.settle import needs_room

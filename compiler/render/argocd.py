@@ -22,7 +22,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
-from compiler.summary import AppSummary
+from compiler.compile.summary import AppSummary
 from webhook.bundle.model import ArgoCD, Bundle
 
 API_VERSION = "argoproj.io/v1alpha1"

@@ -2,7 +2,7 @@
 
 Only checks that need nothing but the file itself live here (types, names, enums, the
 single-writer conflicts visible in one spec); checks against the bundle and across apps are in
-``compiler/validate.py``.
+``compiler/compile/validate.py``.
 """
 
 from __future__ import annotations

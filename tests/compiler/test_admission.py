@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from compiler.admission import admit
+from compiler.compile.admission import admit
 from compiler.render.pipeline import render_app
 from compiler.spec.load import parse_specs
 from tests.conftest import EXAMPLES

@@ -7,7 +7,7 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from compiler.canonical import dump, scalar_text
+from compiler.compile.canonical import dump, scalar_text
 
 
 @pytest.mark.parametrize(

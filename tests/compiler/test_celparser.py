@@ -1,4 +1,4 @@
-"""The CEL parser kept between runs (``compiler/celparser.py``) is the parser cel-python
+"""The CEL parser kept between runs (``compiler/compile/celparser.py``) is the parser cel-python
 builds, which the engine builds in memory (``webhook/engine/cel/grammar.py``): a parser
 loaded from the cache parses every expression to the same tree, positions included, and fails
 where it fails; a cache for another grammar, a damaged one or one holding anything but lark's
@@ -18,7 +18,7 @@ from celpy.celparser import CELParser
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler import celparser
+from compiler.compile import celparser
 from tests.conftest import ROOT
 from webhook.engine.cel import grammar
 

@@ -509,7 +509,7 @@ def test_an_invalid_hand_written_file_is_named_from_the_working_directory(repo: 
 def test_an_edit_that_keeps_size_and_time_is_found_after_check_learnt_the_tree(
     repo: Path,
 ) -> None:
-    """The stat memo (``.git/fedgate/tree-stat.json``, ``compiler/statmemo.py``) vouches for
+    """The stat memo (``.git/fedgate/tree-stat.json``, ``compiler/compile/statmemo.py``) vouches for
     settled files only by their whole signature: an edit of the same size whose modification
     time is set back still moves the change time, so the next check reads the file again."""
     time.sleep(1.1)  # every file a second old: settled, so this check learns them all
@@ -850,7 +850,7 @@ def test_a_rule_removed_or_weakened_is_named_and_fails_until_acknowledged(repo: 
     ],
 )
 def test_out_of_bounds_as_argo_cd_tells_it(link: str, target: str, outside: bool) -> None:
-    from compiler.treecheck import out_of_bounds  # noqa: PLC0415
+    from compiler.check.tree import out_of_bounds  # noqa: PLC0415
 
     assert out_of_bounds("/r", link, target) is outside
 

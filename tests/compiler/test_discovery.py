@@ -13,8 +13,8 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler.manifests import MANIFEST_SUFFIXES, UNREAD_SUFFIXES, tree_files
-from compiler.resolve import Resolver
+from compiler.argocd.manifests import MANIFEST_SUFFIXES, UNREAD_SUFFIXES, tree_files
+from compiler.compile.resolve import Resolver
 from compiler.spec.load import SPEC_SUFFIXES, find_spec_files
 
 NAMES = st.sampled_from(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from compiler.gitrepo import Repository, blob_id
+from compiler.check.gitrepo import Repository, blob_id
 from tests.helpers import git
 
 

@@ -12,7 +12,7 @@ import shutil
 from pathlib import Path
 
 from compiler.commands.compile import compile_paths
-from compiler.tree import write_tree
+from compiler.compile.write import write_tree
 from tests.conftest import EXAMPLES, POLICIES, ROOT
 
 GOLDEN = ROOT / "tests" / "golden" / "examples"

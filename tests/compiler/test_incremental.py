@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from compiler import incremental, statmemo
+from compiler.compile import incremental, statmemo
 from compiler.spec.load import find_spec_files
 from tests.conftest import EXAMPLES, POLICIES, ROOT
 from webhook.engine.cel.celexpr import CelExprBackend
@@ -171,7 +171,7 @@ def test_a_warm_compile_neither_parses_cel_nor_imports_the_parser(repo: Path) ->
     script = (
         "import sys\n"
         "from pathlib import Path\n"
-        "from compiler import incremental\n"
+        "from compiler.compile import incremental\n"
         "from compiler.spec.load import find_spec_files\n"
         "repo = Path(sys.argv[1])\n"
         "incremental.compile_files(find_spec_files([repo / 'apps']), repo / 'policies',"

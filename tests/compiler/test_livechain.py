@@ -1,4 +1,4 @@
-"""The live chain of a template lined up with its plan (compiler/livechain.py): a federation
+"""The live chain of a template lined up with its plan (compiler/plan/livechain.py): a federation
 that did what the plan says shows no difference, and each way reality can leave the plan is
 named. The live side is built here from the plan itself and then provoked, one change a case;
 tests/e2e runs ``fedgate trace`` against a real federation."""
@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from compiler.livechain import binding_name, chain, claim, render
-from compiler.manifests import read_tree
+from compiler.argocd.manifests import read_tree
+from compiler.plan.livechain import binding_name, chain, claim, render
 from compiler.plan.tree import plan_template, policies_of
 from tests.conftest import ROOT
 from webhook.bundle.model import Bundle

@@ -9,7 +9,7 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from compiler.manifests import parse_manifests
+from compiler.argocd.manifests import parse_manifests
 
 NAMES = st.from_regex(r"[a-z][a-z0-9-]{0,8}", fullmatch=True)
 OBJECTS = st.builds(

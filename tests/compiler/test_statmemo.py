@@ -1,4 +1,4 @@
-"""The stat memo (``compiler.statmemo``): it only ever skips a read whose result it knows.
+"""The stat memo (``compiler.compile.statmemo``): it only ever skips a read whose result it knows.
 
 Differential: ``diff_tree`` with a memo carried from run to run says exactly what it says
 without one, whatever happens to the files between runs, including the edits made to fool a
@@ -14,9 +14,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from compiler import statmemo
-from compiler.statmemo import StatMemo
-from compiler.tree import TreeError, diff_tree, digest, write_tree
+from compiler.compile import statmemo
+from compiler.compile.statmemo import StatMemo
+from compiler.compile.write import TreeError, diff_tree, digest, write_tree
 
 SETTLE_NS = 50_000_000
 """The tests' settling time: 50 ms, many ticks of the clock file times come from."""

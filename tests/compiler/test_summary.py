@@ -7,7 +7,7 @@ from fractions import Fraction
 from hypothesis import given
 from hypothesis import strategies as st
 
-from compiler.summary import read_fraction
+from compiler.compile.summary import read_fraction
 
 
 @given(st.fractions())

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from compiler.weakenings import acknowledge, weakenings
+from compiler.check.weakenings import acknowledge, weakenings
 from tests.conftest import POLICIES
 
 
@@ -182,7 +182,7 @@ def test_acknowledgements(
 def test_the_shipped_bundle_loads_as_the_loader_does() -> None:
     """``rules`` builds every rule of the bundle the webhook loads (none silently dropped,
     which would hide its removal)."""
-    from compiler.weakenings import rules  # noqa: PLC0415
+    from compiler.check.weakenings import rules  # noqa: PLC0415
     from webhook.bundle.load import load_bundle  # noqa: PLC0415
 
     loaded = {r.id for r in load_bundle(Path(POLICIES), proofs=False).rules}

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from compiler.wipe import Wipe, wipes
+from compiler.compile.wipe import Wipe, wipes
 from tests.helpers import run
 from webhook.bundle.model import Bundle
 

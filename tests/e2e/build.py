@@ -118,6 +118,8 @@ def build(go: str, program: Program) -> bool:
     partial = target.with_name(f".{program.name}.partial")
     print(f"[e2e build] {program.name}: go build {program.package} ...", flush=True)
     started = time.monotonic()
+    # tests/oracles/build.py builds with the same CGO_ENABLED and -trimpath: the build cache
+    # keys packages by them, so what the oracles compiled in `make test` is reused here.
     env = {**os.environ, "CGO_ENABLED": "0", "GOFLAGS": "-mod=mod -buildvcs=false"}
     result = subprocess.run(
         [

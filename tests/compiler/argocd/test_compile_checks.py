@@ -13,7 +13,7 @@ import yaml
 
 from compiler.argocd.compile_checks import keeps_absent_ignored_fields, version_warnings
 from compiler.argocd.sync import ArgoCDTree
-from compiler.core import Compiled, compile_apps
+from compiler.compile.core import Compiled, compile_apps
 from compiler.spec.load import parse_specs
 from tests.conftest import EXAMPLES, POLICIES
 from webhook.bundle.load import load_bundle

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from compiler.commands.baseline import Before, TreeChanges, app_changes, tree_changes
 from compiler.commands.compile import compile_with_bundle
-from compiler.core import Compiled
+from compiler.compile.core import Compiled
 from compiler.plan.changes import app_action, may_select
 from compiler.plan.core import plan, plan_app
 from compiler.plan.tree import policies_of

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
-from compiler.manifests import Manifest
+from compiler.argocd.manifests import Manifest
 from compiler.plan.changes import TemplateChange, tenant_before
 from compiler.plan.core import TenantBill, plan, workload_bill
 from compiler.plan.tree import TemplateResult, policies_of

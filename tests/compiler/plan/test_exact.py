@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from compiler.manifests import ManifestSet
+from compiler.argocd.manifests import ManifestSet
 from compiler.plan.tree import TemplateResult, plan_templates, plan_tree, policies_of
 from tests.compiler.plan.test_failover import deployment, manifests, policy, run
 from tests.compiler.plan.test_failover_capacity import AGGREGATED, CASES, DYNAMIC, THREE, sized

@@ -20,9 +20,9 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
+from compiler.argocd.manifests import Manifest
 from compiler.cli import main
 from compiler.commands.plan import failed_clusters
-from compiler.manifests import Manifest
 from compiler.plan.failover import FailoverPlan, fail, tree_taint_policies
 from compiler.plan.failovertext import as_json, duration, report
 from compiler.plan.text import finish

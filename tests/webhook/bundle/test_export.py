@@ -11,7 +11,7 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from compiler.canonical import dump
+from compiler.compile.canonical import dump
 from tests.conftest import POLICIES
 from tests.webhook.test_policy_suites import CASES
 from webhook.bundle.export import cel_literal, export, with_params

@@ -458,7 +458,7 @@ class CelExprBackend:
         """sha256 (hex) of expressions whose aggregate literals were found homogeneous:
         ``_mixed_literal`` (a parse with lark and a compile per element) is not run again
         for them. A command fills it from an earlier run of the same code and engine
-        (``compiler.incremental``). The check only refuses, so the memo can only skip a
+        (``compiler.compile.incremental``). The check only refuses, so the memo can only skip a
         check that found nothing."""
 
     def compile(self, expression: str) -> Any:

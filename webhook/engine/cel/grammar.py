@@ -4,7 +4,7 @@ process.
 Proofs (``proof.py``) and cel-expr's literal check (``celexpr.py``) read CEL through this
 parser. Building it is lark's LALR analysis of the grammar: ~0.5 s, most of a warm ``fedgate
 check``. The engine only builds it, in memory; a shell that has somewhere to keep it between
-runs (the CLI: ``compiler/celparser.py``, in ``.git/fedgate/``) gives ``use_factory`` a
+runs (the CLI: ``compiler/compile/celparser.py``, in ``.git/fedgate/``) gives ``use_factory`` a
 function that loads it from there or builds and saves it, with ``fingerprint`` to tell a saved
 parser of this grammar, lark and Python from any other and ``restore`` to make one of lark's
 saved data. The webhook gives none: each worker builds the parser once.

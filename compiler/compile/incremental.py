@@ -27,9 +27,9 @@ from typing import Any
 
 import orjson
 
-from compiler import celparser
 from compiler.argocd.sync import Selections
-from compiler.core import (
+from compiler.compile import celparser
+from compiler.compile.core import (
     Compiled,
     CrossFile,
     FileResult,
@@ -40,11 +40,11 @@ from compiler.core import (
     cross_file,
     render_file,
 )
+from compiler.compile.resolve import Resolver
+from compiler.compile.statmemo import StatMemo
+from compiler.compile.summary import AppSummary
 from compiler.progress import Progress
-from compiler.resolve import Resolver
 from compiler.spec.load import parse_specs
-from compiler.statmemo import StatMemo
-from compiler.summary import AppSummary
 from webhook.bundle.exceptions import EXCEPTIONS_DIRECTORY
 from webhook.bundle.load import bundle_from_source, read_source
 from webhook.bundle.model import Bundle

@@ -12,15 +12,15 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from compiler import canonical
-from compiler.admission import admit
 from compiler.argocd import compile_checks
 from compiler.argocd.sync import Selections
+from compiler.compile import canonical
+from compiler.compile.admission import admit
+from compiler.compile.summary import AppSummary, summarize
+from compiler.compile.validate import across, billed_replicas, validate
 from compiler.render.argocd import render_argocd
 from compiler.render.pipeline import RenderedApp, render_app
 from compiler.spec.model import AppSpec
-from compiler.summary import AppSummary, summarize
-from compiler.validate import across, billed_replicas, validate
 from webhook.bundle.model import Bundle
 from webhook.errors import Finding, SpecError
 

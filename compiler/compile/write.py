@@ -28,7 +28,7 @@ from functools import lru_cache
 from pathlib import Path
 from types import FrameType
 
-from compiler.statmemo import StatMemo
+from compiler.compile.statmemo import StatMemo
 from webhook.errors import FedgateError
 
 MANIFEST = ".fedgate-manifest"

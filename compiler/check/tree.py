@@ -2,7 +2,7 @@
 wrote it, as the write Argo CD will make, and what Karmada makes of the templates on each
 member.
 
-This module reads (the working tree, git HEAD) and calls the pure parts: ``synccheck`` (the
+This module reads (the working tree, git HEAD) and calls the pure parts: ``writes`` (the
 writes and their reviews), ``plan.tree`` (each template's member copies judged). By default it
 looks at what differs from HEAD: fedgate's files as the working tree has them (a file compile
 has yet to write: as it will write it), hand-written files beside them, files removed since
@@ -23,16 +23,11 @@ from pathlib import Path
 from typing import Any
 
 from compiler.argocd.acting_files import acting_files
+from compiler.argocd.manifests import Manifest, parse_manifests
 from compiler.argocd.sync import ArgoCDTree
-from compiler.core import Compiled
-from compiler.gitrepo import Repository, blob_id
-from compiler.manifests import Manifest, parse_manifests
-from compiler.plan.tree import TemplateResult, is_template, plan_template, policies_of
-from compiler.render.argocd import FOLDER as ARGOCD_FOLDER
-from compiler.render.argocd import ROOT_APPLICATION
-from compiler.render.pipeline import object_path
-from compiler.resolve import Resolver
-from compiler.synccheck import (
+from compiler.check.gitrepo import Repository, blob_id
+from compiler.check.synced import hand_written_files
+from compiler.check.writes import (
     CLUSTER_SCOPED,
     Write,
     as_synced,
@@ -42,8 +37,13 @@ from compiler.synccheck import (
     syncing,
     template_keys,
 )
-from compiler.synced import hand_written_files
-from compiler.tree import TreeDiff
+from compiler.compile.core import Compiled
+from compiler.compile.resolve import Resolver
+from compiler.compile.write import TreeDiff
+from compiler.plan.tree import TemplateResult, is_template, plan_template, policies_of
+from compiler.render.argocd import FOLDER as ARGOCD_FOLDER
+from compiler.render.argocd import ROOT_APPLICATION
+from compiler.render.pipeline import object_path
 from webhook.bundle.index import TreeIndex
 from webhook.bundle.model import Bundle
 from webhook.engine.context import Review

@@ -28,8 +28,8 @@ from typing import Any
 import jsonpointer
 
 from compiler.argocd.glob import match
+from compiler.argocd.manifests import Manifest
 from compiler.argocd.sync import ArgoCDTree
-from compiler.manifests import Manifest
 from webhook.bundle.model import Bundle
 from webhook.engine.decision import Decision
 from webhook.engine.request import AdmissionRequest

@@ -9,10 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler import tree
-from compiler.core import compile_apps
-from compiler.spec.load import find_spec_files, load_specs
-from compiler.tree import (
+from compiler.compile import write
+from compiler.compile.core import compile_apps
+from compiler.compile.write import (
     MANIFEST,
     PENDING,
     TMP_SUFFIX,
@@ -23,6 +22,7 @@ from compiler.tree import (
     recover,
     write_tree,
 )
+from compiler.spec.load import find_spec_files, load_specs
 from tests.conftest import EXAMPLES
 from webhook.bundle.model import Bundle
 
@@ -93,7 +93,7 @@ def test_failure_while_staging_leaves_the_previous_tree(
 ) -> None:
     write_tree(tmp_path, V1)
     before = files_in(tmp_path)
-    real = tree._write_synced
+    real = write._write_synced
     calls = []
 
     def failing(path: Path, data: bytes) -> None:
@@ -103,7 +103,7 @@ def test_failure_while_staging_leaves_the_previous_tree(
             raise OSError(28, "No space left on device")
         real(path, data)
 
-    monkeypatch.setattr(tree, "_write_synced", failing)
+    monkeypatch.setattr(write, "_write_synced", failing)
     with pytest.raises(OSError, match="No space left"):
         write_tree(tmp_path, V2)
     assert files_in(tmp_path) == before
@@ -118,7 +118,7 @@ def test_interruption_after_commit_point_is_rolled_forward(
     def crash(*_: object) -> None:
         raise KeyboardInterrupt  # as if killed between staging and renaming
 
-    monkeypatch.setattr(tree, "_commit", crash)
+    monkeypatch.setattr(write, "_commit", crash)
     with pytest.raises(KeyboardInterrupt):
         write_tree(tmp_path, V2)
     assert (tmp_path / PENDING).exists()
@@ -155,7 +155,7 @@ def test_a_hand_edited_manifest_is_an_error(tmp_path: Path) -> None:
 
 
 def test_compile_app_is_the_single_app_core(bundle: Bundle) -> None:
-    from compiler.core import compile_app  # noqa: PLC0415
+    from compiler.compile.core import compile_app  # noqa: PLC0415
 
     [spec] = load_specs([EXAMPLES / "apps" / "web-frontend.yaml"])
     rendered = compile_app(spec, bundle)

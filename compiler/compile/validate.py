@@ -13,8 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
+from compiler.compile.summary import AppSummary
 from compiler.spec.model import AppSpec, ClusterTarget
-from compiler.summary import AppSummary
 from webhook.bundle.model import Bundle
 from webhook.errors import Finding
 from webhook.karmada.selector import candidate_clusters

@@ -13,8 +13,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from compiler.manifests import Manifest, ManifestSet, read_tree, tree_files
-from compiler.tree import read_manifest
+from compiler.argocd.manifests import Manifest, ManifestSet, read_tree, tree_files
+from compiler.compile.write import read_manifest
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,7 @@ def hand_written_files(out: Path, fedgate_files: Mapping[str, bytes]) -> list[st
 
 
 Applied = Callable[[Iterable[Manifest]], list[Manifest]]
-"""Manifests as Argo CD applies them (``synccheck.as_synced``)."""
+"""Manifests as Argo CD applies them (``writes.as_synced``)."""
 
 
 def synced_tree(
