@@ -34,3 +34,10 @@ compile_app
 load_specs
 # quota.requested: the plain per-template bill the plan's and the rule's bills are held to
 requested
+# tests count a review's budget checks without a clock (tests/webhook/engine/test_review_budget.py)
+_.checks
+# the cost oracle's fedgate side: value and Kubernetes cost (tests/oracles/test_cel_cost_oracle.py)
+_.measure
+# Karmada's select-then-divide as one call, the division oracle's fedgate side
+# (tests/oracles/test_karmada_division.py); plan and the webhook call its parts
+assign

@@ -17,7 +17,7 @@ from typing import Any
 
 from compiler.plan.bycapacity import Room, request, room_note, strategy
 from webhook.bundle.model import Cluster
-from webhook.karmada.dynamic import scale_up
+from webhook.karmada.dynamic import scale_up_listed
 from webhook.karmada.propagation import TemplatePlan
 from webhook.karmada.scheduler import candidates
 from webhook.karmada.spread import Detail, duplicated, ignored, select
@@ -84,11 +84,12 @@ def group(
     if free is None:
         notes.append("divided by capacity some clusters do not declare: the most each can get")
         return Grouped({c: count for c in chosen.clusters}, None, tuple(notes), False, True)
-    result = scale_up(
+    # the clusters in the order the selection gives them, as dynamicScaleUp lists them
+    result = scale_up_listed(
         kind,
         count,
-        {c: free[c] for c in chosen.clusters},
-        {c: n or 0 for c, n in kept.items() if c in chosen.clusters},
+        [(c, free[c]) for c in chosen.clusters],
+        {c: n for c, n in kept.items() if c in chosen.clusters and n},
     )
     if result.replicas is None:
         notes.append(

@@ -1,8 +1,19 @@
-"""Harmful writes a tenant (or Git) could make that the rules let through, each an
-AdmissionReview in writes/ with the decision a correct platform must give (Karmada's detector
-and defaulting, Kubernetes' defaulting): through review() with the example bundle. Every deny
-in writes/tests.yaml was allowed on 8a7614c; the allowed cases are the legitimate writes beside
-them (Argo CD creating its own template, a tenant's own policy)."""
+"""Harmful writes a tenant (or Git) could make that the rules let through, and the control
+plane's writes, each an AdmissionReview with the decision a correct platform must give
+(Karmada's detector, scheduler and defaulting, Kubernetes' defaulting, Argo CD): through
+review() with the example bundle.
+
+- writes/: every deny in writes/tests.yaml was allowed on 8a7614c; the allowed cases are the
+  legitimate writes beside them (Argo CD creating its own template, a tenant's own policy).
+- heldback/: a held-back set of 73 further requests of the classes the writers' review found
+  (the control plane locked out of its own writes; harmful writes let through), each as its
+  real writer sends it, with the answer upstream's code calls for (Karmada v1.18.2,
+  Kubernetes, Argo CD). On f418d91, 9 got the wrong decision and 1 the wrong rules:
+  Karmada's scheduler and descheduler writing more of a binding than their code does (5), a
+  tenant's quota billed beside Git's autoscaled templates as if their autoscalers kept fewer
+  pods than minReplicas (2), a Job billed at a parallelism above its completions (1), and an
+  OverridePolicy's deprecated top-level overriders, which Karmada still applies, unread by
+  tenancy.override-registry and retain.override-owned-field (2)."""
 
 from __future__ import annotations
 
@@ -13,15 +24,18 @@ import pytest
 from webhook.bundle.model import Bundle
 from webhook.suites import Case, load_suite, run_case
 
-HERE = Path(__file__).resolve().parent / "writes"
-CASES = load_suite(HERE / "tests.yaml")
+HERE = Path(__file__).resolve().parent
+FOLDERS = ("writes", "heldback")
+CASES = [(folder, case) for folder in FOLDERS for case in load_suite(HERE / folder / "tests.yaml")]
 
 
-def test_every_request_file_is_a_case() -> None:
-    assert {p.name for p in HERE.glob("*.json")} == {f"{c.name}.json" for c in CASES}
+@pytest.mark.parametrize("folder", FOLDERS)
+def test_every_request_file_is_a_case(folder: str) -> None:
+    names = {f"{case.name}.json" for where, case in CASES if where == folder}
+    assert {p.name for p in (HERE / folder).glob("*.json")} == names
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
-def test_through_review(case: Case, bundle: Bundle) -> None:
+@pytest.mark.parametrize(("folder", "case"), CASES, ids=[f"{f}:{c.name}" for f, c in CASES])
+def test_through_review(folder: str, case: Case, bundle: Bundle) -> None:
     result = run_case(case, bundle)
     assert result.passed, "\n".join(result.problems)

@@ -329,6 +329,13 @@ def _clusters(obj: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     return obj, new
 
 
+def _descheduled(obj: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The descheduler lowers a cluster's replicas (updateScheduleResult), nothing else."""
+    new = copy.deepcopy(obj)
+    new["spec"]["clusters"][1]["replicas"] = 1
+    return obj, new
+
+
 def _scale(obj: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     new = copy.deepcopy(obj)
     new["spec"]["replicas"] = 40
@@ -540,8 +547,8 @@ JOBS: tuple[Job, ...] = (
         DESCHEDULER,
         "UPDATE",
         ("ResourceBinding",),
-        _clusters,
-        source="pkg/descheduler/descheduler.go: Update",
+        _descheduled,
+        source="pkg/descheduler/descheduler.go: updateScheduleResult",
         spoilable=False,
     ),
     Job(

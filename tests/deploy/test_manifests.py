@@ -18,7 +18,9 @@ import yaml
 from tests.conftest import POLICIES, ROOT
 from webhook.bundle.export import RESOURCES
 from webhook.bundle.load import load_bundle
+from webhook.engine import controllers
 from webhook.engine.cel.engines import make_backend
+from webhook.engine.components import WRITES
 
 DEPLOY = ROOT / "deploy"
 KUBERNETES_VERSION = "1.33"
@@ -286,39 +288,96 @@ def _conditions() -> dict[str, Any]:
     return {c["name"]: (backend, backend.compile(c["expression"])) for c in hook["matchConditions"]}
 
 
-def _sent_to_fedgate(username: str, operation: str) -> bool:
-    """Whether the API server calls fedgate for this write (every matchCondition true)."""
-    request = {"userInfo": {"username": username, "groups": []}, "operation": operation}
+def _sent_to_fedgate(
+    username: str,
+    operation: str,
+    resource: tuple[str, str] = ("apps", "deployments"),
+    namespace: str = "platform-demo",
+) -> bool:
+    """Whether the API server calls fedgate for this write (every matchCondition true):
+    ``resource`` is the request's (group, resource), ``namespace`` empty for a cluster-scoped
+    object."""
+    request = {
+        "userInfo": {"username": username, "groups": []},
+        "operation": operation,
+        "resource": {"group": resource[0], "version": "v1", "resource": resource[1]},
+        "namespace": namespace,
+    }
     return all(
         backend.evaluate(program, backend.activation({"request": request}))
         for backend, program in _conditions().values()
     )
 
 
+BINDINGS = (("work.karmada.io", "resourcebindings"), ("work.karmada.io", "clusterresourcebindings"))
+WORKS = ("work.karmada.io", "works")
+TEMPLATE = ("apps", "deployments")
+_KINDS = {
+    "resourcebindings": "ResourceBinding",
+    "clusterresourcebindings": "ClusterResourceBinding",
+    "works": "Work",
+    "deployments": "Deployment",
+}
+
+
 def test_the_trusted_writers_who_skip_fedgate_are_the_bundle_s() -> None:
-    """The usernames matchConditions let past fedgate are exactly the example bundle's: each
-    Karmada component's own username (system:admin left out: the operator is system:admin too),
-    the agents' certificate prefix, and the system writer's controllers (for DELETE)."""
+    """The writes matchConditions let past fedgate are the jobs of the example bundle's writers,
+    and no more (webhook/engine/components.py): every write of the controller-manager by its
+    own username (system:admin left out: the operator is system:admin too), the scheduler's and
+    descheduler's UPDATEs of bindings, the agents' Works, and the system writer's controllers'
+    DELETEs. A component outside its job (the scheduler writing a template, an agent a
+    binding) and one whose job writes nothing fedgate judges (karmada-search, the metrics
+    adapter, ...) is reviewed, so ownership.karmada-component denies it."""
     bundle = load_bundle(POLICIES)
-    components = {
-        name for c in bundle.karmada_components for name in c.usernames if name != "system:admin"
-    }
-    prefixes = {p for c in bundle.karmada_components for p in c.username_prefixes}
+    named: set[str] = set()
+    for component in bundle.karmada_components:
+        scopes = WRITES.get(component.name, ())
+        usernames = [u for u in component.usernames if u != "system:admin"]
+        usernames += [p + "member-1" for p in component.username_prefixes]
+        if scopes:
+            named.update(u for u in component.usernames if u != "system:admin")
+            named.update(component.username_prefixes)
+        for username in usernames:
+            for operation in ("CREATE", "UPDATE", "DELETE"):
+                for resource in (*BINDINGS, WORKS, TEMPLATE):
+                    group, plural = resource
+                    job = any(
+                        operation in scope.operations
+                        and any(
+                            kind in (("*", "*"), (group, _KINDS[plural])) for kind in scope.kinds
+                        )
+                        for scope in scopes
+                    )
+                    assert _sent_to_fedgate(username, operation, resource) is not job, (
+                        username,
+                        operation,
+                        resource,
+                    )
     system = bundle.writer("system")
-    assert system is not None and components and prefixes
-    for username in components:
-        assert not _sent_to_fedgate(username, "UPDATE"), username
-    for prefix in prefixes:
-        assert not _sent_to_fedgate(prefix + "member-1", "UPDATE"), prefix
+    assert system is not None
     for username in system.usernames:
-        assert not _sent_to_fedgate(username, "DELETE"), username
         assert _sent_to_fedgate(username, "UPDATE"), username
+        for resource, namespace in (
+            (TEMPLATE, "platform-demo"),
+            (("batch", "jobs"), "platform-demo"),
+            (("policy.karmada.io", "clusterpropagationpolicies"), ""),
+        ):
+            lanes = {lane.name for lane in controllers.lanes(username)}
+            job = bool(
+                lanes & {"garbage-collected"}
+                or ("namespace-deleted" in lanes and namespace)
+                or ("ttl-after-finished" in lanes and resource == ("batch", "jobs"))
+            )
+            sent = _sent_to_fedgate(username, "DELETE", resource, namespace)
+            assert sent is not job, (username, resource, namespace)
     text = "".join(
         c["expression"]
         for c in _one("ValidatingWebhookConfiguration")["webhooks"][0]["matchConditions"]
     )
-    named = set(re.findall(r"'([^']+)'", text)) - {"DELETE"}
-    assert named == components | prefixes | set(system.usernames)
+    quoted = set(re.findall(r"'([^']*)'", text)) - {""}
+    kept = {"DELETE", "UPDATE", "work.karmada.io", "resourcebindings", "clusterresourcebindings"}
+    kept |= {"works", "batch", "jobs"}
+    assert quoted - kept == named | set(system.usernames)
 
 
 @pytest.mark.parametrize(

@@ -1,7 +1,7 @@
 """Build the live federation's programs from Go modules into a cache outside the repository.
 
-``python -m tests.e2e.build`` builds kube-apiserver and kubectl from the ``k8s.io/kubernetes``
-module and Karmada's controller-manager, scheduler and webhook from the
+``python -m tests.e2e.build`` builds kube-apiserver, kubectl and kube-controller-manager from the
+``k8s.io/kubernetes`` module and Karmada's controller-manager, scheduler and webhook from the
 ``github.com/karmada-io/karmada`` module, each from the small Go module under ``tests/e2e/gomod/``
 that pins the version. Binaries land in ``$FEDGATE_E2E_CACHE`` (default ``~/.cache/fedgate-e2e``)
 under a directory named by module version, so a cached binary is reused and a version bump builds
@@ -33,6 +33,12 @@ class Program:
 PROGRAMS = (
     Program("kube-apiserver", "kube", "k8s.io/kubernetes", "k8s.io/kubernetes/cmd/kube-apiserver"),
     Program("kubectl", "kube", "k8s.io/kubernetes", "k8s.io/kubernetes/cmd/kubectl"),
+    Program(
+        "kube-controller-manager",
+        "kube",
+        "k8s.io/kubernetes",
+        "k8s.io/kubernetes/cmd/kube-controller-manager",
+    ),
     Program(
         "karmada-controller-manager",
         "karmada",

@@ -6,7 +6,8 @@
 ``up`` starts one etcd; the Karmada API server (kube-apiserver with Karmada's CRDs, Karmada's
 aggregated API server for clusters, Karmada's webhook registered as its installers register it);
 one member kube-apiserver per cluster of the bundle's clusters.yaml, joined in Push mode; Karmada's
-controller-manager and scheduler; and ``fedgate serve`` over TLS, registered through
+controller-manager and scheduler; kube-controller-manager against the Karmada API server, as
+Karmada's installers run it; and ``fedgate serve`` over TLS, registered through
 deploy/karmada/validating-webhook.yaml with only its URL and caBundle changed. It returns when
 Karmada reports every member Ready, having written ``DIR/env.json`` (see tests/e2e/README.md).
 Every process it starts is recorded in ``DIR/state.json`` the moment it starts; ``down`` stops
@@ -52,6 +53,19 @@ COMPONENT_USERS = {
 ADMIN_USER = "system:admin"
 MASTERS = "system:masters"
 # The harness's own user (tests, kubectl): in system:masters, so it may impersonate anyone.
+# kube-controller-manager against the Karmada API server, as every Karmada installer runs it
+# (artifacts/deploy/kube-controller-manager.yaml, which hack/deploy-karmada.sh applies; the Helm
+# chart's templates/kube-controller-manager.yaml with values.yaml's controllers;
+# pkg/karmadactl/cmdinit/kubernetes/command.go): these controllers, leader election on, and
+# --use-service-account-credentials, so each controller writes as its own service account in
+# kube-system (namespace-controller, generic-garbage-collector, ttl-after-finished-controller).
+# Its own kubeconfig is the admin's in every installer (hack/deploy-karmada.sh's `client`
+# certificate, CN system:admin, O system:masters; the chart's and karmadactl init's karmada
+# config), in both identity layouts.
+KUBE_CONTROLLERS = (
+    "namespace,garbagecollector,serviceaccount-token,ttl-after-finished,bootstrapsigner,"
+    "tokencleaner,csrcleaner,csrsigning,clusterrole-aggregation"
+)
 HARNESS_USER = "fedgate-e2e-admin"
 LIVE_INDEX_USER = "fedgate-live-index"
 """fedgate's own user on the Karmada API server: what deploy/karmada/live-index-rbac.yaml binds."""
@@ -641,6 +655,7 @@ class Federation:
             str(REPO / "deploy/karmada/resource-interpreter-customizations.yaml"),
         )
         self.start_karmada_controllers(karmada_url)
+        self.start_kube_controller_manager(karmada_url)
 
         member_configs = {}
         for cluster in clusters:
@@ -833,6 +848,55 @@ class Federation:
             ],
         )
 
+    def start_kube_controller_manager(self, karmada_url: str) -> None:
+        """kube-controller-manager with the flags and controllers of Karmada's installers
+        (KUBE_CONTROLLERS); ready when its /healthz answers 200."""
+        name = "kube-controller-manager"
+        pair = self.pki.issue(f"client-{name}", ADMIN_USER, MASTERS)
+        config = write_kubeconfig(
+            self.directory / "kubeconfigs" / f"karmada-{name}.yaml",
+            karmada_url,
+            self.pki.ca_file,
+            pair,
+        )
+        serving = self.pki.issue(f"{name}-serving", name)
+        pki = self.directory / "pki"
+        port = self.port(name)
+        self.launcher.start(
+            name,
+            [
+                str(build.binaries()[name]),
+                "--allocate-node-cidrs=true",
+                f"--kubeconfig={config}",
+                f"--authentication-kubeconfig={config}",
+                f"--authorization-kubeconfig={config}",
+                "--bind-address=127.0.0.1",
+                f"--secure-port={port}",
+                f"--tls-cert-file={serving.cert}",
+                f"--tls-private-key-file={serving.key}",
+                f"--client-ca-file={self.pki.ca_file}",
+                "--cluster-cidr=10.244.0.0/16",
+                "--cluster-name=karmada",
+                f"--cluster-signing-cert-file={self.pki.ca_file}",
+                f"--cluster-signing-key-file={self.pki.ca_key}",
+                f"--controllers={KUBE_CONTROLLERS}",
+                "--leader-elect=true",
+                "--node-cidr-mask-size=24",
+                f"--root-ca-file={self.pki.ca_file}",
+                f"--service-account-private-key-file={pki / 'service-account.key'}",
+                "--service-cluster-ip-range=10.96.0.0/12",
+                "--use-service-account-credentials=true",
+                "--v=2",
+            ],
+        )
+        url = f"https://127.0.0.1:{port}/healthz"
+        wait_for(
+            "kube-controller-manager (/healthz)",
+            lambda: https_get(url, self.pki.ca_file) == 200,
+            self.launcher,
+            name,
+        )
+
     def join(self, cluster: dict[str, Any], url: str, token: str, ca_bundle: str) -> None:
         """Push mode, as `karmadactl join`: Secrets with the member's credentials in
         karmada-cluster (the controllers' and the impersonator's, which Karmada's cluster proxy
@@ -895,7 +959,12 @@ class Federation:
         wait_for(
             "every member Ready in Karmada", ready, self.launcher, "karmada-controller-manager"
         )
-        for process in ("karmada-scheduler", "fedgate", "karmada-webhook"):
+        for process in (
+            "karmada-scheduler",
+            "fedgate",
+            "karmada-webhook",
+            "kube-controller-manager",
+        ):
             self.launcher.check_running(process)
 
 

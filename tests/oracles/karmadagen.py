@@ -99,6 +99,70 @@ def image(rng: random.Random) -> str:
     return text + rng.choice(TAGS) + rng.choice(DIGESTS)
 
 
+PLAINTEXT_PATHS = [
+    "/metadata/labels/x",
+    "/spec/replicas",
+    "/metadata/annotations",
+    "/spec/template/spec/containers/0/image",
+    "/nope/x",
+    "/spec/replicas/0",
+    "/metadata/creationTimestamp",
+    "/metadata/generation",
+    "/spec/template/metadata/labels",
+    "/spec/template/spec/containers/0/name",
+    "/spec/template/spec/containers/0/command",
+    "/spec/template/spec/containers/0/resources",
+    "/spec/template/spec/containers/0/resources/limits/cpu",
+    "/spec/template/spec/nodeSelector",
+    "/spec/template/spec/tolerations",
+    "/spec/strategy/rollingUpdate",
+    "/spec/strategy/rollingUpdate/maxSurge",
+    "/spec/containers/0/ports",
+    "/spec/paused",
+    "/spec/template/spec/hostNetwork",
+    "/status/replicas",
+    "/spec/template/spec/affinity",
+    "/spec/template/spec/affinity/nodeAffinity",
+    "/spec/template/spec/containers/0/image",
+    "/spec/template/spec/containers/0/livenessProbe/httpGet",
+    "/spec/template/spec/volumes",
+    "/spec/template/spec/containers/0/env",
+]
+"""Where a plaintext override writes: fields the typed conversion checks, and others."""
+PLAINTEXT_VALUES: list[Any] = [
+    1,
+    "v",
+    {"a": "b"},
+    None,
+    [1],
+    True,
+    2.0,
+    1.5,
+    -1,
+    2**40,
+    "25%",
+    "2026-12-02T10:00:00Z",
+    "2026-13-02T10:00:00Z",
+    "500m",
+    " 1 ",
+    "1e3",
+    "Ki",
+    [],
+    {},
+    [{"name": "p", "containerPort": "80"}],
+    [{"key": "k", "tolerationSeconds": 1.5}],
+    {"limits": {"cpu": True}},
+    {"maxSurge": 2.5},
+    {"port": "http", "path": 1},
+    {"port": 2**31},
+    [{"name": "v", "emptyDir": {"sizeLimit": "1Gi"}}],
+    [{"name": "v", "configMap": {"defaultMode": "0644"}}],
+    [{"name": "e", "value": 1}],
+    {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [{}]}},
+    {"requiredDuringSchedulingIgnoredDuringExecution": [{}]},
+]
+
+
 def _strings(rng: random.Random, n: int) -> list[str]:
     return [rng.choice(["--v=2", "-x", "", "sh", "-c", "a b", "é", "--flag"]) for _ in range(n)]
 
@@ -126,7 +190,18 @@ def _map(rng: random.Random) -> dict[str, str]:
 
 
 def workload(rng: random.Random) -> dict[str, Any]:
-    kind = rng.choice(["Deployment", "Deployment", "Pod", "StatefulSet", "ConfigMap", "Job"])
+    kind = rng.choice(
+        [
+            "Deployment",
+            "Deployment",
+            "Pod",
+            "StatefulSet",
+            "ConfigMap",
+            "Job",
+            "DaemonSet",
+            "ReplicaSet",
+        ]
+    )
     meta: dict[str, Any] = {"name": "w", "namespace": "team-a"}
     if rng.random() < 0.6:
         meta["labels"] = _map(rng)
@@ -135,7 +210,7 @@ def workload(rng: random.Random) -> dict[str, Any]:
     pod_spec = {"containers": _containers(rng)}
     if rng.random() < 0.3:
         pod_spec["initContainers"] = _containers(rng)
-    api = {"Deployment": "apps/v1", "StatefulSet": "apps/v1", "Job": "batch/v1"}.get(kind, "v1")
+    api = {"Pod": "v1", "ConfigMap": "v1", "Job": "batch/v1"}.get(kind, "apps/v1")
     obj: dict[str, Any] = {"apiVersion": api, "kind": kind, "metadata": meta}
     if kind == "Pod":
         obj["spec"] = pod_spec
@@ -143,7 +218,25 @@ def workload(rng: random.Random) -> dict[str, Any]:
         obj["data"] = {"image": image(rng)}
     else:
         obj["spec"] = {"replicas": rng.randint(0, 5), "template": {"spec": pod_spec}}
+    if rng.random() < 0.3:
+        _write(obj, rng.choice(PLAINTEXT_PATHS), rng.choice(PLAINTEXT_VALUES))
     return obj
+
+
+def _write(obj: dict[str, Any], path: str, value: Any) -> None:
+    """``value`` at ``path`` (a careless author's field of any type), making the objects on the
+    way; a path through a list or a scalar is left alone."""
+    *parents, last = path.strip("/").split("/")
+    current: Any = obj
+    for key in parents:
+        if isinstance(current, list) and key.isdigit() and int(key) < len(current):
+            current = current[int(key)]
+        elif isinstance(current, dict):
+            current = current.setdefault(key, {})
+        else:
+            return
+    if isinstance(current, dict):
+        current[last] = value
 
 
 def _image_overrider(rng: random.Random) -> dict[str, Any]:
@@ -188,18 +281,9 @@ def overriders(rng: random.Random) -> dict[str, Any]:
     if rng.random() < 0.2:
         made["plaintext"] = [
             {
-                "path": rng.choice(
-                    [
-                        "/metadata/labels/x",
-                        "/spec/replicas",
-                        "/metadata/annotations",
-                        "/spec/template/spec/containers/0/image",
-                        "/nope/x",
-                        "/spec/replicas/0",
-                    ]
-                ),
+                "path": rng.choice(PLAINTEXT_PATHS),
                 "operator": rng.choice(["add", "remove", "replace"]),
-                "value": rng.choice([1, "v", {"a": "b"}, None, [1], True]),
+                "value": rng.choice(PLAINTEXT_VALUES),
             }
         ]
     return made

@@ -5,7 +5,8 @@ policies and the member cluster), the image parser and ``ClusterMatches``.
 5,000 override cases a run (random workloads and images, every overrider and operator, rules
 targeting the cluster by name, labels and fields) and 5,000 image references, half with the
 fixed seed and half with a fresh one (replay it with ``FEDGATE_ORACLE_SEED``). The port must
-give Karmada's object and applied policies, or fail where Karmada fails.
+give Karmada's object and applied policies, or fail where Karmada fails (a workload of the
+wrong field types included: the image overrider's typed conversion fails it).
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ import yaml
 
 from tests.oracles import karmadagen
 from tests.oracles.build import ask, oracle
+from tests.webhook.karmada.test_typed import ROWS as TYPED
+from tests.webhook.karmada.test_typed import policy
 from webhook.bundle.model import Cluster
 from webhook.karmada.imageparser import ImageParseError, parse
 from webhook.karmada.overridemanager import apply_overrides
@@ -93,33 +96,6 @@ def karmada_image(answer: Case) -> Case:
     return {"error": True} if "error" in answer else answer
 
 
-def _untyped_workload(case: Case) -> bool:
-    """A known divergence, not fixed: Karmada's image overrider decodes a workload into its
-    typed struct (helper.ConvertToDeployment...) and fails when a field does not fit, which an
-    earlier plaintext override can cause (spec.replicas made a list, metadata.labels or
-    annotations made anything but a map of strings); fedgate does not decode."""
-    return any(
-        _untyped(op.get("path"), op.get("value"))
-        for policy in case["policies"]
-        for rule in policy["spec"]["overrideRules"]
-        for op in rule["overriders"].get("plaintext", [])
-    )
-
-
-def _untyped(path: object, value: object) -> bool:
-    """Whether a plaintext ``add``/``replace`` of ``value`` at ``path`` leaves a field its typed
-    struct cannot hold."""
-    if not isinstance(path, str):
-        return False
-    if path == "/spec/replicas":
-        return type(value) is not int
-    if path in ("/metadata/labels", "/metadata/annotations"):
-        return not (isinstance(value, dict) and all(isinstance(v, str) for v in value.values()))
-    if path.startswith(("/metadata/labels/", "/metadata/annotations/")):
-        return not isinstance(value, str)
-    return False
-
-
 @pytest.mark.parametrize("seed", seeds(), ids=["fixed-seed", "fresh-seed"])
 def test_overrides_apply_as_karmada_applies_them(seed: int) -> None:
     rng = random.Random(seed)
@@ -128,9 +104,9 @@ def test_overrides_apply_as_karmada_applies_them(seed: int) -> None:
     compared = [
         (c, karmada_override(a), port_override(c)) for c, a in zip(cases, answers, strict=True)
     ]
-    differ = [c for c in compared if c[1] != c[2]]
-    wrong = [c for c in differ if not (c[1] == {"error": True} and _untyped_workload(c[0]))]
-    print(f"seed {seed}: {len(differ) - len(wrong)} known (untyped workload) of {OVERRIDES}")
+    wrong = [c for c in compared if c[1] != c[2]]
+    failed = sum("error" in c[1] for c in compared)
+    print(f"seed {seed}: Karmada fails {failed} of {OVERRIDES}")
     assert len(compared) == OVERRIDES
     assert sum("object" in c[1] and c[1]["applied"] != [] for c in compared) > OVERRIDES // 10
     assert not wrong, (
@@ -247,4 +223,21 @@ def test_recorded_field_overrides_still_answer_as_karmada() -> None:
         if ("error" in row) != (got is None) or ("want" in row and got != row["want"]):
             differ.append((row["name"], row.get("want", row.get("error")), answer))
     assert len(rows) >= 30
+    assert not differ, differ
+
+
+def test_recorded_typed_conversions_still_answer_as_karmada() -> None:
+    """``tests/webhook/karmada/test_typed.py``'s named workloads, each with an image
+    overrider, through Karmada's override manager: the port's object or failure every run."""
+    cases = [
+        {"op": "override", "object": obj, "policies": [policy(obj)], "cluster": _member()}
+        for obj, _ in TYPED.values()
+    ]
+    answers = ask(oracle("karmada"), cases)
+    differ = [
+        (name, answer)
+        for name, case, answer in zip(TYPED, cases, answers, strict=True)
+        if karmada_override(answer) != port_override(case)
+    ]
+    assert len(TYPED) >= 15
     assert not differ, differ

@@ -19,6 +19,7 @@ from webhook.bundle.model import Bundle, Tenant
 from webhook.bundle.rules import Rule
 from webhook.engine.cel import Backend, CelCompileError, CelEvalError
 from webhook.engine.cel.backend import VARIABLES
+from webhook.engine.cel.cost import policy_budget
 from webhook.engine.cel.paths import PathTree, narrowed, read_paths
 from webhook.engine.cel.values import mended, problems, suspect, without_nulls
 from webhook.engine.context import Review
@@ -516,27 +517,29 @@ def _evaluate(
         if result is not True:
             return
     failed: dict[str, str] = {}
-    if compiled.variables:
-        activation, failed = activations.with_variables(rule, compiled, params)
-    for index, (program, message_program) in enumerate(compiled.validations):
-        validation = rule.validations[index]
-        try:
-            result = backend.evaluate(program, activation)
-        except CelEvalError as exc:
-            yield _error(
-                review,
-                rule,
-                f"validations[{index}] could not be evaluated: {exc}{_failed(failed)}",
+    with policy_budget():  # Kubernetes' RuntimeCELCostBudget (counted by cel-python)
+        if compiled.variables:
+            activation, failed = activations.with_variables(rule, compiled, params)
+        for index, (program, message_program) in enumerate(compiled.validations):
+            validation = rule.validations[index]
+            try:
+                result = backend.evaluate(program, activation)
+            except CelEvalError as exc:
+                yield _error(
+                    review,
+                    rule,
+                    f"validations[{index}] could not be evaluated: {exc}{_failed(failed)}",
+                )
+                continue
+            if result is True:
+                continue
+            if result is not False:
+                returned = f"validations[{index}] returned {result!r}, not a boolean"
+                yield _error(review, rule, returned)
+                continue
+            yield review.violation(
+                rule, _message(validation.message, message_program, backend, activation)
             )
-            continue
-        if result is True:
-            continue
-        if result is not False:
-            yield _error(review, rule, f"validations[{index}] returned {result!r}, not a boolean")
-            continue
-        yield review.violation(
-            rule, _message(validation.message, message_program, backend, activation)
-        )
     yield from _audit_annotations(review, rule, compiled, backend, activation)
 
 

@@ -8,9 +8,12 @@ kinds the webhook sees, what its job is (Karmada v1.18.2) and nothing else:
   policies' finalizers, status aggregation, FederatedHPA scaling, bindings and Works from the
   binding, execution, work-status, graceful-eviction, namespace-sync and unified-auth
   controllers);
-- the scheduler: a binding's clusters and its status (pkg/scheduler/scheduler.go patches
-  ResourceBindings and ClusterResourceBindings, and their status subresource);
-- the descheduler: a ResourceBinding's clusters (pkg/descheduler/descheduler.go updates it);
+- the scheduler: a binding's clusters and its status (pkg/scheduler/scheduler.go
+  patchScheduleResultFor(Cluster)ResourceBinding merge-patches ``spec.clusters`` and the
+  ``policy.karmada.io/applied-placement`` annotation, nothing else; and the status subresource);
+- the descheduler: a ResourceBinding's replicas per cluster, lowered (pkg/descheduler/
+  descheduler.go updateScheduleResult sets ``spec.clusters[i].replicas`` to a smaller target,
+  the clusters and their order kept, nothing else changed);
 - a pull-mode cluster's agent (``system:karmada:agent:<cluster>``): Works and their status in
   its own execution namespace ``karmada-es-<cluster>`` (the Role karmadactl register grants);
 - the webhook, karmada-search, the metrics adapter, the scheduler estimator and the aggregated
@@ -19,13 +22,17 @@ kinds the webhook sees, what its job is (Karmada v1.18.2) and nothing else:
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from typing import Any
 
+from webhook.base.values import same_json
 from webhook.bundle.rules import Rule
 from webhook.engine.context import Review
 from webhook.engine.decision import Violation
 from webhook.engine.identity import KARMADA
+from webhook.engine.ownfields import SERVER_METADATA
+from webhook.engine.request import AdmissionRequest
 
 WORK = "work.karmada.io"
 AGENT_PREFIX = "system:karmada:agent:"
@@ -42,6 +49,8 @@ class Scope:
     subresources: frozenset[str]
     own_execution_namespace: bool = False
     """Only in ``karmada-es-<cluster>`` of the agent's own cluster."""
+    changes: Callable[[AdmissionRequest], bool] | None = None
+    """What an UPDATE of the object itself (no subresource) may change; None: anything."""
 
     def admits(self, review: Review) -> bool:
         request = review.request
@@ -50,7 +59,71 @@ class Scope:
             request.operation in self.operations
             and request.sub_resource in self.subresources
             and (not self.own_execution_namespace or _own_namespace(review))
+            and (self.changes is None or request.sub_resource != "" or self.changes(request))
         )
+
+
+APPLIED_PLACEMENT = "policy.karmada.io/applied-placement"
+"""util.PolicyPlacementAnnotation: the placement the scheduler scheduled by."""
+
+
+def _rest(obj: Mapping[str, Any] | None, *, clusters: bool) -> Any:
+    """The object without the API server's metadata, the applied-placement annotation and
+    (``clusters``) ``spec.clusters``: what a scheduling write leaves as it was."""
+    if not isinstance(obj, Mapping):
+        return obj
+    rest = dict(obj)
+    metadata = obj.get("metadata")
+    if isinstance(metadata, Mapping):
+        kept = {k: v for k, v in metadata.items() if k not in SERVER_METADATA}
+        annotations = kept.get("annotations")
+        if isinstance(annotations, Mapping):
+            annotations = {k: v for k, v in annotations.items() if k != APPLIED_PLACEMENT}
+            kept["annotations"] = annotations
+        if kept.get("annotations") in ({}, None):
+            kept.pop("annotations", None)
+        rest["metadata"] = kept
+    spec = obj.get("spec")
+    if clusters and isinstance(spec, Mapping):
+        rest["spec"] = {k: v for k, v in spec.items() if k != "clusters"}
+    return rest
+
+
+def _scheduled(request: AdmissionRequest) -> bool:
+    """Only the binding's clusters and its applied-placement annotation changed."""
+    old, new = request.old_object, request.object
+    return same_json(_rest(old, clusters=True), _rest(new, clusters=True))
+
+
+def _descheduled(request: AdmissionRequest) -> bool:
+    """Only replicas of the clusters already scheduled lowered, nothing else changed."""
+    old, new = request.old_object or {}, request.object or {}
+    if not same_json(_rest(old, clusters=True), _rest(new, clusters=True)):
+        return False
+    before, after = _clusters(old), _clusters(new)
+    if before is None or after is None or len(before) != len(after):
+        return False
+    return all(_lowered(b, a) for b, a in zip(before, after, strict=True))
+
+
+def _clusters(obj: Mapping[str, Any]) -> list[Any] | None:
+    spec = obj.get("spec")
+    value = spec.get("clusters") if isinstance(spec, Mapping) else None
+    return value if isinstance(value, list) else None
+
+
+def _lowered(before: Any, after: Any) -> bool:
+    if not isinstance(before, Mapping) or not isinstance(after, Mapping):
+        return False
+    was, now = before.get("replicas", 0), after.get("replicas", 0)
+    return (
+        same_json(
+            {k: v for k, v in before.items() if k != "replicas"},
+            {k: v for k, v in after.items() if k != "replicas"},
+        )
+        and all(isinstance(n, int) and not isinstance(n, bool) for n in (was, now))
+        and 0 <= now <= was
+    )
 
 
 ANY_WRITE = Scope(
@@ -65,10 +138,16 @@ WRITES: dict[str, tuple[Scope, ...]] = {
             frozenset({(WORK, "ResourceBinding"), (WORK, "ClusterResourceBinding")}),
             frozenset({"UPDATE"}),
             frozenset({"", "status"}),
+            changes=_scheduled,
         ),
     ),
     "descheduler": (
-        Scope(frozenset({(WORK, "ResourceBinding")}), frozenset({"UPDATE"}), frozenset({""})),
+        Scope(
+            frozenset({(WORK, "ResourceBinding")}),
+            frozenset({"UPDATE"}),
+            frozenset({""}),
+            changes=_descheduled,
+        ),
     ),
     "agent": (
         Scope(
@@ -89,8 +168,9 @@ the webhook sees."""
 
 JOBS = {
     "controller-manager": "everything Karmada writes",
-    "scheduler": "the clusters and status of ResourceBindings and ClusterResourceBindings",
-    "descheduler": "the clusters of ResourceBindings",
+    "scheduler": "the clusters (and applied-placement annotation) and status of "
+    "ResourceBindings and ClusterResourceBindings, nothing else of them",
+    "descheduler": "lower replicas of the clusters a ResourceBinding already has, nothing else",
     "agent": "Works and their status in its own cluster's execution namespace",
     "webhook": "nothing fedgate judges (it admits, and reads)",
     "search": "nothing fedgate judges (it reads and caches)",

@@ -141,21 +141,66 @@ class Pods:
 def member_pods(obj: Mapping[str, Any], bundle: Bundle, index: TreeIndex | None) -> Pods:
     """The pods of ``obj`` the members run at least: as Git's policies (the index) place it,
     with Karmada's own division, so a Duplicated app runs its replicas in every cluster it is
-    placed on. A template no policy from Git places is counted once: its writer's own policy,
-    which fedgate does not see, may divide it."""
+    placed on; and no fewer than Git's autoscalers of it keep (``floors``). A template no
+    policy from Git places is counted once: its writer's own policy, which fedgate does not
+    see, may divide it."""
     count = replicas(obj)
     metadata = obj.get("metadata")
     namespace = metadata.get("namespace") if is_mapping(metadata) else None
     if index is None or not isinstance(namespace, str) or not namespace:
         return Pods(count)
+    federated, member = floors(obj, index) if count > 0 else (0, 0)
+    count = max(count, federated)
     policies = bundle.memo("git-policies", namespace, lambda: git_policies(index, namespace))
     claim = policies.claim(obj)
     if claim.policy is None or _divided(claim.policy):
-        return Pods(count)  # a Divided placement's shares add up to its replicas
+        # a Divided placement's shares add up to its replicas; a member autoscaler keeps at
+        # least its minimum in the one cluster, at least, that runs it
+        if member > count:
+            return Pods(member, f"its HorizontalPodAutoscaler from Git keeps {member} at least")
+        return Pods(count)
     ref = policy_ref(claim.policy)
     return bundle.memo(
-        "member-pods", (key_of(obj), count, ref), lambda: _placed(obj, policies, bundle, count)
+        "member-pods",
+        (key_of(obj), count, member, ref),
+        lambda: _placed(obj, policies, bundle, count, member),
     )
+
+
+AUTOSCALERS = (
+    ("autoscaling.karmada.io", "FederatedHPA"),
+    ("autoscaling", "HorizontalPodAutoscaler"),
+)
+
+
+def floors(obj: Mapping[str, Any], index: TreeIndex) -> tuple[int, int]:
+    """The fewest replicas Git's autoscalers of ``obj`` keep it at: a FederatedHPA's
+    ``minReplicas`` over the whole template, and a member HorizontalPodAutoscaler's in each
+    member that runs it (Kubernetes' reconcileAutoscaler, and Karmada's FederatedHPA controller
+    after it, scale a target below ``minReplicas`` up to it at once; 1 when unset). (0, 0)
+    when Git has no autoscaler of it."""
+    group, kind, namespace, name = key_of(obj)
+    found = {scaler: 0 for scaler in AUTOSCALERS}
+    for scaler in index.templates(namespace):
+        which = key_of(scaler)[:2]
+        spec = scaler.get("spec")
+        ref = spec.get("scaleTargetRef") if is_mapping(spec) else None
+        if which not in found or not is_mapping(ref) or not is_mapping(spec):
+            continue
+        if (
+            str(ref.get("apiVersion", "")).rpartition("/")[0],
+            ref.get("kind"),
+            ref.get("name"),
+        ) != (
+            group,
+            kind,
+            name,
+        ):
+            continue
+        least = spec.get("minReplicas", 1)
+        if type(least) is int and least > 0:
+            found[which] = max(found[which], least)
+    return found[AUTOSCALERS[0]], found[AUTOSCALERS[1]]
 
 
 def git_policies(index: TreeIndex, namespace: str) -> Policies:
@@ -172,14 +217,21 @@ def _divided(policy: Mapping[str, Any]) -> bool:
     return is_mapping(scheduling) and scheduling.get("replicaSchedulingType") == "Divided"
 
 
-def _placed(obj: Mapping[str, Any], policies: Policies, bundle: Bundle, count: int) -> Pods:
-    """The pods of a Duplicated placement: the template's in each cluster it is placed on."""
+def _placed(
+    obj: Mapping[str, Any], policies: Policies, bundle: Bundle, count: int, member: int = 0
+) -> Pods:
+    """The pods of a Duplicated placement: the template's in each cluster it is placed on, and
+    in each no fewer than a member autoscaler's minimum (``member``)."""
     plan = propagate(obj, policies, bundle.clusters)
-    placed = [count if n is None else n for n in plan.placement.values()]
-    if plan.policy is None or len(placed) <= 1 or sum(placed) <= count:
-        return Pods(count)
+    placed = [max(count if n is None else n, member) for n in plan.placement.values()]
+    least = max(count, member)
+    if plan.policy is None or not placed or sum(placed) <= least:
+        return Pods(least, "" if least == count else f"its autoscaler from Git keeps {least}")
     policy = f"{plan.policy[0]} {plan.policy[2]}"
-    return Pods(sum(placed), f"{policy} from Git runs it in {len(placed)} clusters")
+    why = f"{policy} from Git runs it in {len(placed)} clusters"
+    if member > count:
+        why += f", at least {member} in each (its HorizontalPodAutoscaler from Git)"
+    return Pods(sum(placed), why)
 
 
 def _billed(t: Mapping[str, Any], bundle: Bundle, index: TreeIndex | None) -> Bill:

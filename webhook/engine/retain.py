@@ -21,6 +21,7 @@ from webhook.engine.context import (
     ledger_of,
 )
 from webhook.engine.decision import Violation
+from webhook.karmada.overridemanager import overriders_at
 
 RETAIN_LABEL = "resourcetemplate.karmada.io/retain-replicas"
 CONTAINERS = "/spec/template/spec/containers"
@@ -128,10 +129,7 @@ def _owned_writes(
 ) -> Iterator[Violation]:
     """A violation for each overrider that writes a field ``target`` gives to anyone but git."""
     owners: dict[str, list[str]] = {}
-    for r_index, override_rule in enumerate(spec.get("overrideRules") or ()):
-        overriders = override_rule.get("overriders") if is_mapping(override_rule) else None
-        if not is_mapping(overriders):
-            continue
+    for base, overriders in overriders_at(spec):
         for pointer, where in written_pointers(overriders):
             if pointer not in owners:  # many overriders may write one pointer: look it up once
                 owners[pointer] = sorted(_owners_written(pointer, target) - {"git"})
@@ -145,6 +143,6 @@ def _owned_writes(
                         if pointer.startswith("/spec/replicas")
                         else ""
                     ),
-                    pointer=f"/spec/overrideRules/{r_index}/overriders/{where}",
+                    pointer=f"{base}/{where}",
                     owner=owner,
                 )

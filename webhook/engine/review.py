@@ -13,6 +13,8 @@ from datetime import date
 from webhook.bundle.model import Bundle
 from webhook.bundle.rules import Rule
 from webhook.engine import admissible, celrules, controllers
+from webhook.engine.budget import Budget, BudgetExceeded, spending
+from webhook.engine.budget import check as check_budget
 from webhook.engine.builtins import BUILTINS, WRITER_RULES
 from webhook.engine.context import Review
 from webhook.engine.decision import Decision, ExceptionUse, Violation
@@ -40,6 +42,7 @@ def review(
     cluster: str | None = None,
     point: Point | None = "webhook",
     today: date | None = None,
+    budget: Budget | None = None,
 ) -> Decision:
     """Every matching rule on ``request``; allowed unless a deny violation stands.
 
@@ -49,7 +52,21 @@ def review(
     action for that enforcement point, and a staged rule's violation says what it does once
     enforced; None judges every rule as enforced (its strongest action anywhere).
     ``today`` (else ``bundle.today``) is the day exceptions are judged on: an exception in
-    force lifts the violations it covers, and the Decision lists them (``exceptions``)."""
+    force lifts the violations it covers, and the Decision lists them (``exceptions``).
+    ``budget``: the review's budget (``budget.py``, the shell's): past it the review stops and
+    raises ``BudgetExceeded``; None keeps the one in force (none: unbounded)."""
+    with spending(budget):
+        return _review(request, bundle, cluster, point, today)
+
+
+def _review(
+    request: AdmissionRequest,
+    bundle: Bundle,
+    cluster: str | None,
+    point: Point | None,
+    today: date | None,
+) -> Decision:
+    check_budget()  # a member copy's review, too
     today = today if today is not None else bundle.today
     tenant = bundle.tenant_of_namespace(request.namespace) if request.namespace else None
     identity = bundle.memo(
@@ -100,12 +117,15 @@ def _violations(context: Review, faults: list[str]) -> Iterator[Violation]:
     if activations is not None and runtime is not None:
         try:
             refused, passed = _fast_paths(matched, activations, runtime)
+        except BudgetExceeded:
+            raise
         except Exception as exc:  # every rule below is guarded: the slow path decides
             refused, passed = {}, set()
             faults.append(f"fast-path: {type(exc).__name__}: {exc}"[:300])
     for rule in matched:
         if rule.id in passed:
             continue
+        check_budget()
         try:
             if rule.id in refused:
                 yield celrules.refused(context, rule, refused[rule.id])
@@ -115,6 +135,8 @@ def _violations(context: Review, faults: list[str]) -> Iterator[Violation]:
                 yield from celrules.evaluate(
                     context, rule, bundle.compiled[rule.id], runtime.backend, activations
                 )
+        except BudgetExceeded:  # the review stops: the shell denies the request
+            raise
         except Exception as exc:  # a rule that breaks fails closed, it never crashes review
             yield _internal_error(context, rule, exc)
 

@@ -17,6 +17,7 @@ from webhook.bundle.rules import Rule
 from webhook.engine.context import Review, ledger_of
 from webhook.engine.decision import Violation
 from webhook.engine.workloads import WORKLOAD_KINDS
+from webhook.karmada.overridemanager import overriders_at
 from webhook.karmada.selector import candidate_clusters, unknown_cluster_names
 
 NAMESPACE_WRITERS = ("git", "platform", "karmada", "break-glass")
@@ -329,11 +330,7 @@ def check_override_registry(review: Review, rule: Rule) -> Iterator[Violation]:
     if tenant is None:
         return
     allowed = ", ".join(tenant.registries) or "(none)"
-    for r_index, override_rule in enumerate(spec.get("overrideRules") or ()):
-        overriders = override_rule.get("overriders") if is_mapping(override_rule) else None
-        if not is_mapping(overriders):
-            continue
-        base = f"/spec/overrideRules/{r_index}/overriders"
+    for base, overriders in overriders_at(spec):
         for i, image in enumerate(overriders.get("imageOverrider") or ()):
             problem = _image_override_problem(image, tenant) if is_mapping(image) else None
             if problem:

@@ -57,11 +57,26 @@ def pod_spec(obj: Mapping[str, Any]) -> Mapping[str, Any] | None:
     return found if is_mapping(found) else None
 
 
+COMPLETIONS_AT: Mapping[str, tuple[str, ...]] = {
+    "Job": ("spec", "completions"),
+    "CronJob": ("spec", "jobTemplate", "spec", "completions"),
+}
+"""A Job runs at most its completions at once: Kubernetes' job controller starts
+min(parallelism, completions left) pods (manageJob's wantActive)."""
+
+
 def replicas(obj: Mapping[str, Any]) -> int:
-    """Pods the workload runs at once, at least (1 when the field is absent or not a count)."""
-    path = REPLICAS_AT.get(str(obj.get("kind")))
+    """Pods the workload runs at once, at least (1 when the field is absent or not a count);
+    a Job's parallelism no more than its completions."""
+    kind = str(obj.get("kind"))
+    path = REPLICAS_AT.get(kind)
     value = _at(obj, path) if path else None
-    return value if type(value) is int and value >= 0 else 1
+    count = value if type(value) is int and value >= 0 else 1
+    completions_path = COMPLETIONS_AT.get(kind)
+    completions = _at(obj, completions_path) if completions_path else None
+    if type(completions) is int and 0 <= completions < count:
+        return completions
+    return count
 
 
 def containers(spec: Mapping[str, Any], field: str = "containers") -> list[Mapping[str, Any]]:

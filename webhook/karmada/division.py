@@ -3,17 +3,15 @@
 (Moved here from ``compiler/division.py``: the webhook's simulation of Karmada needs it too.)
 
 See ``reference/karmada-v1.18/division.md``: each replica goes to the cluster with the largest
-``weight / (2 * seats + 1)``; ties go to fewer seats, then by name, smaller first when the
-template UID's FNV-1a-32 hash is even (or the UID is unknown), larger first when odd. Zero-seat
-clusters are dropped from the result.
+``weight / (2 * seats + 1)`` (in float64, as Karmada computes it); ties go to fewer seats, then
+by name, smaller first when the template UID's FNV-1a-32 hash is even (or the UID is unknown),
+larger first when odd. Zero-seat clusters are dropped from the result.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from fractions import Fraction
 
 SEQUENTIAL_LIMIT = 4096
 """Up to this many replicas the seats are handed out one by one, as Karmada does; above it
@@ -36,54 +34,64 @@ def webster(
     return {name: seats[name] for name in sorted(seats) if seats[name] > 0}
 
 
+def priority(weight: int, seats: int) -> float:
+    """A cluster's claim to its next seat, ``weight / (2 * seats + 1)``, as Karmada's
+    ``WebsterPriorityQueue`` computes it: in float64, so weights past 2**53 that differ only
+    in their last units tie (and the tie-break decides)."""
+    return float(weight) / (2 * seats + 1)
+
+
 def _sequential(total: int, weights: Mapping[str, int], rank: Mapping[str, int]) -> dict[str, int]:
-    """Karmada's loop: each seat to the largest ``w / (2s + 1)``, ties to fewer seats, then
-    to the better rank."""
+    """Karmada's loop: each seat to the largest priority, ties to fewer seats, then to the
+    better rank."""
     seats = dict.fromkeys(weights, 0)
     for _ in range(total):
         best = max(
             seats,
-            key=lambda c: (Fraction(weights[c], 2 * seats[c] + 1), -seats[c], -rank[c]),
+            key=lambda c: (priority(weights[c], seats[c]), -seats[c], -rank[c]),
         )
         seats[best] += 1
     return seats
 
 
-def _above(weight: int, value: Fraction) -> int:
-    """How many of a cluster's seat values ``weight / (2s + 1)`` exceed ``value``."""
-    return max(0, math.ceil((weight / value - 1) / 2))
-
-
-def _at_least(weight: int, value: Fraction) -> int:
-    """How many of a cluster's seat values are at least ``value``."""
-    bound = (weight / value - 1) / 2
-    return math.floor(bound) + 1 if bound >= 0 else 0
+def _count(weight: int, value: float, limit: int, *, strictly: bool) -> int:
+    """How many of a cluster's first ``limit`` priorities (decreasing with the seats) are
+    above ``value`` (``strictly``) or at least ``value``."""
+    low, high = 0, limit
+    while low < high:  # the first seat count whose priority is no longer counted
+        middle = (low + high) // 2
+        got = priority(weight, middle)
+        if got > value or (not strictly and got == value):
+            low = middle + 1
+        else:
+            high = middle
+    return low
 
 
 def _counted(total: int, weights: Mapping[str, int], rank: Mapping[str, int]) -> dict[str, int]:
-    """The same seats without the loop. The loop merges each cluster's decreasing seat values
-    ``w / (2s + 1)`` in one order (value, then fewer seats, then rank), so after ``total``
-    steps it holds the ``total`` greatest: every value above the smallest one taken, and of the
-    values equal to it, the first in that order."""
+    """The same seats without the loop. The loop merges each cluster's decreasing priorities
+    in one order (priority, then fewer seats, then rank), so after ``total`` steps it holds the
+    ``total`` greatest: every priority above the smallest one taken, and of those equal to it,
+    the first in that order."""
 
-    def reached(value: Fraction) -> bool:
-        return sum(_at_least(w, value) for w in weights.values()) >= total
+    def reached(value: float) -> bool:
+        return sum(_count(w, value, total, strictly=False) for w in weights.values()) >= total
 
-    threshold = Fraction(0)
-    for weight in weights.values():  # per cluster, the largest of its values still reached
+    threshold = 0.0
+    for weight in weights.values():  # per cluster, the largest of its priorities still reached
         low, high = 0, total
         while low < high:
             middle = (low + high) // 2
-            if reached(Fraction(weight, 2 * middle + 1)):
+            if reached(priority(weight, middle)):
                 high = middle
             else:
                 low = middle + 1
-        threshold = max(threshold, Fraction(weight, 2 * low + 1))
-    seats = {name: _above(w, threshold) for name, w in weights.items()}
+        threshold = max(threshold, priority(weight, low))
+    seats = {name: _count(w, threshold, total, strictly=True) for name, w in weights.items()}
     tied = sorted(
         (seats[name], rank[name], name)
         for name, w in weights.items()
-        if (w / threshold - 1) / 2 == seats[name]
+        if priority(w, seats[name]) == threshold
     )
     for _, _, name in tied[: total - sum(seats.values())]:
         seats[name] += 1

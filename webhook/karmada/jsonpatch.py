@@ -25,6 +25,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from webhook.engine.budget import check as check_budget
+
 _INT = re.compile(r"^[+-]?[0-9]+\Z", re.ASCII)
 _ESCAPE = re.compile(r"~[01]")
 _INT64 = 1 << 63
@@ -203,6 +205,7 @@ def apply_patch(
         else None
     )
     for operation in operations:
+        check_budget()  # a review's budget: 33,000 operations is 2.5 MiB of request
         op, path = operation.get("op"), operation.get("path")
         if not isinstance(path, str):
             raise PatchError(f"operation missing path field: {dict(operation)}")

@@ -84,6 +84,21 @@ def rules(policy: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return [{"targetCluster": spec.get("targetCluster"), "overriders": spec.get("overriders")}]
 
 
+def overriders_at(spec: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:
+    """Each rule's overriders of an override policy's ``spec``, with the JSON pointer they are
+    at: ``/spec/overrideRules/<i>/overriders``, or, without ``overrideRules``, the deprecated
+    ``/spec/overriders``, which Karmada v1.18 still applies then (``rules``)."""
+    override_rules = spec.get("overrideRules")
+    if isinstance(override_rules, list) and override_rules:
+        return [
+            (f"/spec/overrideRules/{i}/overriders", rule["overriders"])
+            for i, rule in enumerate(override_rules)
+            if isinstance(rule, Mapping) and isinstance(rule.get("overriders"), Mapping)
+        ]
+    overriders = spec.get("overriders")
+    return [("/spec/overriders", overriders)] if isinstance(overriders, Mapping) else []
+
+
 def _targets(rule: Mapping[str, Any], cluster: Cluster) -> bool:
     target = rule.get("targetCluster")
     return target is None or (isinstance(target, Mapping) and cluster_matches(cluster, target))

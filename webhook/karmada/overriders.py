@@ -20,7 +20,8 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from webhook.karmada import encoding, gojson, goyaml, imageparser
+from webhook.engine.budget import check as check_budget
+from webhook.karmada import encoding, gojson, goyaml, imageparser, typed
 from webhook.karmada.jsonpatch import PatchError, apply_patch, decode_token
 
 POD_TEMPLATE_KINDS = ("ReplicaSet", "Deployment", "DaemonSet", "StatefulSet", "Job")
@@ -55,35 +56,23 @@ def _patched(obj: Object, operations: Sequence[Operation]) -> Object:
 
 def _pod_spec(obj: Object) -> tuple[str, Any] | None:
     """(prefix, pod spec) for the kinds the image overrider knows, after the typed
-    conversion Karmada makes (a part of the wrong type fails it)."""
+    conversion Karmada makes of the whole object (a field of the wrong type fails it:
+    ``typed.py``)."""
     kind = obj.get("kind")
-    if kind == "Pod":
-        prefix, spec = "/spec", obj.get("spec")
-    elif kind in POD_TEMPLATE_KINDS:
-        outer = obj.get("spec")
-        template = outer.get("template") if isinstance(outer, dict) else None
-        if outer is not None and not isinstance(outer, dict):
-            raise OverrideError(f"failed to convert {kind} from unstructured object: spec")
-        if template is not None and not isinstance(template, dict):
-            raise OverrideError(f"failed to convert {kind} from unstructured object: template")
-        prefix, spec = "/spec/template/spec", (template or {}).get("spec")
-    else:
+    if kind != "Pod" and kind not in POD_TEMPLATE_KINDS:
         return None
-    if spec is not None and not isinstance(spec, dict):
-        raise OverrideError(f"failed to convert {kind} from unstructured object: pod spec")
-    return prefix, spec or {}
+    failed = typed.conversion_error(obj)
+    if failed is not None:
+        raise OverrideError(f"failed to convert {kind} from unstructured object: {failed}")
+    if kind == "Pod":
+        return "/spec", obj.get("spec") or {}
+    template = (obj.get("spec") or {}).get("template") or {}
+    return "/spec/template/spec", template.get("spec") or {}
 
 
-def _containers(kind: Any, spec: Mapping[str, Any]) -> list[Any]:
-    containers = spec.get("containers")
-    if containers is None:
-        return []
-    if not isinstance(containers, list) or not all(isinstance(c, dict) for c in containers):
-        raise OverrideError(f"failed to convert {kind} from unstructured object: containers")
-    for container in containers:
-        if not isinstance(container.get("image", ""), str):
-            raise OverrideError(f"failed to convert {kind} from unstructured object: image")
-    return containers
+def _containers(spec: Mapping[str, Any]) -> list[Any]:
+    """The containers of a converted pod spec (each an object, its image a string)."""
+    return spec.get("containers") or []
 
 
 def _new_image(image: str, item: Mapping[str, Any]) -> str:
@@ -145,9 +134,9 @@ def image(obj: Object, item: Mapping[str, Any]) -> Object:
         {
             "op": "replace",
             "path": f"{prefix}/containers/{i}/image",
-            "value": _new_image(container.get("image", ""), item),
+            "value": _new_image(container.get("image") or "", item),
         }
-        for i, container in enumerate(_containers(obj.get("kind"), spec))
+        for i, container in enumerate(_containers(spec))
     ]
     return _patched(obj, operations) if operations else obj
 
@@ -363,6 +352,7 @@ def _each(
         if items is not None and not isinstance(items, list):
             raise OverrideError("an overrider must be a list of entries")
         for item in items or []:
+            check_budget()  # a review's budget, per overrider
             if not isinstance(item, Mapping):
                 raise OverrideError("an overrider entry is not an object")
             obj = apply(obj, item)

@@ -17,7 +17,9 @@ and ``reference/karmada-v1.18/division.md``:
 - Divided with ``dynamicWeight`` or ``Aggregated`` depends on each cluster's free capacity:
   here each candidate is shown with the whole count (the most it can get) and the note says
   so; ``fedgate plan`` divides them exactly over the whole tree where every candidate declares
-  its allocatable (``compiler/plan/settle.py``, with ``dynamic.py``'s port);
+  its allocatable (``compiler/plan/settle.py``, with ``dynamic.py``'s port); so is a division
+  by weight after spread constraints pick the clusters (a ``weightPreference`` without a
+  ``staticWeightList``: Karmada does not ignore the constraints then);
 - clusters left with 0 replicas receive nothing.
 
 Not simulated here: capacity and the spread-constraint selection (they need the whole tree:
@@ -36,6 +38,14 @@ from webhook.bundle.model import Cluster
 from webhook.karmada.division import divide
 from webhook.karmada.interpreter import Replicas
 from webhook.karmada.selector import cluster_matches
+from webhook.karmada.spread import ignored
+
+SPREAD_BOUND = (
+    "spread constraints pick the clusters by their room before the weights divide the replicas "
+    "among them (a weightPreference without a staticWeightList keeps the constraints), which "
+    "fedgate counts over the whole tree only (fedgate plan): each cluster is shown with the "
+    "whole count, the most it can get"
+)
 
 SPREAD_FIELDS = ("region", "zone", "provider")
 
@@ -89,11 +99,11 @@ def candidates(
     return chosen, notes
 
 
-def _static_weights(
+def static_weights(
     preference: Mapping[str, Any], names: list[str], clusters: Mapping[str, Cluster]
 ) -> dict[str, int]:
     """``getStaticWeightInfoList``: the largest matching entry per candidate; none at all
-    matching means equal weights."""
+    matching (or weights whose int64 sum wraps to 0) means equal weights."""
     weights = dict.fromkeys(names, 0)
     entries = preference.get("staticWeightList")
     for item in entries if isinstance(entries, list) else []:
@@ -108,7 +118,9 @@ def _static_weights(
         for name in names:
             if cluster_matches(clusters[name], target):
                 weights[name] = max(weights[name], weight)
-    return weights if any(weights.values()) else dict.fromkeys(names, 1)
+    # Karmada sums the weights in int64: a sum that wraps to 0 reads as no weight at all
+    total = (sum(weights.values()) + 2**63) % 2**64 - 2**63
+    return weights if total != 0 else dict.fromkeys(names, 1)
 
 
 def schedule(
@@ -130,8 +142,11 @@ def schedule(
         kind = "Aggregated" if not dynamic else "dynamicWeight"
         notes.append(bound_note(kind, [c for c in names if clusters[c].allocatable is None]))
         return Placement(_nonzero(dict.fromkeys(names, replicas.count)), None, tuple(notes))
+    if placement.get("spreadConstraints") and not ignored(placement):
+        notes.append(SPREAD_BOUND)
+        return Placement(_nonzero(dict.fromkeys(names, replicas.count)), None, tuple(notes))
     if isinstance(preference, Mapping):
-        weights = _static_weights(preference, names, clusters)
+        weights = static_weights(preference, names, clusters)
     else:
         weights = dict.fromkeys(names, 1)
     division = divide(replicas.count, weights)

@@ -256,6 +256,7 @@ def _by_cluster(
         if best is not None:
             chosen[index], rest[best] = rest[best], chosen[index]
         index -= 1
-    if sum(d.available for d in chosen) < replicas:
+    if not chosen or sum(d.available for d in chosen) < replicas:
+        # none to select (maxGroups 0) fails as too little room does
         return Selection((), f"not enough room when selecting {need} clusters")
     return Selection(tuple(d.name for d in chosen))

@@ -25,6 +25,7 @@ from webhook.base.values import is_mapping
 from webhook.bundle.load import load_bundle
 from webhook.bundle.model import Bundle
 from webhook.engine.admissible import known_kind_names
+from webhook.engine.budget import Budget, BudgetExceeded
 from webhook.engine.request import AdmissionRequest, parse_review
 from webhook.engine.review import review
 from webhook.shell.asgi import BODY, DEADLINE, Answer, Deadline, overtime_status
@@ -170,9 +171,17 @@ def _validate(state: State) -> Response:
         state.metrics.bad_requests.labels("overtime").inc()
         _, _, content = overtime_answer(state, request.environ)
         return Response(content, mimetype=JSON)
+    # the review stops at the deadline (its thread is free again), not only its answer
+    budget = Budget(deadline.passed, OVERTIME) if deadline is not None else None
     try:
         today = state.settings.today or datetime.now(UTC).date()
-        decision = review(admission, state.bundle, point="webhook", today=today)
+        decision = review(admission, state.bundle, point="webhook", today=today, budget=budget)
+    except BudgetExceeded:
+        if not deadline or not deadline.claim(Deadline.REVIEW):
+            return _json(denial(admission.uid, OVERTIME))  # dropped: the loop answered
+        state.metrics.bad_requests.labels("overtime").inc()
+        _, _, content = overtime_answer(state, request.environ)
+        return Response(content, mimetype=JSON)
     except Exception:  # an engine bug on one request: deny it, say why, keep serving
         LOG.exception("review failed for request %s", admission.uid)
         state.metrics.bad_requests.labels("engine-error").inc()

@@ -11,15 +11,29 @@
 //	{"op": "image", "image": "..."}
 //	  -> {"hostname", "repository", "tag", "digest", "string"} or {"error": "..."}
 //	{"op": "matches", "cluster": CLUSTER, "affinity": AFFINITY} -> {"match": bool}
+//	{"op": "divide", "candidates": [{"cluster": CLUSTER, "score": N, "available": N}...],
+//	 "replicas": N, "placement": PLACEMENT, "previous": [{"name", "replicas"}...], "uid": "...",
+//	 "requirements": bool}
+//	  -> {"clusters": [{"name", "replicas"}...]} or {"error": "..."}
+//
+// divide is the scheduler's step after filtering and scoring, as pkg/scheduler/core runs it:
+// GroupClustersWithScore (the estimators' answer is each candidate's "available"; MaxInt32,
+// no estimator's bound, becomes the replicas, and 0 replicas are not estimated, as
+// calAvailableReplicas makes them),
+// SelectBestClusters, then AssignReplicas, over a binding with these replicas, the placement as
+// Karmada's webhook and the CRD's defaults store it, the previous result as spec.clusters and
+// the template UID (which breaks Webster's ties: no randomness left).
 package main
 
 import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
@@ -30,8 +44,13 @@ import (
 	"github.com/karmada-io/karmada/pkg/apis/cluster/mutation"
 	clusterv1alpha1 "github.com/karmada-io/karmada/pkg/apis/cluster/v1alpha1"
 	policyv1alpha1 "github.com/karmada-io/karmada/pkg/apis/policy/v1alpha1"
+	workv1alpha2 "github.com/karmada-io/karmada/pkg/apis/work/v1alpha2"
+	"github.com/karmada-io/karmada/pkg/scheduler/core"
+	"github.com/karmada-io/karmada/pkg/scheduler/core/spreadconstraint"
+	"github.com/karmada-io/karmada/pkg/scheduler/framework"
 	"github.com/karmada-io/karmada/pkg/util"
 	"github.com/karmada-io/karmada/pkg/util/gclient"
+	"github.com/karmada-io/karmada/pkg/util/helper"
 	"github.com/karmada-io/karmada/pkg/util/imageparser"
 	"github.com/karmada-io/karmada/pkg/util/overridemanager"
 )
@@ -43,6 +62,21 @@ type request struct {
 	Cluster  clusterv1alpha1.Cluster        `json:"cluster"`
 	Affinity policyv1alpha1.ClusterAffinity `json:"affinity"`
 	Image    string                         `json:"image"`
+
+	Candidates []candidate                  `json:"candidates"`
+	Replicas   int32                        `json:"replicas"`
+	Placement  json.RawMessage              `json:"placement"`
+	Previous   []workv1alpha2.TargetCluster `json:"previous"`
+	UID        types.UID                    `json:"uid"`
+	// Requirements: the template's pods request resources (spec.replicaRequirements set),
+	// which makes a template of 0 replicas a workload still.
+	Requirements bool `json:"requirements"`
+}
+
+type candidate struct {
+	Cluster   clusterv1alpha1.Cluster `json:"cluster"`
+	Score     int64                   `json:"score"`
+	Available int32                   `json:"available"`
 }
 
 type answer map[string]any
@@ -108,6 +142,80 @@ func image(r request) answer {
 		"digest": c.Digest(), "string": c.String()}
 }
 
+// placement is the placement as stored: decoded as the API server keeps a custom resource, the
+// CRD's default replicaSchedulingType (Divided) and the mutating webhook's defaults applied.
+func placement(raw json.RawMessage) (*policyv1alpha1.Placement, error) {
+	out := &policyv1alpha1.Placement{}
+	if len(raw) == 0 || string(raw) == "null" {
+		return out, nil
+	}
+	raw, err := asStored(raw)
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(raw, out); err != nil {
+		return nil, err
+	}
+	if out.ReplicaScheduling != nil && out.ReplicaScheduling.ReplicaSchedulingType == "" {
+		out.ReplicaScheduling.ReplicaSchedulingType = policyv1alpha1.ReplicaSchedulingTypeDivided
+	}
+	helper.SetDefaultSpreadConstraints(out.SpreadConstraints)
+	helper.SetReplicaDivisionPreferenceWeighted(out)
+	return out, nil
+}
+
+func divide(r request) answer {
+	p, err := placement(r.Placement)
+	if err != nil {
+		return answer{"error": "bad placement: " + err.Error()}
+	}
+	scores := framework.ClusterScoreList{}
+	available := map[string]int32{}
+	for _, c := range r.Candidates {
+		cluster, err := stored(c.Cluster)
+		if err != nil {
+			return answer{"error": "bad cluster: " + err.Error()}
+		}
+		scores = append(scores, framework.ClusterScore{Cluster: &cluster, Score: c.Score})
+		available[cluster.Name] = c.Available
+	}
+	estimate := func(clusters []*clusterv1alpha1.Cluster, _ *workv1alpha2.ResourceBindingSpec) []workv1alpha2.TargetCluster {
+		out := make([]workv1alpha2.TargetCluster, len(clusters))
+		for i, c := range clusters { // as calAvailableReplicas makes them
+			out[i] = workv1alpha2.TargetCluster{Name: c.Name, Replicas: available[c.Name]}
+			if r.Replicas == 0 { // not estimated: no bound
+				out[i].Replicas = math.MaxInt32
+			} else if out[i].Replicas == math.MaxInt32 {
+				out[i].Replicas = r.Replicas
+			}
+		}
+		return out
+	}
+	spec := &workv1alpha2.ResourceBindingSpec{
+		Resource:  workv1alpha2.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "n", Name: "w", UID: r.UID},
+		Replicas:  r.Replicas,
+		Placement: p,
+		Clusters:  r.Previous,
+	}
+	if r.Requirements {
+		spec.ReplicaRequirements = &workv1alpha2.ReplicaRequirements{}
+	}
+	status := &workv1alpha2.ResourceBindingStatus{}
+	groups := spreadconstraint.GroupClustersWithScore(scores, p, spec, status, estimate)
+	selected, err := spreadconstraint.SelectBestClusters(p, groups, spec.Replicas)
+	if err != nil {
+		return answer{"error": "select: " + err.Error()}
+	}
+	targets, err := core.AssignReplicas(selected, spec, status)
+	if err != nil {
+		return answer{"error": "assign: " + err.Error()}
+	}
+	if targets == nil {
+		targets = []workv1alpha2.TargetCluster{}
+	}
+	return answer{"clusters": targets}
+}
+
 // stored is the cluster as the API server keeps it: Karmada's mutating webhook has run
 // (MutateCluster: a lone spec.zone moves into spec.zones).
 func stored(c clusterv1alpha1.Cluster) (clusterv1alpha1.Cluster, error) {
@@ -127,6 +235,9 @@ func handle(r request) (a answer) {
 			a = answer{"panic": fmt.Sprint(p)}
 		}
 	}()
+	if r.Op == "divide" {
+		return divide(r)
+	}
 	var err error
 	if r.Cluster, err = stored(r.Cluster); err != nil {
 		return answer{"error": "bad cluster: " + err.Error()}

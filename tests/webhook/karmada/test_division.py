@@ -55,6 +55,8 @@ def test_ties_go_to_fewer_seats_as_the_schedulers_uid_tie_breaker_does() -> None
             id="equal-weights-even-uid",
         ),
         pytest.param(3, {"x": 10**12, "y": 1}, {"x": 3}, id="large-weights"),
+        pytest.param(1, {"a": 2**53, "b": 2**53 + 1}, {"a": 1}, id="float64-tie-past-2-to-the-53"),
+        pytest.param(1, {"a": 2**62, "b": 2**62 + 1}, {"a": 1}, id="float64-tie-of-huge-weights"),
     ],
 )
 def test_division_table(total: int, weights: dict[str, int], expected: dict[str, int]) -> None:
@@ -101,7 +103,11 @@ def test_house_monotone(weights: dict[str, int], total: int, odd: bool) -> None:
 
 @given(
     weights=st.dictionaries(
-        st.sampled_from(["a", "b", "c", "d", "e"]), st.integers(1, 1000), min_size=1
+        st.sampled_from(["a", "b", "c", "d", "e"]),
+        st.one_of(
+            st.integers(1, 1000), st.integers(2**53 - 4, 2**53 + 4), st.integers(2**62, 2**63 - 1)
+        ),
+        min_size=1,
     ),
     total=st.integers(0, 3000),
     odd=st.booleans(),

@@ -128,3 +128,18 @@ def test_a_tie_shows_both_outcomes(bundle: Bundle) -> None:
     result = schedule(placement, Replicas(3, False), bundle.clusters)
     assert dict(result.clusters) == {"cluster-a": 2, "cluster-b": 1}
     assert result.alternative == {"cluster-a": 1, "cluster-b": 2}
+
+
+def test_weights_after_spread_constraints_show_the_most_each_cluster_can_get(
+    bundle: Bundle,
+) -> None:
+    """A weightPreference without a staticWeightList keeps the spread constraints: Karmada
+    divides among the clusters they pick by room, so one can get more than a division over
+    all (the division oracle found c getting 1 of 2 where the webhook showed it none)."""
+    placement = {
+        "replicaScheduling": {**WEIGHTED, "weightPreference": {}},
+        "spreadConstraints": [{"spreadByField": "cluster", "minGroups": 1, "maxGroups": 1}],
+    }
+    result = schedule(placement, Replicas(2, False), bundle.clusters)
+    assert dict(result.clusters) == {"cluster-a": 2, "cluster-b": 2, "cluster-c": 2}
+    assert "spread constraints pick the clusters" in result.notes[-1]

@@ -18,6 +18,8 @@ from cel_expr_python.ext import (  # type: ignore[import-untyped]
     ext_strings,
 )
 
+from webhook.engine.budget import check as check_budget
+from webhook.engine.budget import current as current_budget
 from webhook.engine.cel import grammar, library, rewrite
 from webhook.engine.cel.backend import VARIABLES, CelCompileError, CelEvalError
 
@@ -84,6 +86,7 @@ class _Opaque:
         """``impl`` on library values; its result as CEL takes it."""
 
         def call(*args: Any) -> Any:
+            check_budget()  # the review's budget, inside an evaluation that calls Python
             return self.out(impl(*(self.into(a) for a in args)))
 
         return call
@@ -544,9 +547,13 @@ class CelExprBackend:
         return self._env.Activation(dict(variables))
 
     def evaluate(self, program: Any, activation: Any) -> Any:
+        check_budget()  # the review's budget, between expressions (cel-cpp cannot be stopped)
         try:
             value = program.eval(activation)
         except Exception as exc:  # the engine raises for errors in Python-side functions
+            spent = current_budget()
+            if spent is not None and spent.spent:  # a Python-side function found it spent
+                spent.check()
             raise CelEvalError(_clean(str(exc))) from None
         try:
             plain = value.plain_value()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Mapping
+from contextvars import ContextVar
 from decimal import Decimal
 from typing import Any
 
@@ -15,7 +16,9 @@ from celpy.adapter import json_to_cel
 from celpy.celparser import CELParseError
 from celpy.evaluation import CELEvalError, Evaluator, base_functions
 
-from webhook.engine.cel import library, netlib, rewrite
+from webhook.engine.budget import BudgetExceeded
+from webhook.engine.budget import check as check_budget
+from webhook.engine.cel import cost, library, netlib, rewrite
 from webhook.engine.cel.backend import CelCompileError
 from webhook.engine.cel.backend import CelEvalError as EvalError
 from webhook.engine.cel.celexpr import CelExprBackend
@@ -351,12 +354,44 @@ ITERATION_BUDGET = 10_000
 cel-expr-python's runtime has: past it the evaluation stops and fails (closed), so a rule
 plus a hostile object cannot buy minutes of CPU (100 x 100 nested iterations took 4 s in
 celpy, 300 x 300 more than two minutes).
-Kubernetes stops an evaluation at its cost limit (PerCallLimit) instead: this budget is
-stricter for long cheap loops."""
+Kubernetes has no such budget: it stops an evaluation at its cost limit (PerCallLimit), which
+cel-python counts too (``cost.py``); this budget is stricter for long cheap loops."""
 
 
 class _OverBudget(Exception):  # not a CELEvalError: no macro may absorb it
-    """The evaluation ran past ``ITERATION_BUDGET``: it stops there, failing."""
+    """The evaluation ran past ``ITERATION_BUDGET`` or Kubernetes' ``PER_CALL_LIMIT``: it
+    stops there, failing."""
+
+
+_COST: ContextVar[list[int] | None] = ContextVar("fedgate_cel_cost", default=None)
+"""The running evaluation's cost so far (``cost.py``), one counter per evaluation."""
+COST_EXCEEDED = "operation cancelled: actual cost limit exceeded"
+"""cel-go's message when an evaluation passes its cost limit."""
+
+
+def _charge(amount: int) -> None:
+    counter = _COST.get()
+    if counter is None or not amount:
+        return
+    counter[0] += amount
+    if counter[0] > cost.PER_CALL_LIMIT:
+        raise _OverBudget(f"{COST_EXCEEDED} (Kubernetes' per-expression {cost.PER_CALL_LIMIT:,})")
+
+
+def _costed(name: str, function: Callable[..., Any]) -> Callable[..., Any]:
+    """``function`` charging the evaluation its Kubernetes cost (``cost.call_cost``)."""
+
+    def call(*args: Any) -> Any:
+        try:
+            result = function(*args)
+        except Exception:  # a call that fails is charged as cel-go charges it: it ran
+            _charge(cost.call_cost(name, args, None))
+            raise
+        _charge(cost.call_cost(name, args, result))
+        return result
+
+    call.__wrapped__ = function  # type: ignore[attr-defined]
+    return call
 
 
 class _Evaluator(Evaluator):
@@ -385,15 +420,30 @@ class _Evaluator(Evaluator):
             opaque = library.OPAQUE_TYPES.get(f"{target.children[0]}.{tree.children[1]}")
             if opaque is not None:
                 return opaque[0]
+        _charge(cost.SELECT)
         return super().member_dot(tree)
+
+    def primary(self, tree: lark.Tree[Any]) -> Any:
+        """A variable read costs 1, a list or map built at run time 10 or 30 (a literal of
+        constants is one constant in cel-go's plan: nothing)."""
+        child = tree.children[0] if len(tree.children) == 1 else None
+        if isinstance(child, lark.Tree):
+            if child.data == "ident":
+                _charge(cost.SELECT)
+            elif child.data == "ident_arg" and str(child.children[0]) == "dyn":
+                _charge(1)  # a call in cel-go's plan
+            elif child.data in _BUILT and child.children and _constant(child) is None:
+                _charge(_BUILT[child.data])
+        return super().primary(tree)
 
     def ident_value(self, name: str, root_scope: bool = False) -> Any:
         """``string``, ``int``... as values are the types (``type(s) == string``): fedgate's
         conversions had taken the names, and ``type('x') == string`` was false."""
-        value = super().ident_value(name, root_scope)
-        if name in _TYPE_NAMES and value is OPERATORS.get(name):
+        found: Any = super().ident_value(name, root_scope)
+        found = getattr(found, "__wrapped__", found)  # a name, not a call: not charged
+        if name in _TYPE_NAMES and found is OPERATORS.get(name):
             return _TYPE_NAMES[name]
-        return value
+        return found
 
     budget: list[int] | None = None
     """Iterations left, shared by an evaluation and its macro bodies (None: not a body)."""
@@ -408,6 +458,7 @@ class _Evaluator(Evaluator):
 
     def evaluate(self, context: Any = None) -> Any:
         if self.counted and self.budget is not None:
+            check_budget()  # the review's budget, at each iteration (``budget.py``)
             self.budget[0] -= 1
             if self.budget[0] < 0:
                 raise _OverBudget(
@@ -415,6 +466,20 @@ class _Evaluator(Evaluator):
                     "iterations in one evaluation"
                 )
         return super().evaluate(context)
+
+    def function_eval(self, name_token: Any, exprlist: Any = None) -> Any:
+        """A call with a failed argument is charged as cel-go charges it (celpy skips it)."""
+        arguments = exprlist if isinstance(exprlist, list) else [exprlist]  # or its error
+        if any(isinstance(v, CELEvalError) for v in arguments):
+            _charge(cost.call_cost(str(name_token), arguments, None))
+        return super().function_eval(name_token, exprlist)
+
+    def method_eval(self, target: Any, method_ident: Any, exprlist: Any = None) -> Any:
+        """``function_eval``'s charge, for a method."""
+        arguments = [target, *(exprlist if isinstance(exprlist, list) else [exprlist])]
+        if any(isinstance(v, CELEvalError) for v in arguments):
+            _charge(cost.call_cost(str(method_ident), arguments, None))
+        return super().method_eval(target, method_ident, exprlist)
 
     def member_dot_arg(self, tree: lark.Tree[Any]) -> Any:
         """The macros range over lists and maps only (celpy ranged over a string's
@@ -428,16 +493,69 @@ class _Evaluator(Evaluator):
             and f"{target_tree.children[0]}.{method}" in _NAMESPACED
         ):
             values = [self.visit(a) for a in arguments]
-            return _library(_NAMESPACED[f"{target_tree.children[0]}.{method}"])(*values)
+            qualified = f"{target_tree.children[0]}.{method}"
+            result = _library(_NAMESPACED[qualified])(*values)
+            _charge(cost.call_cost(qualified, values, result))
+            return result
         if method in ("min", "max") and not arguments:  # Kubernetes' lists, not celpy's macro
-            return _library(library.LIST_FUNCTIONS[method][0])(self.visit(tree.children[0]))
+            items = self.visit(tree.children[0])
+            result = _library(library.LIST_FUNCTIONS[method][0])(items)
+            _charge(cost.call_cost(method, [items], result))
+            return result
         if method == "map" and len(arguments) == 3:
             return self._map_filter(tree.children[0], arguments)
+        if method in ("all", "exists") and len(arguments) == 2:
+            return self._quantified(tree.children[0], arguments, every=method == "all")
         if method in _MACROS:
+            counter = _COST.get()
+            before = counter[0] if counter is not None else 0
             target = self.visit(tree.children[0])
             if not isinstance(target, list | dict | CELEvalError):  # celpy's list + list: a list
                 return CELEvalError(f"no such overload: {method}() over a {_kind(target)}")
+            if counter is not None:  # celpy evaluates the range again: charged once
+                counter[0] = before
+            result = super().member_dot_arg(tree)
+            if isinstance(target, list | dict):
+                kept = len(result) if isinstance(result, list) else len(target)
+                _charge(cost.macro_cost(method, len(target), kept))
+            return result
         return super().member_dot_arg(tree)
+
+    def _quantified(self, target_tree: Any, arguments: list[Any], *, every: bool) -> Any:
+        """``all`` and ``exists`` as cel-go runs them: item by item, stopping at the first
+        deciding one (a false for ``all``, a true for ``exists``), which wins over an error
+        of another item; else the first error; else the answer (celpy evaluated every item,
+        so an evaluation past the deciding one could fail or cost what Kubernetes does not)."""
+        target = self.visit(target_tree)
+        if isinstance(target, CELEvalError):
+            return target
+        method = "all" if every else "exists"
+        if not isinstance(target, list | dict):
+            return CELEvalError(f"no such overload: {method}() over a {_kind(target)}")
+        variable = _unwrap(arguments[0])
+        if not (isinstance(variable, lark.Tree) and variable.data == "ident"):
+            return CELEvalError(f"{method}() needs a variable name")
+        name, body = str(variable.children[0]), self.sub_evaluator(arguments[1])
+        deciding = not every
+        error: Any = None
+        for done, item in enumerate(target, start=1):
+            try:
+                value: Any = body.evaluate({name: item})
+            except CELEvalError as exc:
+                value = exc
+            if isinstance(value, CELEvalError) or _kind(value) != "bool":
+                if error is None:
+                    error = (
+                        value
+                        if isinstance(value, CELEvalError)
+                        else CELEvalError(f"no such overload: {method}()'s predicate is not a bool")
+                    )
+                continue
+            if bool(value) is deciding:
+                _charge(cost.macro_cost(method, done, done, early=done < len(target)))
+                return celtypes.BoolType(deciding)
+        _charge(cost.macro_cost(method, len(target), len(target)))
+        return error if error is not None else celtypes.BoolType(not deciding)
 
     def _map_filter(self, target_tree: Any, arguments: list[Any]) -> Any:
         """``list.map(x, keep, make)``: CEL's map with a filter (celpy has only two
@@ -467,10 +585,12 @@ class _Evaluator(Evaluator):
         for value in found:
             if isinstance(value, CELEvalError):
                 return value
+        _charge(cost.macro_cost("map_filter", len(target), len(found)))
         return celtypes.ListType(found)
 
 
 _MACROS = frozenset({"all", "exists", "exists_one", "map", "filter"})
+_BUILT = {"list_lit": cost.LIST_CREATE, "map_lit": cost.MAP_CREATE}
 _NAMESPACES = ("optional", "strings", "math", "base64", "lists", "format")
 """Namespaced functions cel-python has none of: named in full when refused."""
 
@@ -579,7 +699,26 @@ class _Runner(InterpretedRunner):
     def evaluate(self, context: Any) -> Any:
         evaluator = _Evaluator(ast=self.ast, activation=self.new_activation())
         evaluator.budget = [ITERATION_BUDGET]
-        return evaluator.evaluate(context)
+        counter, token = _COST.get(), None  # ``measure``'s, else this evaluation's own
+        if counter is None:
+            counter = [0]
+            token = _COST.set(counter)
+        start = counter[0]
+        try:
+            value = evaluator.evaluate(context)
+        finally:  # a failed evaluation spends what it ran, too
+            if token is not None:
+                _COST.reset(token)
+            within = cost.spend(counter[0] - start)  # the policy's validations together
+        if not within:
+            raise _OverBudget(cost.OUT_OF_BUDGET)
+        return value
+
+
+COSTED_FUNCTIONS: dict[str, Callable[..., Any]] = {
+    name: _costed(name, function) for name, function in {**base_functions, **FUNCTIONS}.items()
+}
+"""Every function and operator, charging its Kubernetes cost as it runs."""
 
 
 class CelPythonBackend:
@@ -613,14 +752,29 @@ class CelPythonBackend:
                 f"cel-python cannot run {', '.join(missing)}; "
                 "use the cel-expr backend or write the rule without it"
             )
-        return self._env.program(ast, functions=FUNCTIONS)
+        return self._env.program(ast, functions=COSTED_FUNCTIONS)
 
     def activation(self, variables: Mapping[str, Any]) -> Any:
         return {name: _to_cel(value) for name, value in variables.items()}
 
+    def measure(self, program: Any, activation: Any) -> tuple[Any, int]:
+        """``evaluate``'s value (or its ``CelEvalError``) and the evaluation's Kubernetes cost
+        as fedgate counts it (``cost.py``)."""
+        counter = [0]
+        token = _COST.set(counter)
+        try:
+            return self.evaluate(program, activation), counter[0]
+        except EvalError as exc:
+            return exc, counter[0]
+        finally:
+            _COST.reset(token)
+
     def evaluate(self, program: Any, activation: Any) -> Any:
+        check_budget()
         try:
             value = program.evaluate(activation)
+        except BudgetExceeded:
+            raise
         except CELEvalError as exc:
             raise EvalError(_short(exc.args[0] if exc.args else exc)) from None
         except _OverBudget as exc:
