@@ -51,6 +51,7 @@ from webhook.engine.decision import Decision
 from webhook.engine.identity import identify
 from webhook.engine.lifting import lift
 from webhook.engine.ownership import changed_pointers
+from webhook.engine.review import review
 from webhook.engine.targets import label_selected
 from webhook.errors import Finding
 from webhook.karmada.detector import Policies, meta_str
@@ -136,7 +137,7 @@ def _label_selected_overrides(
         request = write.request
         tenant = bundle.tenant_of_namespace(request.namespace) if request.namespace else None
         identity = identify(request.user, bundle, tenant)
-        context = Review(request, with_tree, identity, tenant, point="check")
+        context = Review(request, with_tree, identity, tenant, point="check", reviewer=review)
         if identity.writer != "git":
             continue
         found, lifted, expired = lift(label_selected(context, rule), context, bundle.today)

@@ -42,7 +42,8 @@ from webhook.bundle.source import BundleSource
 from webhook.bundle.vap import VAP_DIRECTORY, load_vaps
 from webhook.engine.cel import Backend, make_backend
 from webhook.engine.cel.engines import DEFAULT_BACKEND
-from webhook.engine.celrules import CelRuntime
+from webhook.engine.celrules import clusters_variable, tenant_variable
+from webhook.engine.celruntime import CelRuntime
 from webhook.errors import BundleError, Finding, describe_os_error
 from webhook.karmada.selector import candidate_clusters
 from webhook.quantity import QuantityError, parse_quantity
@@ -229,7 +230,13 @@ def bundle_from_source(
         compiled=compiled,
         backend=engine,
         cel_runtime=CelRuntime(
-            engine, rules, world, proofs=proofs, proofs_after=proofs_after, namespaces=namespaces
+            engine,
+            rules,
+            clusters=clusters_variable(world),
+            tenants={name: tenant_variable(t) for name, t in world.tenants.items()},
+            proofs=proofs,
+            proofs_after=proofs_after,
+            namespaces=namespaces,
         ),
     ).indexed()
 

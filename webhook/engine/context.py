@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import field
 from datetime import date
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from webhook.bundle.index import TreeIndex
 from webhook.bundle.model import Bundle, Tenant
 from webhook.bundle.rules import Rule
-from webhook.engine.decision import ExceptionUse, Violation
+from webhook.engine.decision import Decision, ExceptionUse, Violation
 from webhook.engine.enforcement import Point
 from webhook.engine.identity import Identity
 from webhook.engine.request import AdmissionRequest
@@ -29,6 +29,21 @@ from webhook.values import statically_frozen
 T = TypeVar("T")
 
 
+class Reviewer(Protocol):
+    """``review.review``'s signature: how a rule reviews another write (a member's copy under
+    an override) without importing the engine that calls it."""
+
+    def __call__(
+        self,
+        request: AdmissionRequest,
+        bundle: Bundle,
+        *,
+        cluster: str | None = None,
+        point: Point | None = "webhook",
+        today: date | None = None,
+    ) -> Decision: ...
+
+
 @statically_frozen
 class Review:
     request: AdmissionRequest
@@ -41,6 +56,9 @@ class Review:
     None: every rule as enforced (its strongest action), as policy test suites judge."""
     today: date | None = None
     """The day exceptions are judged on (``review``'s)."""
+    reviewer: Reviewer | None = field(default=None, compare=False, repr=False)
+    """How a rule reviews another write this one makes (a member's copy under an override):
+    ``review.review``, which builds this context; None where no such rule runs."""
     lifted_inside: list[ExceptionUse] = field(
         default_factory=list, init=False, compare=False, repr=False
     )

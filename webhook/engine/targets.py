@@ -414,12 +414,12 @@ def _copy_violations(
         ]
     if before is None or before.object is None or before.object == after.object:
         return []
-    from webhook.engine.review import review as review_write  # noqa: PLC0415 (review calls us)
-
+    if review.reviewer is None:
+        raise RuntimeError("the member-copy review needs the context's reviewer (review.review)")
     request = review.request
     user = {"username": request.user.username, "groups": list(request.user.groups)}
     write = sync_request(after.object, before.object, review.bundle, user=user)
-    decision = review_write(
+    decision = review.reviewer(
         write, review.bundle, cluster=cluster, point=review.point, today=review.today
     )
     review.lifted_inside.extend(decision.exceptions)  # the outer decision lists them too
