@@ -52,7 +52,7 @@ from webhook.engine.identity import identify
 from webhook.engine.lifting import lift
 from webhook.engine.ownership import changed_pointers
 from webhook.engine.review import review
-from webhook.engine.targets import label_selected
+from webhook.engine.targets.member_copies import label_selected
 from webhook.errors import Finding
 from webhook.karmada.detector import Policies, meta_str
 from webhook.ledger import ANNOTATION, LedgerError, decode, owner_of
@@ -110,8 +110,8 @@ def _label_selected_overrides(
     prefix: str,
 ) -> list[Write]:
     """Git's override selecting by label, judged as the webhook judges it against the synced
-    tree (``targets.label_selected``): check's bundle carries no index, so the tree is it,
-    read only when such an override is written."""
+    tree (``targets.member_copies.label_selected``): check's bundle carries no index, so the
+    tree is it, read only when such an override is written."""
     rule = next((r for r in bundle.rules if r.id == "overrides.member-copies"), None)
     wanted = [
         i

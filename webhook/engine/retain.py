@@ -19,7 +19,7 @@ from webhook.engine.context import (
     ledger_of,
 )
 from webhook.engine.decision import Violation
-from webhook.engine.targets import selected_templates
+from webhook.engine.targets.selection import selected_templates
 from webhook.ledger import TARGET_ANNOTATION, entries_below, escape, ledger_problem, owner_of
 from webhook.values import is_mapping
 

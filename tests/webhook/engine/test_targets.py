@@ -12,9 +12,9 @@ import pytest
 
 from webhook.bundle.index import TreeIndex, key_of
 from webhook.bundle.model import Bundle
-from webhook.engine import targets
 from webhook.engine.review import review
 from webhook.engine.synthesize import sync_request
+from webhook.engine.targets.selection import selected_templates
 from webhook.karmada.detector import Policies
 from webhook.karmada.propagation import propagate
 
@@ -176,5 +176,5 @@ def test_a_policy_whose_kind_is_not_a_string_selects_in_its_namespace(bundle: Bu
     objects found it); it is read as a namespaced policy."""
     assert bundle.index is not None
     policy = {"kind": None, "metadata": {"namespace": "platform-demo"}}
-    templates = targets.selected_templates(bundle.index, policy)
+    templates = selected_templates(bundle.index, policy)
     assert templates and all(key_of(t)[2] == "platform-demo" for t in templates)
