@@ -12,7 +12,7 @@ a violation with status ``error`` which fails closed under ``failurePolicy: Fail
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from webhook.bundle.model import Bundle, Tenant
@@ -21,13 +21,6 @@ from webhook.engine.cel import Backend, CelEvalError
 from webhook.engine.celruntime import CelRuntime, CompiledRule, Scope, Screened
 from webhook.engine.context import Review
 from webhook.engine.decision import Violation
-
-
-@dataclass(frozen=True, order=True)
-class AuditAnnotation(Violation):
-    """Not an objection: an ``auditAnnotations`` entry of a ValidatingAdmissionPolicy, which
-    review() moves to the decision's audit annotations (``rule`` is the key, ``message`` the
-    value)."""
 
 
 def tenant_variable(tenant: Tenant | None) -> dict[str, Any]:
@@ -219,7 +212,8 @@ def _evaluate(
 def _audit_annotations(
     review: Review, rule: Rule, compiled: CompiledRule, backend: Backend, activation: Any
 ) -> Iterator[Violation]:
-    """``<policy>/<key>``: the value each valueExpression gives (null: no annotation)."""
+    """``<policy>/<key>``: the value each valueExpression gives (null: no annotation), kept
+    with the review's audit annotations (``Review.annotations``); yields only the errors."""
     policy = rule.id.split("/")[0]
     for index, program in enumerate(compiled.audit_annotations):
         key = rule.audit_annotations[index][0]
@@ -235,7 +229,7 @@ def _audit_annotations(
                 review, rule, f"auditAnnotations[{index}] returned {value!r}, not a string"
             )
             continue
-        yield AuditAnnotation(rule=f"{policy}/{key}", action="audit", status="pass", message=value)
+        review.annotations.append((f"{policy}/{key}", value))
 
 
 def _failed(failed: Mapping[str, str]) -> str:

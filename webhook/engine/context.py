@@ -64,6 +64,12 @@ class Review:
     )
     """What exceptions lifted in the reviews this one made of other writes (a member's copy
     under an override): the decision lists them with its own."""
+    annotations: list[tuple[str, str]] = field(
+        default_factory=list, init=False, compare=False, repr=False
+    )
+    """The audit annotations the rules made on this request (a ValidatingAdmissionPolicy's
+    ``auditAnnotations``), as (key, value): not objections, so not violations; the decision
+    carries them as its ``audit``."""
     _memo: dict[str, Any] = field(default_factory=dict, init=False, compare=False, repr=False)
 
     def memo(self, name: str, compute: Callable[[], T]) -> T:

@@ -71,9 +71,8 @@ def review(
     if identity.writer in EXEMPT_WRITERS and controllers.in_lane(request, identity.username):
         return Decision(allowed=True, targets=targets)
     faults: list[str] = []
-    found = list(_violations(context, faults))
-    violations = [v for v in found if not isinstance(v, celrules.AuditAnnotation)]
-    audit = [(v.rule, v.message) for v in found if isinstance(v, celrules.AuditAnnotation)]
+    violations = list(_violations(context, faults))
+    audit = list(context.annotations)  # made by the rules above, apart from their objections
     violations, lifted, expired = lift(violations, context, today)
     lifted += context.lifted_inside
     if identity.writer == BREAK_GLASS:
