@@ -15,5 +15,6 @@
   ``schema.py``, ``quantity.py``, ``ledger.py`` (the ownership annotation), ``values.py``,
   ``memo.py``, ``jsontext.py``.
 
-Nothing here imports the compiler (an import-linter contract).
+A new app spec field or CLI option is the compiler's (``compiler/__init__.py``). Nothing here
+imports the compiler (an import-linter contract).
 """

@@ -2,8 +2,9 @@
 
 An OverridePolicy, a FederatedHPA, a CronFederatedHPA or a PropagationPolicy changes what other
 objects become in the member clusters. What those objects are, who owns their fields and which
-policy manages them is read from the bundle's index of the synced tree (``bundle/index.py``),
-never from the request: an object's own annotations are its writer's words.
+policy manages them is read from the bundle's index of the synced tree
+(``webhook/bundle/index.py``), never from the request: an object's own annotations are its
+writer's words.
 
 One module per rule (``webhook/engine/builtins.py`` registers each, with what it matches):
 
