@@ -12,8 +12,13 @@ import pytest
 
 from webhook.bundle.index import TreeIndex, key_of
 from webhook.bundle.model import Bundle
+from webhook.engine.context import Review
+from webhook.engine.decision import Decision
+from webhook.engine.identity import identify
+from webhook.engine.request import AdmissionRequest
 from webhook.engine.review import review
 from webhook.engine.synthesize import sync_request
+from webhook.engine.targets.member_copies import check_override_effects
 from webhook.engine.targets.selection import selected_templates
 from webhook.karmada.detector import Policies
 from webhook.karmada.propagation import propagate
@@ -139,6 +144,31 @@ def test_an_override_for_a_cluster_the_template_does_not_go_to_yet(bundle: Bundl
     assert found["registry-allowed"].startswith(
         "in cluster-b, Deployment platform-demo/orders-db would get: image docker.io/"
     )
+
+
+def test_a_member_copy_is_reviewed_by_the_reviewer_the_context_carries(bundle: Bundle) -> None:
+    """The rule reaches ``review`` only through ``Review.reviewer`` (no import of the engine that
+    calls it); without one it raises, which ``review`` turns into a fail-closed error."""
+    override = copy.deepcopy(OVERRIDE)
+    override["metadata"].pop("annotations")
+    override["spec"]["overrideRules"][0]["overriders"] = {
+        "imageOverrider": [{"component": "Registry", "operator": "replace", "value": "docker.io"}]
+    }
+    request = sync_request(override, None, bundle, user=GIT)
+    rule = next(r for r in bundle.rules if r.id == "overrides.member-copies")
+    seen: list[tuple[str, str | None]] = []
+
+    def spy(write: AdmissionRequest, _: Bundle, **where: Any) -> Decision:
+        seen.append((write.kind.kind, where["cluster"]))
+        return Decision(allowed=True)
+
+    identity = identify(request.user, bundle)
+    context = Review(request, bundle, identity, None, reviewer=spy)
+    assert list(check_override_effects(context, rule)) == []
+    assert seen and {kind for kind, _ in seen} == {"Deployment"}
+    assert all(cluster for _, cluster in seen)
+    with pytest.raises(RuntimeError, match="reviewer"):
+        list(check_override_effects(Review(request, bundle, identity, None), rule))
 
 
 def test_a_template_mounting_a_claim_is_stateful_whatever_its_labels(bundle: Bundle) -> None:
