@@ -14,5 +14,6 @@
 - policy suites (``suites.py``, what ``fedgate test`` and pytest run), a Decision in words
   (``explain.py``), live objects judged (``scan.py``) and reported (``policyreport.py``).
 
-Nothing here imports the compiler (an import-linter contract).
+A new app spec field or CLI option is the compiler's (``compiler/__init__.py``). Nothing here
+imports the compiler (an import-linter contract).
 """

@@ -53,7 +53,8 @@ from webhook.engine.decision import Decision
 from webhook.engine.identity import identify
 from webhook.engine.lifting import lift
 from webhook.engine.ownership import changed_pointers
-from webhook.engine.targets import label_selected
+from webhook.engine.review import review
+from webhook.engine.targets.member_copies import label_selected
 from webhook.karmada.detector import Policies, meta_str
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
@@ -109,8 +110,8 @@ def _label_selected_overrides(
     prefix: str,
 ) -> list[Write]:
     """Git's override selecting by label, judged as the webhook judges it against the synced
-    tree (``targets.label_selected``): check's bundle carries no index, so the tree is it,
-    read only when such an override is written."""
+    tree (``targets.member_copies.label_selected``): check's bundle carries no index, so the
+    tree is it, read only when such an override is written."""
     rule = next((r for r in bundle.rules if r.id == "overrides.member-copies"), None)
     wanted = [
         i
@@ -136,7 +137,7 @@ def _label_selected_overrides(
         request = write.request
         tenant = bundle.tenant_of_namespace(request.namespace) if request.namespace else None
         identity = identify(request.user, bundle, tenant)
-        context = Review(request, with_tree, identity, tenant, point="check")
+        context = Review(request, with_tree, identity, tenant, point="check", reviewer=review)
         if identity.writer != "git":
             continue
         found, lifted, expired = lift(label_selected(context, rule), context, bundle.today)

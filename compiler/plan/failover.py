@@ -45,7 +45,7 @@ from compiler.plan.settle import settle
 from compiler.plan.spreadgroups import active, regroup
 from compiler.plan.tree import autoscaler_bounds, is_template, scaled
 from webhook.bundle.model import Bundle, Cluster, ControlPlane
-from webhook.engine.targets import stateful
+from webhook.engine.targets.stateful_purge import stateful
 from webhook.karmada.detector import Policies
 from webhook.karmada.evictionqueue import QueueSettings, Window, windows
 from webhook.karmada.propagation import TemplatePlan, propagate

@@ -46,7 +46,8 @@ from webhook.bundle.source import BundleSource
 from webhook.bundle.vap import VAP_DIRECTORY, load_vaps
 from webhook.engine.cel import Backend, make_backend
 from webhook.engine.cel.engines import DEFAULT_BACKEND
-from webhook.engine.celrules import CelRuntime
+from webhook.engine.celrules import clusters_variable, tenant_variable
+from webhook.engine.celruntime import CelRuntime
 from webhook.karmada.selector import candidate_clusters
 
 BUNDLE_FILES = ("clusters.yaml", "tenants.yaml", "writers.yaml")
@@ -229,7 +230,13 @@ def bundle_from_source(
         compiled=compiled,
         backend=engine,
         cel_runtime=CelRuntime(
-            engine, rules, world, proofs=proofs, proofs_after=proofs_after, namespaces=namespaces
+            engine,
+            rules,
+            clusters=clusters_variable(world),
+            tenants={name: tenant_variable(t) for name, t in world.tenants.items()},
+            proofs=proofs,
+            proofs_after=proofs_after,
+            namespaces=namespaces,
         ),
     ).indexed()
 

@@ -19,7 +19,7 @@ from webhook.bundle.rules import FailurePolicy, Match, Rule, Scope, Validation
 from webhook.engine.builtins import BUILTINS
 from webhook.engine.cel import Backend
 from webhook.engine.cel.values import problems
-from webhook.engine.celrules import CompiledRule, compile_rule
+from webhook.engine.celruntime import CompiledRule, compile_rule
 
 RULE_KEYS = ("id", "description", "builtin", "matchConditions", "validations")
 BINDING_KEYS = ("action", "scopedEnforcementActions", "failurePolicy", "match", "params")

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from webhook.bundle.index import TreeIndex
     from webhook.bundle.rules import Rule
     from webhook.engine.cel import Backend
-    from webhook.engine.celrules import CelRuntime, CompiledRule
+    from webhook.engine.celruntime import CelRuntime, CompiledRule
 
 DATA_KINDS = ("ConfigMap", "PersistentVolumeClaim", "Secret")
 """Kinds of tenant data whose placement the bundle scopes (``tenants[].dataScope``)."""

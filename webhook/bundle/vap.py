@@ -29,7 +29,7 @@ from webhook.bundle import gatekeeper
 from webhook.bundle.load_rules import field_path
 from webhook.bundle.rules import FailurePolicy, Rule, Validation
 from webhook.engine.cel import Backend
-from webhook.engine.celrules import CompiledRule, compile_rule
+from webhook.engine.celruntime import CompiledRule, compile_rule
 from webhook.engine.decision import Action
 from webhook.engine.request import AdmissionRequest
 

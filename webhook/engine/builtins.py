@@ -9,9 +9,16 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from webhook.bundle.rules import Match, Rule
-from webhook.engine import components, controllers, ownership, quota, retain, targets, tenancy
+from webhook.engine import components, controllers, ownership, quota, retain, tenancy
 from webhook.engine.context import Review
 from webhook.engine.decision import Violation
+from webhook.engine.targets import (
+    autoscaler_target,
+    member_copies,
+    selector_reach,
+    stateful_purge,
+    takeover,
+)
 from webhook.engine.workloads import WORKLOAD_KINDS
 
 Check = Callable[[Review, Rule], Iterable[Violation]]
@@ -98,11 +105,11 @@ BUILTINS: dict[str, tuple[Check, Match]] = {
         Match(OVERRIDE, WRITES, scope="any"),
     ),
     "overrides.member-copies": (
-        targets.check_override_effects,
+        member_copies.check_override_effects,
         Match(OVERRIDE, WRITES, scope="any"),
     ),
     "ownership.autoscaler-target": (
-        targets.check_autoscaler_target,
+        autoscaler_target.check_autoscaler_target,
         Match(AUTOSCALERS, WRITES, scope="any"),
     ),
     "ownership.karmada-bindings": (
@@ -118,13 +125,13 @@ BUILTINS: dict[str, tuple[Check, Match]] = {
         Match(ANY, frozenset({"CREATE", "UPDATE", "DELETE"}), ALL_SUBRESOURCES, "any"),
     ),
     "tenancy.quota": (quota.check_quota, Match(WORKLOAD_KINDS, WRITES, scope="tenant")),
-    "tenancy.takeover": (targets.check_takeover, Match(PROPAGATION, WRITES, scope="any")),
+    "tenancy.takeover": (takeover.check_takeover, Match(PROPAGATION, WRITES, scope="any")),
     "tenancy.selector-reach": (
-        targets.check_selector_reach,
+        selector_reach.check_selector_reach,
         Match(PROPAGATION, WRITES, scope="any"),
     ),
     "stateful-purge.targets": (
-        targets.check_stateful_targets,
+        stateful_purge.check_stateful_targets,
         Match(PROPAGATION, WRITES, scope="any"),
     ),
 }

@@ -1,4 +1,5 @@
-"""Evaluating CEL rules: compile once at bundle load, one activation per request.
+"""Evaluating CEL rules on a request: one activation per request, over what the bundle compiled
+once at load (``celruntime.py``).
 
 The variables are those of a ValidatingAdmissionPolicy (``object``, ``oldObject``, ``request``,
 ``params``, ``namespaceObject`` which is always null here) plus ``tenant`` (the tenant owning
@@ -10,347 +11,17 @@ a violation with status ``error`` which fails closed under ``failurePolicy: Fail
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterator, Mapping
+from dataclasses import replace
+from typing import Any
 
 from webhook.bundle.model import Bundle, Tenant
 from webhook.bundle.rules import Rule
-from webhook.engine.cel import Backend, CelCompileError, CelEvalError
-from webhook.engine.cel.backend import VARIABLES
+from webhook.engine.cel import Backend, CelEvalError
 from webhook.engine.cel.cost import policy_budget
-from webhook.engine.cel.paths import PathTree, narrowed, read_paths
-from webhook.engine.cel.values import mended, problems, suspect, without_nulls
+from webhook.engine.celruntime import CelRuntime, CompiledRule, Scope, Screened
 from webhook.engine.context import Review
 from webhook.engine.decision import Violation
-from webhook.engine.request import AdmissionRequest
-
-if TYPE_CHECKING:
-    from webhook.engine.cel.proof import Proof
-
-
-@dataclass(frozen=True)
-class CompiledRule:
-    """A CEL rule's programs, compiled once when the bundle loads."""
-
-    conditions: tuple[Any, ...]
-    validations: tuple[tuple[Any, Any | None], ...]  # (expression, messageExpression)
-    variables: tuple[Any, ...] = ()  # a ValidatingAdmissionPolicy's, in order
-    audit_annotations: tuple[Any, ...] = ()  # its auditAnnotations' valueExpressions
-
-
-@dataclass(frozen=True, order=True)
-class AuditAnnotation(Violation):
-    """Not an objection: an ``auditAnnotations`` entry of a ValidatingAdmissionPolicy, which
-    review() moves to the decision's audit annotations (``rule`` is the key, ``message`` the
-    value)."""
-
-
-def compile_rule(rule: Rule, backend: Backend) -> tuple[CompiledRule | None, list[tuple[str, str]]]:
-    """The compiled rule, or the errors as (field path, message)."""
-    errors: list[tuple[str, str]] = []
-
-    def build(expression: str, where: str) -> Any:
-        try:
-            return backend.compile(expression)
-        except CelCompileError as exc:
-            errors.append((where, str(exc)))
-            return None
-
-    conditions = tuple(
-        build(c, f"matchConditions[{i}]") for i, c in enumerate(rule.match_conditions)
-    )
-    validations = tuple(
-        (
-            build(v.expression, f"validations[{i}].expression"),
-            build(v.message_expression, f"validations[{i}].messageExpression")
-            if v.message_expression
-            else None,
-        )
-        for i, v in enumerate(rule.validations)
-    )
-    variables = tuple(
-        build(expression, f"variables[{i}].expression")
-        for i, (_, expression) in enumerate(rule.variables)
-    )
-    audit = tuple(
-        build(expression, f"auditAnnotations[{i}].valueExpression")
-        for i, (_, expression) in enumerate(rule.audit_annotations)
-    )
-    if errors:
-        return None, errors
-    return CompiledRule(conditions, validations, variables, audit), []
-
-
-class CelRuntime:
-    """What a bundle compiles once for CEL: which parts of the object the rules read, and the
-    fast paths for the common case, where every rule passes.
-
-    First, proofs (``cel.proof``): a rule whose every matchCondition and validation is in the
-    subset ``compile_proof`` translates is proven to pass in Python, on the variables as they
-    arrived, without the engine; when a proof does not come out true, the engine decides as if
-    there were none. ``proofs=False`` turns them off (every expression goes to the engine).
-    ``proofs_after=N`` builds them only once N requests have been reviewed: translating the
-    rules (and importing the CEL parser) costs ~0.1 s, more than a command reviewing a handful
-    of objects saves; the webhook builds them at load. Decisions are the same either way.
-
-    The ``tenant`` and ``clusters`` variables depend only on the bundle: they are built here,
-    once, not per request. Only the variables some expression names, and of those only the
-    paths it reads (``cel.paths.read_paths``), are handed to the engine: a Deployment's
-    metadata, selector and pod-template labels are most of it, and no shipped rule reads them.
-
-    The validations of the CEL rules a request matches (those without matchConditions or
-    params) are compiled once into one conjunction per set of rules, evaluated on an activation
-    narrowed to what those validations read (``validation_paths``): CEL's ``&&`` is true only
-    when every operand is true (an error or a false makes it error or false), so one
-    evaluation that returns true proves every validation passes. Anything else falls back to
-    evaluating each validation, which finds and words the failures. Compiled on first use of
-    a set, under a lock (neither engine promises a thread-safe compile), kept for the bundle.
-    """
-
-    def __init__(
-        self,
-        backend: Backend,
-        rules: Sequence[Rule],
-        world: Bundle,
-        *,
-        proofs: bool = True,
-        proofs_after: int = 0,
-        namespaces: Mapping[str, Any] | None = None,
-    ) -> None:
-        self.backend = backend
-        self.namespaces = namespaces or {}
-        """The Namespace objects the bundle holds (``namespaceObject``; else null)."""
-        self._by_id = {r.id: r for r in rules}
-        self._rules = tuple(rules)
-        self.proofs: dict[str, Proof] = {}
-        self.proof_faults: tuple[str, ...] = ()
-        """Proofs that failed to build for a reason other than 'outside the subset': bugs of
-        the translation (those rules go to the engine; the server logs and counts them)."""
-        self.proof_reads: frozenset[str] = frozenset()
-        self._proof_lock = threading.Lock()
-        self._reviews_before_proofs = max(proofs_after, 0) if proofs else -1
-        """Reviews still to come before the proofs are built; -1: never (off or built)."""
-        if self._reviews_before_proofs == 0:
-            self._build_proofs()
-        self.read_paths = read_paths(
-            [text for r in rules if r.builtin is None for text in _texts(r)]
-        )
-        self.validation_paths = read_paths(
-            [v.expression for r in rules if self.eligible(r) for v in r.validations]
-        )
-        self.rule_paths = {
-            r.id: read_paths(
-                [
-                    *r.match_conditions,
-                    *(v.expression for v in r.validations),
-                    *(expression for _, expression in r.variables),
-                ]
-            )
-            for r in rules
-            if r.builtin is None
-        }
-        """What each rule's decision reads: where a value no engine represents refuses it
-        (``refusal``); its messages only word a failure the decision already made."""
-        clusters = clusters_variable(world)
-        self.clusters = narrowed(clusters, self.read_paths.get("clusters"))
-        self.cluster = {n: narrowed(c, self.read_paths.get("cluster")) for n, c in clusters.items()}
-        self.tenants = {
-            name: narrowed(tenant_variable(t), self.read_paths.get("tenant"))
-            for name, t in world.tenants.items()
-        }
-        self._programs: dict[tuple[str, ...], Any] = {}
-        self._lock = threading.Lock()
-
-    def variables(
-        self,
-        review: Review,
-        values: Mapping[str, Any],
-        params: Mapping[str, Any],
-        reads: Mapping[str, PathTree | None] | None = None,
-    ) -> dict[str, Any]:
-        """The variables some expression names, narrowed to the paths they read (``reads``:
-        those of every expression, unless given; tenants and clusters are narrowed once, to
-        what every expression reads). ``values``: the request's variables as ``screened``."""
-        reads = self.read_paths if reads is None else reads
-        found: dict[str, Any] = self._shared(review, reads)
-        for name in REQUEST_VARIABLES:
-            if name in reads:
-                found[name] = narrowed(values[name], reads[name])
-        if "params" in reads:
-            found["params"] = narrowed(dict(params), reads["params"])
-        return found
-
-    def _build_proofs(self) -> None:
-        faults: list[str] = []
-        built = _proofs(self._rules, faults)
-        self.proof_faults = tuple(faults)
-        self.proof_reads = frozenset(name for proof in built.values() for name in proof.variables)
-        self.proofs = built  # after proof_reads: a reader that sees a proof sees what it reads
-        self._reviews_before_proofs = -1
-
-    def count_review(self) -> None:
-        """One more request under review: the proofs are built when ``proofs_after`` is
-        reached (a no-op once they are built, or when they are off)."""
-        if self._reviews_before_proofs <= 0:
-            return
-        with self._proof_lock:
-            if self._reviews_before_proofs > 0:
-                self._reviews_before_proofs -= 1
-                if self._reviews_before_proofs == 0:
-                    self._build_proofs()
-
-    def plain_variables(
-        self, review: Review, values: Mapping[str, Any], params: Mapping[str, Any]
-    ) -> dict[str, Any]:
-        """The variables the proofs read, as screened: a proof reads only what it names, so
-        nothing needs narrowing (the bundle's tenants and clusters are the same values)."""
-        reads = self.proof_reads
-        found: dict[str, Any] = self._shared(review, reads)
-        for name in REQUEST_VARIABLES:
-            if name in reads:
-                found[name] = values[name]
-        if "params" in reads:
-            found["params"] = dict(params)
-        return found
-
-    def screened(self, request: AdmissionRequest) -> Screened:
-        """The request's variables as CEL sees them (null map entries dropped where a rule
-        reads, as Kubernetes does), and every (field, why) no engine represents faithfully in
-        what some rule reads (``cel.values``), such values mended for the rules that do not
-        read them."""
-        raw = {
-            "object": request.object,
-            "oldObject": request.old_object,
-            "request": request_variable(request) if "request" in self.read_paths else None,
-        }
-        values: dict[str, Any] = {}
-        found: list[tuple[str, str]] = []
-        for name, value in raw.items():
-            if name in self.read_paths and value is not None and suspect(value):
-                tree = self.read_paths[name]
-                here = list(problems(value, name, tree))
-                value = mended(value, tree) if here else without_nulls(value, tree)  # noqa: PLW2901
-                found += here
-            values[name] = value
-        return Screened(values, raw, found)
-
-    def refusal(self, rule: Rule, screened: Screened) -> str | None:
-        """Why ``rule`` cannot be evaluated faithfully on this request (a value its decision
-        reads that no engine represents), or None."""
-        if not screened.found:
-            return None
-        reads, raw = self.rule_paths.get(rule.id, {}), screened.raw
-        mine = [
-            problem
-            for name in REQUEST_VARIABLES
-            if name in reads and raw[name] is not None
-            for problem in problems(raw[name], name, reads[name])
-        ]
-        if not mine:
-            return None
-        (where, why), more = mine[0], len(mine) - 1
-        others = f" (and {more} more such value{'s' if more > 1 else ''})" if more else ""
-        return f"{where} {why}{others}: the rule cannot be evaluated on this request"
-
-    def _shared(self, review: Review, reads: Mapping[str, Any] | frozenset[str]) -> dict[str, Any]:
-        """The variables that come from the bundle, built once when it loads."""
-        values: dict[str, Any] = {}
-        if "tenant" in reads:
-            values["tenant"] = self.tenants.get(review.tenant.name, {}) if review.tenant else {}
-        if "clusters" in reads:
-            values["clusters"] = self.clusters
-        if "cluster" in reads:
-            values["cluster"] = self.cluster.get(review.cluster, {}) if review.cluster else {}
-        if "namespaceObject" in reads:
-            values["namespaceObject"] = self.namespaces.get(review.request.namespace)
-        return values
-
-    @staticmethod
-    def provable(rule: Rule) -> bool:
-        """A proof can stand in for it: its decision is all it yields (no audit annotations)
-        and it reads only variables a proof has (no VAP variables or per-request params)."""
-        return (
-            rule.builtin is None
-            and rule.param_source is None
-            and not rule.variables
-            and not rule.audit_annotations
-        )
-
-    @staticmethod
-    def eligible(rule: Rule) -> bool:
-        return (
-            rule.builtin is None
-            and not rule.match_conditions
-            and not rule.params
-            and not rule.variables
-            and rule.param_source is None
-            and not rule.audit_annotations
-        )
-
-    def program(self, rule_ids: tuple[str, ...]) -> Any:
-        program = self._programs.get(rule_ids)
-        if program is None:
-            with self._lock:
-                program = self._programs.get(rule_ids)
-                if program is None:
-                    expression = " && ".join(
-                        f"({v.expression})"
-                        for rule_id in rule_ids
-                        for v in self._by_id[rule_id].validations
-                    )
-                    program = self.backend.compile(expression)
-                    self._programs[rule_ids] = program
-        return program
-
-    def all_pass(self, rule_ids: tuple[str, ...], activation: Any) -> bool:
-        try:
-            return self.backend.evaluate(self.program(rule_ids), activation) is True
-        except (CelEvalError, CelCompileError):
-            return False
-
-
-@dataclass(frozen=True)
-class Screened:
-    """One request's variables from the request, as CEL is handed them (``values``) and as
-    they arrived (``raw``), and what no engine represents in what some rule reads."""
-
-    values: Mapping[str, Any]
-    raw: Mapping[str, Any]
-    found: list[tuple[str, str]]
-
-
-REQUEST_VARIABLES = ("object", "oldObject", "request")
-"""The variables that come from the request (the others come from the bundle)."""
-
-
-def _texts(rule: Rule) -> tuple[str, ...]:
-    """Every CEL text of a rule: what it reads is what these read."""
-    return (
-        *rule.match_conditions,
-        *(v.expression for v in rule.validations),
-        *(v.message_expression or "" for v in rule.validations),
-        *(expression for _, expression in rule.variables),
-        *(expression for _, expression in rule.audit_annotations),
-    )
-
-
-def _proofs(rules: Sequence[Rule], faults: list[str]) -> dict[str, Proof]:
-    """One proof per CEL rule wholly in the subset: its conditions and validations all true;
-    a translation that broke is appended to ``faults`` (with the rule's id)."""
-    from webhook.engine.cel.proof import compile_proof  # noqa: PLC0415 - lark, only when built
-
-    found: dict[str, Proof] = {}
-    for rule in rules:
-        if CelRuntime.provable(rule):
-            expressions = [*rule.match_conditions, *(v.expression for v in rule.validations)]
-            broken: list[str] = []
-            proof = compile_proof(expressions, VARIABLES, broken)
-            faults += [f"{fault} (rule {rule.id})" for fault in broken]
-            if proof is not None:
-                found[rule.id] = proof
-    return found
 
 
 def tenant_variable(tenant: Tenant | None) -> dict[str, Any]:
@@ -387,10 +58,6 @@ def clusters_variable(bundle: Bundle) -> dict[str, Any]:
     }
 
 
-def request_variable(request: AdmissionRequest) -> dict[str, Any]:
-    return {k: v for k, v in request.raw.items() if k not in ("object", "oldObject")}
-
-
 class Activations:
     """One request's activations, built on first use and shared by every rule with the same
     params (most rules have none, so one conversion serves them all); and the plain variables
@@ -399,6 +66,8 @@ class Activations:
 
     def __init__(self, review: Review, runtime: CelRuntime) -> None:
         self._review, self._runtime = review, runtime
+        tenant = review.tenant.name if review.tenant else None
+        self._scope = Scope(tenant, review.cluster, review.request.namespace)
         runtime.count_review()
         self._cache: dict[int, Any] = {}
         self._plain: dict[int, dict[str, Any]] = {}
@@ -428,7 +97,7 @@ class Activations:
         variables = self._plain.get(key)
         if variables is None:
             variables = self._plain[key] = runtime.plain_variables(
-                self._review, self._values().values, rule.params
+                self._scope, self._values().values, rule.params
             )
         return proof.holds(variables)
 
@@ -437,7 +106,7 @@ class Activations:
         if key not in self._cache:
             runtime = self._runtime
             self._cache[key] = runtime.backend.activation(
-                runtime.variables(self._review, self._values().values, params)
+                runtime.variables(self._scope, self._values().values, params)
             )
         return self._cache[key]
 
@@ -449,7 +118,7 @@ class Activations:
         fails is left out: an expression that reads it fails, one that does not (``false &&
         variables.x``) does not, as with the API server's lazy variables."""
         runtime = self._runtime
-        base = runtime.variables(self._review, self._values().values, params)
+        base = runtime.variables(self._scope, self._values().values, params)
         done: dict[str, Any] = {}
         failed: dict[str, str] = {}
         activation = runtime.backend.activation({**base, "variables": {}})
@@ -474,7 +143,7 @@ class Activations:
         if self._validations is None:
             runtime = self._runtime
             self._validations = runtime.backend.activation(
-                runtime.variables(self._review, self._values().values, {}, runtime.validation_paths)
+                runtime.variables(self._scope, self._values().values, {}, runtime.validation_paths)
             )
         return self._validations
 
@@ -546,7 +215,8 @@ def _evaluate(
 def _audit_annotations(
     review: Review, rule: Rule, compiled: CompiledRule, backend: Backend, activation: Any
 ) -> Iterator[Violation]:
-    """``<policy>/<key>``: the value each valueExpression gives (null: no annotation)."""
+    """``<policy>/<key>``: the value each valueExpression gives (null: no annotation), kept
+    with the review's audit annotations (``Review.annotations``); yields only the errors."""
     policy = rule.id.split("/")[0]
     for index, program in enumerate(compiled.audit_annotations):
         key = rule.audit_annotations[index][0]
@@ -562,7 +232,7 @@ def _audit_annotations(
                 review, rule, f"auditAnnotations[{index}] returned {value!r}, not a string"
             )
             continue
-        yield AuditAnnotation(rule=f"{policy}/{key}", action="audit", status="pass", message=value)
+        review.annotations.append((f"{policy}/{key}", value))
 
 
 def _failed(failed: Mapping[str, str]) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import field
 from datetime import date
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from webhook.base.ledger import (
     ANNOTATION,
@@ -21,12 +21,27 @@ from webhook.base.values import statically_frozen
 from webhook.bundle.index import TreeIndex
 from webhook.bundle.model import Bundle, Tenant
 from webhook.bundle.rules import Rule
-from webhook.engine.decision import ExceptionUse, Violation
+from webhook.engine.decision import Decision, ExceptionUse, Violation
 from webhook.engine.enforcement import Point
 from webhook.engine.identity import Identity
 from webhook.engine.request import AdmissionRequest
 
 T = TypeVar("T")
+
+
+class Reviewer(Protocol):
+    """``review.review``'s signature: how a rule reviews another write (a member's copy under
+    an override) without importing the engine that calls it."""
+
+    def __call__(
+        self,
+        request: AdmissionRequest,
+        bundle: Bundle,
+        *,
+        cluster: str | None = None,
+        point: Point | None = "webhook",
+        today: date | None = None,
+    ) -> Decision: ...
 
 
 @statically_frozen
@@ -41,11 +56,20 @@ class Review:
     None: every rule as enforced (its strongest action), as policy test suites judge."""
     today: date | None = None
     """The day exceptions are judged on (``review``'s)."""
+    reviewer: Reviewer | None = field(default=None, compare=False, repr=False)
+    """How a rule reviews another write this one makes (a member's copy under an override):
+    ``review.review``, which builds this context; None where no such rule runs."""
     lifted_inside: list[ExceptionUse] = field(
         default_factory=list, init=False, compare=False, repr=False
     )
     """What exceptions lifted in the reviews this one made of other writes (a member's copy
     under an override): the decision lists them with its own."""
+    annotations: list[tuple[str, str]] = field(
+        default_factory=list, init=False, compare=False, repr=False
+    )
+    """The audit annotations the rules made on this request (a ValidatingAdmissionPolicy's
+    ``auditAnnotations``), as (key, value): not objections, so not violations; the decision
+    carries them as its ``audit``."""
     _memo: dict[str, Any] = field(default_factory=dict, init=False, compare=False, repr=False)
 
     def memo(self, name: str, compute: Callable[[], T]) -> T:

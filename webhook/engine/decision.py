@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from webhook.base.values import statically_frozen
 
@@ -89,6 +89,16 @@ class ExceptionUse:
         )
 
 
+class AuditAnnotation(NamedTuple):
+    """One entry of a decision's audit annotations: not an objection, a note for the API
+    server's audit log (a ValidatingAdmissionPolicy's ``auditAnnotations``, a rule whose action
+    is ``audit``, an exception that lifted a rule, a break-glass bypass). The API server
+    prefixes ``key`` with the webhook's name (``response.audit_annotations``)."""
+
+    key: str
+    value: str
+
+
 @statically_frozen
 class Decision:
     """The engine's answer: allowed unless a deny violation stands; warnings; audit notes."""
@@ -96,7 +106,9 @@ class Decision:
     allowed: bool
     violations: tuple[Violation, ...] = ()
     warnings: tuple[str, ...] = ()
-    audit: tuple[tuple[str, str], ...] = field(default=())
+    audit: tuple[AuditAnnotation, ...] = field(default=())
+    """The audit annotations, apart from the violations: ``Decision.of`` adds those of the
+    violations whose action is ``audit`` and of the exceptions that lifted one."""
     targets: tuple[str, ...] | None = None
     """The member clusters the object's placement can select, where the review worked them out
     (propagation policies): what the decision is about, for the audit line; not a verdict."""
@@ -124,10 +136,14 @@ class Decision:
             return cls(allowed=True, targets=targets, faults=broken)
         warnings = [f"{v.rule}: {v.message}{v.staged_note}" for v in ordered if v.action == "warn"]
         audits = [
-            *audit,
-            *((f"{v.rule}", f"{v.message}{v.staged_note}") for v in ordered if v.action == "audit"),
+            *(AuditAnnotation(key, value) for key, value in audit),
+            *(
+                AuditAnnotation(v.rule, f"{v.message}{v.staged_note}")
+                for v in ordered
+                if v.action == "audit"
+            ),
         ]
-        audits += [("exception", f"{u.exception} lifted {u.rule}") for u in uses]
+        audits += [AuditAnnotation("exception", f"{u.exception} lifted {u.rule}") for u in uses]
         return cls(
             allowed=not any(v.denies for v in ordered),
             violations=ordered,

@@ -21,6 +21,7 @@ from webhook.engine.context import (
     ledger_of,
 )
 from webhook.engine.decision import Violation
+from webhook.engine.targets.selection import selected_templates
 from webhook.karmada.overridemanager import overriders_at
 
 RETAIN_LABEL = "resourcetemplate.karmada.io/retain-replicas"
@@ -85,8 +86,6 @@ def _target_ledgers(review: Review) -> list[tuple[str, Mapping[str, str]]] | Non
     obj = review.request.object
     if index is None or not is_mapping(obj):
         return None
-    from webhook.engine.targets import selected_templates  # noqa: PLC0415 (targets imports us)
-
     found: list[tuple[str, Mapping[str, str]]] = []
     for template in selected_templates(index, obj):
         git = index.ledgered(key_of(template))

@@ -16,6 +16,7 @@ from webhook.engine import admissible, celrules, controllers
 from webhook.engine.budget import Budget, BudgetExceeded, spending
 from webhook.engine.budget import check as check_budget
 from webhook.engine.builtins import BUILTINS, WRITER_RULES
+from webhook.engine.celruntime import CelRuntime
 from webhook.engine.context import Review
 from webhook.engine.decision import Decision, ExceptionUse, Violation
 from webhook.engine.enforcement import Point
@@ -82,14 +83,13 @@ def _review(
                 for problem in unexpected
             ]
         )
-    context = Review(request, bundle, identity, tenant, cluster, point, today)
+    context = Review(request, bundle, identity, tenant, cluster, point, today, reviewer=review)
     targets = _targets(context)
     if identity.writer in EXEMPT_WRITERS and controllers.in_lane(request, identity.username):
         return Decision(allowed=True, targets=targets)
     faults: list[str] = []
-    found = list(_violations(context, faults))
-    violations = [v for v in found if not isinstance(v, celrules.AuditAnnotation)]
-    audit = [(v.rule, v.message) for v in found if isinstance(v, celrules.AuditAnnotation)]
+    violations = list(_violations(context, faults))
+    audit = list(context.annotations)  # made by the rules above, apart from their objections
     violations, lifted, expired = lift(violations, context, today)
     lifted += context.lifted_inside
     if identity.writer == BREAK_GLASS:
@@ -142,7 +142,7 @@ def _violations(context: Review, faults: list[str]) -> Iterator[Violation]:
 
 
 def _fast_paths(
-    matched: list[Rule], activations: celrules.Activations, runtime: celrules.CelRuntime
+    matched: list[Rule], activations: celrules.Activations, runtime: CelRuntime
 ) -> tuple[dict[str, str], set[str]]:
     """The CEL rules refused on this request (a value they read no engine represents), and
     the rules known to pass without evaluating each: proven in Python, or together in one
@@ -154,7 +154,7 @@ def _fast_paths(
     fast = [
         r.id
         for r in matched
-        if r.id not in passed and r.id not in refused and celrules.CelRuntime.eligible(r)
+        if r.id not in passed and r.id not in refused and CelRuntime.eligible(r)
     ]
     if len(fast) > 1 and runtime.all_pass(tuple(fast), activations.validations()):
         passed.update(fast)  # every validation of these rules holds: one evaluation proved it

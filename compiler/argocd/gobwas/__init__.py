@@ -4,7 +4,7 @@ module so that a pattern answers here exactly what it answers in Argo CD, quirks
 - ``gostr``: the Go string semantics the Go code relies on (UTF-8 bytes, ``unicode/utf8``,
   ``strings.IndexRune``, slicing that panics out of bounds);
 - ``lexer`` and ``parser``: ``syntax/lexer`` and ``syntax/ast``;
-- ``leaves`` and ``composites``: the matchers of ``match/``;
+- ``leaves`` and ``composites``: the matchers of the ``match`` package;
 - ``compiler``: ``compiler/compiler.go`` and the package's ``Compile``.
 
 Patterns and texts are Go strings: ``bytes``. ``compiler.compile_glob`` raises

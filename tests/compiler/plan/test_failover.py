@@ -561,7 +561,8 @@ def test_fail_names_parse_or_fail_with_the_known_ones(text: str) -> None:
 
 
 def test_a_pod_template_mounting_a_claim_is_stateful(bundle: Bundle) -> None:
-    """The same test of statefulness as the rule stateful-purge.targets (engine/targets.py)."""
+    """The same test of statefulness as the rule stateful-purge.targets
+    (engine/targets/stateful_purge.py)."""
     text = deployment("queue", 1).replace(
         "      containers:\n",
         "      volumes: [{name: data, persistentVolumeClaim: {claimName: queue-data}}]\n"

@@ -15,7 +15,7 @@ from tests.conftest import EXAMPLES, POLICIES
 from webhook.base.errors import BundleError
 from webhook.bundle.load import load_bundle
 from webhook.bundle.model import Bundle
-from webhook.engine.decision import Decision
+from webhook.engine.decision import AuditAnnotation, Decision
 from webhook.engine.request import parse_review
 from webhook.engine.review import review
 
@@ -297,6 +297,8 @@ def test_audit_annotations_are_written_whatever_the_outcome(tmp_path: Path, back
     allowed = review(parse_review(deployment(3)), bundle)
     assert allowed.allowed and ("replicas-audit/replicas", "replicas: 3") in allowed.audit
     assert not [k for k, _ in allowed.audit if k.endswith("/never")]  # null: no annotation
+    assert not allowed.violations  # an annotation is no objection: not a kind of violation
+    assert all(type(a) is AuditAnnotation for a in allowed.audit)  # a field of its own type
     denied = review(parse_review(deployment(200)), bundle)
     assert not denied.allowed and ("replicas-audit/replicas", "replicas: 200") in denied.audit
     assert [v[3] for v in vap_violations(denied)] == [

@@ -12,9 +12,14 @@ import pytest
 
 from webhook.bundle.index import TreeIndex, key_of
 from webhook.bundle.model import Bundle
-from webhook.engine import targets
+from webhook.engine.context import Review
+from webhook.engine.decision import Decision
+from webhook.engine.identity import identify
+from webhook.engine.request import AdmissionRequest
 from webhook.engine.review import review
 from webhook.engine.synthesize import sync_request
+from webhook.engine.targets.member_copies import check_override_effects
+from webhook.engine.targets.selection import selected_templates
 from webhook.karmada.detector import Policies
 from webhook.karmada.propagation import propagate
 
@@ -141,6 +146,31 @@ def test_an_override_for_a_cluster_the_template_does_not_go_to_yet(bundle: Bundl
     )
 
 
+def test_a_member_copy_is_reviewed_by_the_reviewer_the_context_carries(bundle: Bundle) -> None:
+    """The rule reaches ``review`` only through ``Review.reviewer`` (no import of the engine that
+    calls it); without one it raises, which ``review`` turns into a fail-closed error."""
+    override = copy.deepcopy(OVERRIDE)
+    override["metadata"].pop("annotations")
+    override["spec"]["overrideRules"][0]["overriders"] = {
+        "imageOverrider": [{"component": "Registry", "operator": "replace", "value": "docker.io"}]
+    }
+    request = sync_request(override, None, bundle, user=GIT)
+    rule = next(r for r in bundle.rules if r.id == "overrides.member-copies")
+    seen: list[tuple[str, str | None]] = []
+
+    def spy(write: AdmissionRequest, _: Bundle, **where: Any) -> Decision:
+        seen.append((write.kind.kind, where["cluster"]))
+        return Decision(allowed=True)
+
+    identity = identify(request.user, bundle)
+    context = Review(request, bundle, identity, None, reviewer=spy)
+    assert list(check_override_effects(context, rule)) == []
+    assert seen and {kind for kind, _ in seen} == {"Deployment"}
+    assert all(cluster for _, cluster in seen)
+    with pytest.raises(RuntimeError, match="reviewer"):
+        list(check_override_effects(Review(request, bundle, identity, None), rule))
+
+
 def test_a_template_mounting_a_claim_is_stateful_whatever_its_labels(bundle: Bundle) -> None:
     """stateful-purge keys on what the template is: demo-http mounting a claim in Git's tree
     makes its policy's graceful failover a violation, with no label on either."""
@@ -176,5 +206,5 @@ def test_a_policy_whose_kind_is_not_a_string_selects_in_its_namespace(bundle: Bu
     objects found it); it is read as a namespaced policy."""
     assert bundle.index is not None
     policy = {"kind": None, "metadata": {"namespace": "platform-demo"}}
-    templates = targets.selected_templates(bundle.index, policy)
+    templates = selected_templates(bundle.index, policy)
     assert templates and all(key_of(t)[2] == "platform-demo" for t in templates)
