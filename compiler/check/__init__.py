@@ -5,7 +5,7 @@
 - ``writes.py``: the writes Argo CD will make from it, reviewed as the webhook will (pure);
 - ``gitrepo.py``: the committed version of the rendered tree, from git's plumbing;
 - ``weakenings.py``: rules a change of ``policies/`` removes or weakens against a base;
-- ``strayexceptions.py``: exception files outside the bundle's ``exceptions/`` folder, refused.
+- ``strayexceptions.py``: exception files outside the bundle's exceptions folder, refused.
 
 What Argo CD reads and permits (directory sources, globs, acting files) is ``compiler/argocd/``.
 """
