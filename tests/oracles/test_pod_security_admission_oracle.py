@@ -11,8 +11,8 @@ annotations) and wraps each in a kind the rule covers. Pod by pod, on both CEL b
 - ``review()`` with the shipped rule (cel-expr with proofs, cel-python without) denies the
   object under pod-security-baseline exactly when Kubernetes refuses the pod.
 
-Per backend, pods with a fixed seed and with a fresh one (``PODS``; hypothesis prints the seed
-of a failure; replay it with ``--hypothesis-seed``).
+Per backend, pods with a fixed seed and with a fresh one (``PODS``); a failure shows the pod,
+shrunk by hypothesis to the fields that matter, with the object and both answers.
 """
 
 from __future__ import annotations
