@@ -24,8 +24,9 @@ SECCOMP_PREFIX = "container.seccomp.security.alpha.kubernetes.io/"
 
 NAMES = st.sampled_from(["web", "init", "debug", "sidecar", "a", "web-1"])
 PROFILE_TYPES = st.sampled_from(
-    ["RuntimeDefault", "Localhost", "Unconfined", "runtimedefault", "RuntimeDefault ", "", "x"]
-)
+    ["RuntimeDefault", "Localhost", "Unconfined", "runtimedefault", "RuntimeDefault ", "", "x",
+     "Runtime\u200bDefault", "\uff2cocalhost"]
+)  # fmt: skip
 SELINUX_TYPES = st.sampled_from(
     ["container_t", "container_init_t", "container_kvm_t", "container_engine_t", "",
      "spc_t", "Container_t", "container_t "]
@@ -42,7 +43,7 @@ SYSCTLS = st.sampled_from(
      "net.ipv4.ip_local_reserved_ports", "net.ipv4.tcp_keepalive_time",
      "net.ipv4.tcp_fin_timeout", "net.ipv4.tcp_keepalive_intvl", "net.ipv4.tcp_keepalive_probes",
      "net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem", "kernel.msgmax", "net.core.somaxconn",
-     "net.ipv4.tcp_rmem ", "Net.ipv4.tcp_rmem", "net/ipv4/tcp_rmem", ""]
+     "net.ipv4.tcp_rmem ", "Net.ipv4.tcp_rmem", "net/ipv4/tcp_rmem", "", "net.ipv4.tcp_rmem\u200b"]
 )  # fmt: skip
 HOST_PORTS = st.sampled_from([0, 0, 1, 80, 8080, 65535, -1])
 HOSTS = st.sampled_from(["", "", "10.0.0.1", "localhost", "metadata.google.internal", " "])
