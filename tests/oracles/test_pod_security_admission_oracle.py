@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from dataclasses import replace
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -117,6 +118,12 @@ def kubernetes() -> Iterator[Conversation]:
         talk.close()
 
 
+@cache
+def compiled(name: str) -> Ours:
+    """The validations compiled once a run per backend (cel-python's parser is slow)."""
+    return Ours(name)
+
+
 @pytest.fixture(scope="module")
 def portable() -> Bundle:
     return load_bundle(POLICIES, "cel-python", proofs=False)
@@ -163,7 +170,7 @@ def _agree(
 def test_kubernetes_agrees_pod_by_pod(
     name: str, fixed: bool, kubernetes: Conversation, bundle: Bundle, portable: Bundle
 ) -> None:
-    ours = Ours(name)
+    ours = compiled(name)
     judge = only_the_rule(bundle if name == "cel-expr" else portable)
 
     @settings(
