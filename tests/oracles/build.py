@@ -1,7 +1,8 @@
 """Upstream code as an oracle: the small Go programs beside this file, built once per machine.
 
-Each folder here (``cel/``, ``karmada/``, ``glob/``) is a Go module that depends on the upstream
-modules by version (go.sum committed) and answers JSON lines on stdin with JSON lines. ``oracle``
+Each folder here (``cel/``, ``karmada/``, ``glob/``, ``podsecurity/``) is a Go module that
+depends on the upstream modules by version (go.sum committed) and answers JSON lines on stdin
+with JSON lines (``ask`` a batch, or a ``Conversation`` one line at a time). ``oracle``
 builds one into ``$FEDGATE_ORACLE_CACHE`` (default ``~/.cache/fedgate-oracles``) under a name
 keyed by a hash of its go.mod, go.sum, sources and the Go version, holding a file lock so that
 concurrent test runs build it once; the Go module cache and build cache are Go's own (shared).
@@ -14,6 +15,7 @@ import fcntl
 import hashlib
 import json
 import os
+import select
 import shutil
 import subprocess
 from collections.abc import Iterable, Sequence
@@ -98,3 +100,39 @@ def ask(binary: Path, requests: Iterable[Any], args: Sequence[str] = ()) -> list
     answers = [json.loads(line) for line in done.stdout.decode().split("\n") if line]
     assert len(answers) == text.count("\n"), "the oracle answered fewer lines than it was asked"
     return answers
+
+
+class Conversation:
+    """One oracle process answering one request at a time, for a test that asks as it draws
+    (hypothesis): ``ask`` waits at most ``timeout`` seconds for each answer; ``close`` ends
+    the process it started (by its pid, killing it if it does not stop within seconds)."""
+
+    def __init__(self, binary: Path, args: Sequence[str] = (), timeout: float = 60) -> None:
+        self.timeout = timeout
+        self.process = subprocess.Popen(
+            [str(binary), *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+        )
+
+    def ask(self, request: Any) -> Any:
+        stdin, stdout = self.process.stdin, self.process.stdout
+        assert stdin is not None and stdout is not None
+        stdin.write(json.dumps(request, ensure_ascii=False).encode() + b"\n")
+        stdin.flush()
+        ready, _, _ = select.select([stdout], [], [], self.timeout)
+        if not ready:
+            raise RuntimeError(f"the oracle did not answer within {self.timeout} s")
+        line = stdout.readline()
+        if not line:
+            raise RuntimeError(f"the oracle stopped (exit {self.process.poll()})")
+        return json.loads(line)
+
+    def close(self) -> None:
+        if self.process.stdin is not None:
+            self.process.stdin.close()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(timeout=10)
+        if self.process.stdout is not None:
+            self.process.stdout.close()
