@@ -1,12 +1,13 @@
 """Where a review's instructions go, per request type, counted by callgrind (steady under load).
 
-    .venv/bin/python bench/instructions.py [--iterations 50] [--only NAME] [--keep DIR]
+    .venv/bin/python bench/instructions.py [--iterations 10] [--only NAME] [--keep DIR]
 
 Wall-clock time on this shared 2-core machine moves 2x from one minute to the next; the number
 of instructions a batch of reviews executes does not. This script runs itself again under
-``valgrind --tool=callgrind --collect-atstart=no`` and, in that one process, counts each part of
+``valgrind --tool=callgrind --instr-atstart=no`` and, in that one process, counts each part of
 a request separately: it builds the inputs of a part outside the count (fresh parsed requests,
-as the webhook sees them), turns collection on around ``--iterations`` calls of that part alone,
+as the webhook sees them), turns instrumentation on around ``--iterations`` calls of that part
+alone (in every thread: a thread pool's work counts),
 and dumps the count under the part's name (callgrind's client requests, from a 20-line C helper
 built with ``cc`` against valgrind's ``callgrind.h``). The table is instructions per request.
 
@@ -15,7 +16,9 @@ Parts, for each request type:
 - ``floor (adapter)``: the allow-all floor of ``bench/webhook.py`` (Flask, orjson, echo the uid)
   behind ``webhook.asgi.WsgiOnAsgi``, inline; ``fedgate (adapter)``: fedgate's app the same way.
   Their difference is what fedgate adds per request; gunicorn's HTTP parsing and TLS are the
-  same for both and are not counted (they are not in this process).
+  same for both and are not counted (they are not in this process). ``fedgate (adapter,
+  4 threads)``: the review handed to a thread pool as ``fedgate serve`` does (the handoff's
+  instructions; callgrind runs one thread at a time, so not what it costs in waiting).
 - ``parse``: orjson, the duplicate-key scan, ``parse_review`` and the depth limit.
 - ``review``: ``review()`` with the shipped bundle; ``review, no rules``: with a bundle holding
   no rules (identity, tenancy, the request's admissibility, placement targets, the Decision);
@@ -31,6 +34,7 @@ import argparse
 import asyncio
 import copy
 import ctypes
+import gc
 import json
 import os
 import re
@@ -38,6 +42,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -45,11 +50,14 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.webhook_heavy import heavy_override  # noqa: E402
+
 REQUESTS = ROOT / "examples" / "requests"
 HELPER = r"""
 #include <valgrind/callgrind.h>
 void fg_zero(void) { CALLGRIND_ZERO_STATS; }
-void fg_toggle(void) { CALLGRIND_TOGGLE_COLLECT; }
+void fg_start(void) { CALLGRIND_START_INSTRUMENTATION; }
+void fg_stop(void) { CALLGRIND_STOP_INSTRUMENTATION; }
 void fg_dump(const char *name) { CALLGRIND_DUMP_STATS_AT(name); }
 int fg_running(void) { return RUNNING_ON_VALGRIND; }
 """
@@ -72,19 +80,6 @@ def status_update() -> dict[str, Any]:
     return document
 
 
-def heavy_override(overriders: int) -> dict[str, Any]:
-    """An OverridePolicy CREATE with ``overriders`` plaintext overriders (33,000 make the
-    2.5 MiB request of ``bench/webhook_heavy.py``)."""
-    document = json.loads((REQUESTS / "overridepolicy-create-allowed.json").read_text())
-    document["request"]["object"]["spec"]["overrideRules"][0]["overriders"] = {
-        "plaintext": [
-            {"path": f"/metadata/labels/k{i}", "operator": "replace", "value": "x" * 8}
-            for i in range(overriders)
-        ]
-    }
-    return document
-
-
 def _example(name: str) -> Callable[[], dict[str, Any]]:
     return lambda: json.loads((REQUESTS / name).read_text())
 
@@ -94,8 +89,14 @@ CASES: dict[str, Callable[[], dict[str, Any]]] = {
     "PropagationPolicy CREATE": _example("propagationpolicy-create-allowed.json"),
     "status update by Karmada": status_update,
     "OverridePolicy CREATE": _example("overridepolicy-create-allowed.json"),
-    "OverridePolicy, 1,000 overriders": lambda: heavy_override(1000),
+    "OverridePolicy, 1,000 overriders": lambda: json.loads(heavy_override("heavy", 1000)),
 }
+
+
+HEAVY = frozenset({"OverridePolicy, 1,000 overriders"})
+"""Cases counted over a tenth of --iterations (at least 2). Their counts overstate copying: a
+large memcpy (glibc's ``rep movsb``) counts once per iteration of the repeat under valgrind,
+once natively; for large bodies compare CPU time as well."""
 
 
 class Counter:
@@ -114,11 +115,13 @@ class Counter:
     def count(self, name: str, calls: int, part: Callable[[int], object]) -> None:
         for index in range(min(calls, 3)):  # warm: first calls fill caches and memos
             part(index)
+        gc.collect()  # what is built so far out of the collector's way, as serve freezes the
+        gc.freeze()  # bundle: else the batch pays for scanning every bundle copy made here
+        self.lib.fg_start()
         self.lib.fg_zero()
-        self.lib.fg_toggle()
         for index in range(calls):
             part(index)
-        self.lib.fg_toggle()
+        self.lib.fg_stop()
         self.lib.fg_dump(name.encode())
 
 
@@ -133,10 +136,12 @@ def measure(work: Path, iterations: int, only: str | None) -> None:
     counter = Counter(work)
     bundle = load_bundle(ROOT / "policies", "cel-expr")
     settings = Settings(audit_log=False)
+    fedgate = create_app(bundle=bundle, settings=settings)
     apps = {
         "floor (adapter)": WsgiOnAsgi(floor_app(), settings.max_body_bytes),
-        "fedgate (adapter)": WsgiOnAsgi(
-            create_app(bundle=bundle, settings=settings), settings.max_body_bytes
+        "fedgate (adapter)": WsgiOnAsgi(fedgate, settings.max_body_bytes),
+        "fedgate (adapter, 4 threads)": WsgiOnAsgi(
+            fedgate, settings.max_body_bytes, executor=ThreadPoolExecutor(4)
         ),
     }
     for label, build in CASES.items():
@@ -231,11 +236,12 @@ def report(work: Path, iterations: int) -> None:
     for dump in sorted(work.glob("callgrind.out.*"), key=lambda p: int(p.name.rsplit(".", 1)[-1])):
         text = dump.read_text(errors="replace")
         trigger = re.search(r"^desc: Trigger: Client Request: (.*)$", text, re.M)
-        total = re.search(r"^(?:summary|totals): (\d+)", text, re.M)
+        total = re.search(r"^totals: (\d+)", text, re.M)  # summary: off with instrumentation
         if trigger is None or total is None or "|" not in trigger.group(1):
             continue
         label, part = trigger.group(1).split("|", 1)
-        counts.setdefault(label, {})[part] = int(total.group(1)) / iterations / 1000
+        calls = max(iterations // 10, 2) if label in HEAVY else iterations
+        counts.setdefault(label, {})[part] = int(total.group(1)) / calls / 1000
     for label, parts in counts.items():
         full = parts.get("review", 0.0)
         print(f"\n{label}: thousands of instructions per request (callgrind)")
@@ -256,7 +262,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--iterations", type=int, default=50)
+    parser.add_argument("--iterations", type=int, default=10)
     parser.add_argument("--only", help="only the request types whose name contains this")
     parser.add_argument("--keep", type=Path, help="leave callgrind's dumps in this directory")
     parser.add_argument("--inside", type=Path, help=argparse.SUPPRESS)
@@ -269,7 +275,7 @@ def main() -> None:
     command = [
         "valgrind",
         "--tool=callgrind",
-        "--collect-atstart=no",
+        "--instr-atstart=no",
         f"--callgrind-out-file={work}/callgrind.out.%p",
         sys.executable,
         __file__,

@@ -6,8 +6,8 @@ without it. The second set depends only on the bundle (the template and Git's ot
 in the index, the clusters), never on the request, unless the policy reviewed is itself one of
 Git's (an update of a policy the index holds), which then is left out of it. So it is kept per
 bundle, keyed by the template and by the policy left out when there is one: the keys are the
-index's, however many policies are sent (callgrind: a 1.9 KB OverridePolicy CREATE on the
-shipped bundle, 5.06 M instructions a review before, see bench/README.md for after).
+index's, however many policies are sent. A 1.9 KB OverridePolicy CREATE on the shipped bundle:
+5.06 M instructions a review before, 3.59 M after (callgrind, ``bench/instructions.py``).
 """
 
 from __future__ import annotations
