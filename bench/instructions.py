@@ -84,10 +84,20 @@ def _example(name: str) -> Callable[[], dict[str, Any]]:
     return lambda: json.loads((REQUESTS / name).read_text())
 
 
+def labels_only() -> dict[str, Any]:
+    """Argo CD writing a label on a Deployment, nothing else: a write that bills no new pod."""
+    document = json.loads((REQUESTS / "deployment-update-by-argocd-allowed.json").read_text())
+    request = document["request"]
+    request["object"] = copy.deepcopy(request["oldObject"])
+    request["object"]["metadata"].setdefault("labels", {})["release"] = "2026-12-02"
+    return document
+
+
 CASES: dict[str, Callable[[], dict[str, Any]]] = {
     "Deployment UPDATE": _example("deployment-replicas-by-federatedhpa-allowed.json"),
     "PropagationPolicy CREATE": _example("propagationpolicy-create-allowed.json"),
     "status update by Karmada": status_update,
+    "Deployment UPDATE, a label by Argo CD": labels_only,
     "OverridePolicy CREATE": _example("overridepolicy-create-allowed.json"),
     "OverridePolicy, 1,000 overriders": lambda: json.loads(heavy_override("heavy", 1000)),
 }
