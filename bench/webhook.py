@@ -269,8 +269,9 @@ def main() -> None:
             "policies",
         ],
     }
+    width = 36 if args.mixed else 26  # "PropagationPolicy CREATE + 1 large/s"
     print(
-        f"{'request':26} {'conns':>5} | {'floor req/s':>11} {'p50':>6} {'p99':>6} | "
+        f"{'request':{width}} {'conns':>5} | {'floor req/s':>11} {'p50':>6} {'p99':>6} | "
         f"{'fedgate req/s':>13} {'p50':>6} {'p99':>6} | {'thru x':>6} {'p99 x':>6}"
     )
     for label, file in REQUESTS.items():
@@ -320,7 +321,7 @@ def main() -> None:
             note = f"  ({unmatched} of {args.rounds} rounds unmatched splits)" if unmatched else ""
             shown = f"{label} + 1 large/s" if args.mixed else label
             print(
-                f"{shown:26} {connections:>5} | {fr:11.0f} {f50:6.2f} {f99:6.2f} | "
+                f"{shown:{width}} {connections:>5} | {fr:11.0f} {f50:6.2f} {f99:6.2f} | "
                 f"{gr:13.0f} {g50:6.2f} {g99:6.2f} | {thru:6.2f} {tail:6.2f}{note}",
                 flush=True,
             )
