@@ -104,9 +104,9 @@ CASES: dict[str, Callable[[], dict[str, Any]]] = {
 
 
 HEAVY = frozenset({"OverridePolicy, 1,000 overriders"})
-"""Cases counted over a tenth of --iterations (at least 2). Their counts overstate copying: a
-large memcpy (glibc's ``rep movsb``) counts once per iteration of the repeat under valgrind,
-once natively; for large bodies compare CPU time as well."""
+"""Cases counted over a tenth of --iterations (at least 2). Their counts overstate the work
+about tenfold against CPU time (most likely copying: valgrind counts glibc's large-memcpy
+``rep movsb`` once per repeat); for large bodies compare times as well."""
 
 
 class Counter:
