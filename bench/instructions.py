@@ -14,7 +14,7 @@ built with ``cc`` against valgrind's ``callgrind.h``). The table is instructions
 Parts, for each request type:
 
 - ``floor (adapter)``: the allow-all floor of ``bench/webhook.py`` (Flask, orjson, echo the uid)
-  behind ``webhook.asgi.WsgiOnAsgi``, inline; ``fedgate (adapter)``: fedgate's app the same way.
+  behind ``webhook.shell.asgi.WsgiOnAsgi``, inline; ``fedgate (adapter)``: fedgate's app so.
   Their difference is what fedgate adds per request; gunicorn's HTTP parsing and TLS are the
   same for both and are not counted (they are not in this process). ``fedgate (adapter,
   4 threads)``: the review handed to a thread pool as ``fedgate serve`` does (the handoff's
@@ -138,10 +138,10 @@ class Counter:
 def measure(work: Path, iterations: int, only: str | None) -> None:
     """In the process under callgrind: every part of every case, each dumped by name."""
     from bench.floor_app import create_app as floor_app  # noqa: PLC0415
-    from webhook.app import create_app  # noqa: PLC0415
-    from webhook.asgi import WsgiOnAsgi  # noqa: PLC0415
     from webhook.bundle.load import load_bundle  # noqa: PLC0415
-    from webhook.settings import Settings  # noqa: PLC0415
+    from webhook.shell.app import create_app  # noqa: PLC0415
+    from webhook.shell.asgi import WsgiOnAsgi  # noqa: PLC0415
+    from webhook.shell.settings import Settings  # noqa: PLC0415
 
     counter = Counter(work)
     bundle = load_bundle(ROOT / "policies", "cel-expr")
@@ -171,13 +171,13 @@ def measure_case(
     """One request type's parts (module docstring), each counted on its own."""
     import orjson  # noqa: PLC0415
 
-    from webhook.app import _check_depth  # noqa: PLC0415
-    from webhook.audit import audit_record  # noqa: PLC0415
+    from webhook.base.jsontext import has_duplicate_keys  # noqa: PLC0415
     from webhook.engine.request import parse_review  # noqa: PLC0415
     from webhook.engine.review import review  # noqa: PLC0415
-    from webhook.jsontext import has_duplicate_keys  # noqa: PLC0415
-    from webhook.metrics import Metrics  # noqa: PLC0415
-    from webhook.response import review_response  # noqa: PLC0415
+    from webhook.shell.app import _check_depth  # noqa: PLC0415
+    from webhook.shell.audit import audit_record  # noqa: PLC0415
+    from webhook.shell.metrics import Metrics  # noqa: PLC0415
+    from webhook.shell.response import review_response  # noqa: PLC0415
 
     body = orjson.dumps(document)
     fresh = [parse_review(orjson.loads(body)) for _ in range(iterations + 3)]
