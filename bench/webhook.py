@@ -18,6 +18,11 @@ split, 13-16 ms with 5/4, the same fedgate). Each round, the floor's split is wh
 gives; fedgate's wrk is restarted (up to --attempts times) until its connections are split the
 same way, so that each round compares like with like. --each-round prints every round with both
 splits; a round that could not be matched says so.
+
+--mixed: the mixed load of the webhook-cost target. During each measured wrk run, one 2.5 MiB
+dry-run OverridePolicy CREATE (33,000 plaintext overriders, ``bench/webhook_heavy.py``'s) is
+posted a second on a connection of its own, to the floor and to fedgate alike; the table is
+the small requests' (wrk's), so its p99 ratio is the small requests' beside the large ones.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -44,6 +50,10 @@ from pathlib import Path
 import trustme
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.webhook_heavy import heavy_override, post  # noqa: E402
+
 BIN = Path(sys.executable).parent
 REQUESTS = {
     "Deployment UPDATE": "deployment-replicas-by-federatedhpa-allowed.json",
@@ -162,6 +172,30 @@ def _ms(output: str, percentile: str) -> float:
     return float(value) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
 
 
+@contextmanager
+def one_large_a_second(port: int, context: ssl.SSLContext, enabled: bool) -> Iterator[None]:
+    """While the block runs, one 2.5 MiB OverridePolicy CREATE a second (``--mixed``)."""
+    if not enabled:
+        yield
+        return
+    stop = threading.Event()
+    body = heavy_override("heavy-mixed")
+
+    def send() -> None:
+        while not stop.is_set():
+            started = time.monotonic()
+            post(port, context, body)
+            stop.wait(max(0.0, 1.0 - (time.monotonic() - started)))
+
+    sender = threading.Thread(target=send, daemon=True)
+    sender.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        sender.join(timeout=120)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -187,6 +221,11 @@ def main() -> None:
     )
     parser.add_argument(
         "--threads", type=int, default=4, help="fedgate serve --threads (default 4)"
+    )
+    parser.add_argument(
+        "--mixed",
+        action="store_true",
+        help="one 2.5 MiB OverridePolicy CREATE a second beside the small requests",
     )
     args = parser.parse_args()
     if shutil.which("wrk") is None:
@@ -230,8 +269,9 @@ def main() -> None:
             "policies",
         ],
     }
+    width = 36 if args.mixed else 26  # "PropagationPolicy CREATE + 1 large/s"
     print(
-        f"{'request':26} {'conns':>5} | {'floor req/s':>11} {'p50':>6} {'p99':>6} | "
+        f"{'request':{width}} {'conns':>5} | {'floor req/s':>11} {'p50':>6} {'p99':>6} | "
         f"{'fedgate req/s':>13} {'p50':>6} {'p99':>6} | {'thru x':>6} {'p99 x':>6}"
     )
     for label, file in REQUESTS.items():
@@ -246,8 +286,8 @@ def main() -> None:
                     with running(command, port, context, work / f"{name}.log"):
                         wrk(port, script, connections, 2)  # warm-up: imports, TLS sessions
                         split = runs["floor"][-1].split if name == "fedgate" else None
-                        runs[name].append(
-                            wrk(
+                        with one_large_a_second(port, context, args.mixed):
+                            measured = wrk(
                                 port,
                                 script,
                                 connections,
@@ -255,7 +295,7 @@ def main() -> None:
                                 split=split,
                                 attempts=args.attempts,
                             )
-                        )
+                        runs[name].append(measured)
                 floor_run, fedgate_run = runs["floor"][-1], runs["fedgate"][-1]
                 unmatched += floor_run.split != fedgate_run.split
                 ratios.append((fedgate_run.rate / floor_run.rate, fedgate_run.p99 / floor_run.p99))
@@ -279,8 +319,9 @@ def main() -> None:
             thru = statistics.median(r for r, _ in ratios)
             tail = statistics.median(p for _, p in ratios)
             note = f"  ({unmatched} of {args.rounds} rounds unmatched splits)" if unmatched else ""
+            shown = f"{label} + 1 large/s" if args.mixed else label
             print(
-                f"{label:26} {connections:>5} | {fr:11.0f} {f50:6.2f} {f99:6.2f} | "
+                f"{shown:{width}} {connections:>5} | {fr:11.0f} {f50:6.2f} {f99:6.2f} | "
                 f"{gr:13.0f} {g50:6.2f} {g99:6.2f} | {thru:6.2f} {tail:6.2f}{note}",
                 flush=True,
             )

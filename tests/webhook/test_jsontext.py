@@ -1,4 +1,5 @@
-"""JSON text with no key given twice, held to a plain reference parser."""
+"""JSON text with no key given twice, held to a plain reference parser, on texts that spell one
+key in several ways (escaped, spaced before its colon)."""
 
 from __future__ import annotations
 
@@ -36,6 +37,12 @@ def _reference(text: str) -> bool:
         pytest.param('{"a" : 1, "a":2}', True, id="spaced"),
         pytest.param('{"a\\\\":1,"a\\\\":2}', True, id="backslash-ends-key"),
         pytest.param('{"":1,"":2}', True, id="empty-key"),
+        pytest.param('{"a":1,"\\u0061":2}', True, id="escaped-spelling-of-one-key"),
+        pytest.param('{"\\u00e9":1,"\u00e9":2}', True, id="escaped-and-utf8-spelling"),
+        pytest.param('{"a"\t\r\n:1,"a"\n:2}', True, id="any-json-space-before-colon"),
+        pytest.param('["a", ":", "b" , ":"]', False, id="colons-as-values"),
+        pytest.param('{"a":"b\\"c:","b":["\\\\",":"]}', False, id="quotes-and-colons-inside"),
+        pytest.param('"just a string"', False, id="no-object"),
     ],
 )
 def test_duplicates(text: str, duplicate: bool) -> None:
@@ -47,7 +54,7 @@ def test_duplicates(text: str, duplicate: bool) -> None:
         assert loads_unique(text.encode()) == orjson.loads(text)
 
 
-keys = st.sampled_from(["a", "b", "", ":", '"', "\\", "a:b", '":'])
+keys = st.sampled_from(["a", "b", "", ":", '"', "\\", "a:b", '":', "\u00e9", '\\":'])
 leaves = st.none() | st.booleans() | st.integers(-5, 5) | keys
 values = st.recursive(
     leaves,
@@ -59,13 +66,21 @@ values = st.recursive(
 )
 
 
+def _key(key: str, escaped: bool) -> str:
+    """``key`` as JSON text, every character escaped as \\uXXXX when ``escaped``."""
+    if not escaped:
+        return json.dumps(key)
+    return '"' + "".join(f"\\u{ord(c):04x}" for c in key) + '"'
+
+
 def _write(value: Any, indent: bool) -> str:
     """JSON text of ``value``, where ("object", pairs) is written with every pair, even
-    repeated keys."""
+    repeated keys; with ``indent``, odd keys are spelled escaped and followed by spaces."""
     if isinstance(value, tuple):
-        sep = ": " if indent else ":"
+        sep = " \t: " if indent else ":"
         inner = ("," + ("\n  " if indent else "")).join(
-            json.dumps(k) + sep + _write(v, indent) for k, v in value[1]
+            _key(k, indent and i % 2 == 1) + sep + _write(v, indent)
+            for i, (k, v) in enumerate(value[1])
         )
         return "{" + inner + "}"
     if isinstance(value, list):

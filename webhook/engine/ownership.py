@@ -324,6 +324,22 @@ def _broken_ledger_changes(
         )
 
 
+def pointers_in(old: Any, new: Any, *, status: bool) -> list[str]:
+    """``changed_pointers(old, new)`` under ``/status`` (``status``) or outside it, in the same
+    order, walking only that part of two objects: a write through the status subresource
+    changes nothing else, and the rule on that subresource asks only what else changed, so
+    neither walks the half of the object it does not judge."""
+    if type(old) is not dict or type(new) is not dict:  # not JSON objects: the whole walk
+        return [p for p in changed_pointers(old, new) if _under(p, "/status") == status]
+    return changed_pointers(_part(old, status), _part(new, status))
+
+
+def _part(obj: dict[str, Any], status: bool) -> dict[str, Any]:
+    if status:
+        return {"status": obj["status"]} if "status" in obj else {}
+    return {k: v for k, v in obj.items() if k != "status"}
+
+
 def foreign_changes(
     old: Mapping[str, Any],
     new: Mapping[str, Any],
@@ -337,11 +353,10 @@ def foreign_changes(
     the writer (``may_write(owner)``) may not write, each owner's field once; ``handover``: the
     new ledger when its owner hands fields over in this very write."""
     seen: set[tuple[str, str]] = set()
-    for pointer in changed_pointers(old, new):
+    # status is written through its subresource; the rest is ignored there
+    for pointer in pointers_in(old, new, status=status_write):
         if pointer in UNOWNED or pointer.startswith(_UNOWNED_BELOW):
             continue
-        if _under(pointer, "/status") != status_write:
-            continue  # status is written through its subresource; the rest is ignored there
         if handover is not None and all(
             may_write(o) for o, _ in owners_touched(pointer, handover, old, new)
         ):
@@ -451,8 +466,8 @@ def check_status_subresource(review: Review, rule: Rule) -> Iterator[Violation]:
     old, new = request.old_object, request.object
     if request.sub_resource != "status" or old is None or new is None:
         return
-    for pointer in changed_pointers(old, new):
-        if pointer in UNOWNED or pointer.startswith(_UNOWNED_BELOW) or _under(pointer, "/status"):
+    for pointer in pointers_in(old, new, status=False):
+        if pointer in UNOWNED or pointer.startswith(_UNOWNED_BELOW):
             continue
         yield review.violation(
             rule,

@@ -362,10 +362,10 @@ def check_quota(review: Review, rule: Rule) -> Iterator[Violation]:
             pointer="/spec",
         )
         return
-    pods = member_pods(obj, review.bundle, review.bundle.index)
-    count = pods.count
     if is_mapping(old) and replicas(obj) <= replicas(old) and pod_spec(old) == spec:
         return  # no more pods of the same template: Karmada's fields, status, scaling down
+    pods = member_pods(obj, review.bundle, review.bundle.index)  # the claim: only when billed
+    count = pods.count
     value = unreadable(spec)
     if value is not None:
         text = repr(value)

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from webhook.engine.ownership import changed_pointers
+from webhook.engine.ownership import changed_pointers, pointers_in
 
 leaves = st.none() | st.booleans() | st.integers(-3, 3) | st.sampled_from(["a", "b", "x/y", "~"])
 values: st.SearchStrategy[Any] = st.recursive(
@@ -76,3 +76,22 @@ def test_every_path_jsonpatch_changes_is_reported(old: dict[str, Any], new: dict
 )
 def test_diff_table(old: Any, new: Any, expected: list[str]) -> None:
     assert changed_pointers(old, new) == expected
+
+
+TOP = st.sampled_from(["metadata", "spec", "status", "status~x", "statuses"])
+"""Top-level keys: the status, and names a prefix test on "/status" would confuse with it."""
+
+
+@given(
+    st.dictionaries(TOP, values, max_size=4) | values,
+    st.dictionaries(TOP, values, max_size=4) | values,
+    st.booleans(),
+)
+def test_one_part_of_the_walk_names_what_the_whole_walk_names_there(
+    old: Any, new: Any, status: bool
+) -> None:
+    """The status subresource's shortcut: walking /status alone (or all but it) names the same
+    pointers, in the same order, as the whole walk filtered to that part."""
+    whole = changed_pointers(old, new)
+    expected = [p for p in whole if (p == "/status" or p.startswith("/status/")) == status]
+    assert pointers_in(old, new, status=status) == expected

@@ -19,6 +19,7 @@ from webhook.base.values import is_mapping
 from webhook.bundle.index import Key, TreeIndex, group_of, key_of
 from webhook.bundle.model import Cluster
 from webhook.bundle.rules import Rule
+from webhook.engine.baseline import copies_without
 from webhook.engine.context import Review, cross_index
 from webhook.engine.decision import Violation
 from webhook.engine.synthesize import sync_request
@@ -241,10 +242,16 @@ def _member_copy_violations(
     """The rules on every member's copy of ``target`` as the override changes it; a copy
     Karmada cannot build from a stand-in says nothing of the real target, so it is skipped."""
     own = key_of(policy)
-    others = [p for p in index.policies(namespace_of(target)) if key_of(p) != own]
+    policies = index.policies(namespace_of(target))
+    others = [p for p in policies if key_of(p) != own]
     without, with_it = Policies.of(others), Policies.of([*others, policy])
     clusters = review.bundle.clusters
-    before = propagate(target, without, clusters).copies
+    left_out = own if len(others) < len(policies) else None
+    before = (
+        propagate(target, without, clusters).copies  # the stand-in comes from the request
+        if stand_in
+        else copies_without(review.bundle, target, without, left_out)
+    )
     after = propagate(target, with_it, clusters).copies
     elsewhere = {n: c for n, c in _could_run(review, target).items() if n not in after}
     if elsewhere:  # the override applies there the day the template goes there
