@@ -669,6 +669,7 @@ class Federation:
             )
             self.join(cluster, members[name], member_token, ca_bundle)
         self.wait_members_ready([cluster["name"] for cluster in clusters])
+        self.start_rollouts(member_configs)
         env = {
             "karmada": {"kubeconfig": str(self.admin)},
             "members": {name: {"kubeconfig": str(path)} for name, path in member_configs.items()},
@@ -940,6 +941,22 @@ class Federation:
                     "spec": spec,
                 },
             ],
+        )
+
+    def start_rollouts(self, member_configs: dict[str, Path]) -> None:
+        """What the members' controllers and kubelets would report: each Deployment and
+        StatefulSet copy rolled out 20 s after its spec last changed (``rollouts.py``)."""
+        self.launcher.start(
+            "member-rollouts",
+            [
+                sys.executable,
+                "-m",
+                "tests.e2e.rollouts",
+                "--kubectl",
+                kubectl_binary(),
+                *(f"--member={name}={path}" for name, path in member_configs.items()),
+            ],
+            {"PYTHONPATH": str(REPO)},
         )
 
     def wait_members_ready(self, names: list[str]) -> None:
