@@ -44,7 +44,7 @@ pytestmark = pytest.mark.slow
 
 CASES = [isolate(i, p.id or "", p.values[0]) for i, p in enumerate(e2e_cases())]  # type: ignore[arg-type]
 WAVE_SECONDS = 180
-# Karmada's marks on what it propagates, and the API server's own fields: not the plan's to say.
+# The API server's own fields of an object (a uid in the tree is not kept): not the plan's to say.
 NOT_PLANNED = ("/metadata/uid", "/metadata/resourceVersion", "/metadata/creationTimestamp")
 
 
@@ -345,21 +345,20 @@ def run(karmada_e2e: Federation, tmp_path_factory: pytest.TempPathFactory) -> Ru
 def run_cases(federation: Federation, work: Path, cases: list[Case] = CASES) -> Run:
     """Every case applied, wave after wave, each wave observed until the federation holds
     what the plan says or WAVE_SECONDS pass (then the differences are the tests' to report)."""
-    karmada_e2e = federation
     started = time.monotonic()
     outcomes: dict[int, Outcome] = {}
     timings = []
     done: list[Case] = []
     for wave in waves(cases):
         wave_started = time.monotonic()
-        _set_members(karmada_e2e, wave[0])
-        _retire(karmada_e2e, done, wave)
+        _set_members(federation, wave[0])
+        _retire(federation, done, wave)
         plans = [(case, plan_of(case, work)) for case in wave]
-        _apply(karmada_e2e, wave)
+        _apply(federation, wave)
         applied = time.monotonic() - wave_started
         deadline = time.monotonic() + WAVE_SECONDS
         while True:
-            live = observe(karmada_e2e, wave)
+            live = observe(federation, wave)
             settled = _settled(live, plans)
             if settled or time.monotonic() > deadline:
                 break
