@@ -10,6 +10,7 @@ import os
 import subprocess
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -110,11 +111,17 @@ def federation(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Federation]:
     directory = tmp_path_factory.mktemp(f"federation-{request.param}")
-    policies = policies_for(request.param, directory)
+    with running(directory, policies_for(request.param, directory), request.param) as federation:
+        yield federation
+
+
+@contextmanager
+def running(directory: Path, policies: Path, identities: str) -> Iterator[Federation]:
+    """`up` in ``directory`` (one that fails fails the test, naming the layout), `down` after."""
     try:
-        env = controlplane.up(directory, policies, request.param)
+        env = controlplane.up(directory, policies, identities)
     except controlplane.UpError as error:
-        pytest.fail(f"the federation did not come up ({request.param}): {error}")
+        pytest.fail(f"the federation did not come up ({identities}, {policies}): {error}")
     try:
         yield Federation(directory, env)
     finally:

@@ -6,6 +6,7 @@ clusters."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ import pytest
 import yaml
 
 from tests.compiler.plan.test_tree_karmada import plan_tree
+from tests.e2e.karmada_cases import isolate
 from tests.webhook.karmada.tables import e2e_cases, e2e_clusters, template_key, write_bundle
 
 _MISSING = object()
@@ -57,3 +59,29 @@ def test_karmada_e2e_through_plan_tree(row: dict[str, Any], tmp_path: Path) -> N
                 for part in parts:
                     assert part not in _at(copy, pointer), f"{where}: {pointer} has {part!r}"
     assert code == 0
+
+
+@pytest.mark.parametrize("row", e2e_cases())
+def test_an_isolated_case_plans_as_karmada_s_e2e_says(row: dict[str, Any], tmp_path: Path) -> None:
+    """tests/e2e/test_karmada_cases.py applies many cases at once, each moved to names of its
+    own (karmada_cases.isolate): the moved tree's plan still meets the case's expectations,
+    renamed alike."""
+    index = [p.values[0] for p in e2e_cases()].index(row)
+    case = isolate(index, "", row)
+    test_karmada_e2e_through_plan_tree(
+        {**row, "objects": case.objects, "expect": case.expect}, tmp_path
+    )
+
+
+_DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+
+
+@pytest.mark.parametrize("row", e2e_cases())
+def test_each_karmada_policy_of_a_case_has_a_name_the_api_server_takes(row: dict[str, Any]) -> None:
+    """Karmada's policies are custom resources: the API server takes only a DNS subdomain for
+    their names (a live federation refused a ClusterPropagationPolicy the port had named
+    "system:test-e2e-01"; the suite names it after its ClusterRole, "clusterrole-<random>")."""
+    for obj in row["objects"]:
+        if obj["apiVersion"].startswith("policy.karmada.io/"):
+            name = obj["metadata"]["name"]
+            assert _DNS_SUBDOMAIN.fullmatch(name) and len(name) <= 253, name
