@@ -280,7 +280,12 @@ def test_a_hand_written_override_cannot_crash_or_hide_the_report(repo: Path) -> 
     assert "                 labels 1=\\x9b31m, true=x (was none)\n" in text
     assert "                 args notalist (was none)\n" in text
     assert "\x1b" not in text and "\x9b" not in text
-    assert text.splitlines()[-1].endswith("; 7 denies.")
+    # each validation that reads cluster-a's containers (a string now) fails closed: image-tag,
+    # registry-allowed, resource-requests' two, nine of pod-security-baseline's; max-replicas
+    # on the map replicas
+    denies = [line for line in text.splitlines() if line.startswith("    deny ")]
+    assert len(denies) == 14 and all("in cluster-a" in line for line in denies), denies
+    assert text.splitlines()[-1].endswith("; 14 denies.")
 
 
 def test_an_app_moved_to_another_spec_file_keeps_its_before(repo: Path) -> None:
