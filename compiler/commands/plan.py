@@ -37,7 +37,6 @@ from compiler.compile.core import Compiled
 from compiler.compile.incremental import default_cache
 from compiler.output import Output, color_wanted
 from compiler.plan.changes import (
-    AppChange,
     FileAction,
     PolicyChange,
     TemplateChange,
@@ -50,12 +49,12 @@ from compiler.plan.failovertext import as_json as failover_json
 from compiler.plan.failovertext import report as failover_report
 from compiler.plan.failoverworse import Worse, worse_json, worse_lines
 from compiler.plan.failoverworse import worse as failover_worse
+from compiler.plan.jsonview import amount, as_json, changes_json, finding_json, template_json
 from compiler.plan.text import finish, report, tree_report
 from compiler.plan.tree import TemplateResult, plan_templates, policies_of
 from compiler.plan.tree import plan_tree as plan_manifest_tree
 from compiler.render.argocd import FOLDER as ARGOCD_FOLDER
 from webhook.base.errors import Finding, UsageError
-from webhook.base.quantity import format_cpu, format_memory
 from webhook.bundle.expiry import EXPIRY_WARNING_DAYS, exception_dates
 from webhook.bundle.model import Bundle
 from webhook.engine.workloads import pod_spec
@@ -270,14 +269,14 @@ def run(args: argparse.Namespace, out: Output) -> int:
     if out.format in OUTPUTS[1:]:
         document = {
             **as_json(Plan(apps, result.tenants), diffs, templates, findings),
-            "changes": changes_json(app_list, template_list, policy_list, changes),
+            "changes": changes_json(app_list, template_list, policy_list, changes.files),
             "summary": summary.as_json(),
             **({"failover": worse_json(worse, against)} if worse is not None else {}),
             **({"exceptions": [d.as_json() for d in dates]} if dates else {}),
         }
         for tenant, (_, used) in zip(document["tenants"], befores, strict=True):
             tenant["usedBefore"] = (
-                {r: _amount(r, v) for r, v in used.items()} if used is not None else None
+                {r: amount(r, v) for r, v in used.items()} if used is not None else None
             )
         if out.format == "json":
             out.json(document)
@@ -478,8 +477,8 @@ def _run_tree(args: argparse.Namespace, out: Output) -> int:
             out.json(
                 {
                     "templates": [template_json(t) for t in result.templates],
-                    "errors": [_finding_json(f) for f in result.findings],
-                    "warnings": [_finding_json(f) for f in result.warnings],
+                    "errors": [finding_json(f) for f in result.findings],
+                    "warnings": [finding_json(f) for f in result.warnings],
                 }
             )
         else:
@@ -490,152 +489,6 @@ def _run_tree(args: argparse.Namespace, out: Output) -> int:
     finally:
         gc.unfreeze()
     return 1 if result.denied else 0
-
-
-def template_json(result: TemplateResult) -> dict[str, Any]:
-    """One template in the JSON contract of ``plan --tree`` (documented in docs/plan.md)."""
-    api_version, kind, namespace, name = result.manifest.identity
-    plan_ = result.plan
-    policy = None
-    if plan_.policy is not None:
-        policy = dict(zip(("kind", "namespace", "name"), plan_.policy, strict=True))
-    return {
-        "apiVersion": api_version,
-        "kind": kind,
-        "namespace": namespace,
-        "name": name,
-        "file": result.manifest.file,
-        "line": result.manifest.line,
-        "policy": policy,
-        "placement": dict(plan_.placement),
-        "placementAlternatives": [dict(plan_.alternative)] if plan_.alternative else [],
-        "clusters": {c: m.object for c, m in sorted(plan_.copies.items()) if m.object is not None},
-        "overrides": {
-            c: list(m.overrides) for c, m in sorted(plan_.copies.items()) if m.object is not None
-        },
-        "appliedRules": {
-            c: [{"policy": policy, "rule": rule} for policy, rule in m.rules]
-            for c, m in sorted(plan_.copies.items())
-            if m.object is not None
-        },
-        "violations": {c: [v.as_json() for v in vs] for c, vs in sorted(result.violations.items())},
-        "notes": list(plan_.notes),
-        "suspendedDispatching": list(plan_.suspended),
-        "propagateDeps": plan_.propagate_deps,
-    }
-
-
-def _finding_json(finding: Finding) -> dict[str, Any]:
-    return {
-        "file": finding.file,
-        "line": finding.line,
-        "path": finding.path,
-        "message": finding.message,
-    }
-
-
-def _bill_json(app: AppPlan) -> dict[str, dict[str, str]]:
-    return {c: {r: _amount(r, v) for r, v in amounts.items()} for c, amounts in app.bill.items()}
-
-
-def changes_json(
-    apps: Sequence[AppChange],
-    templates: Sequence[TemplateChange],
-    policies: Sequence[PolicyChange],
-    changes: TreeChanges,
-) -> dict[str, Any]:
-    """What differs from git HEAD (added to the JSON of ``plan``; documented in docs/plan.md)."""
-    return {
-        "apps": [
-            {
-                "namespace": a.namespace,
-                "name": a.name,
-                "action": a.action,
-                "clusters": list(a.clusters),
-                "files": dict(a.files),
-                "before": (
-                    {
-                        "placement": dict(a.before.placement),
-                        "bill": _bill_json(a.before),
-                        "clusters": dict(a.before.clusters),
-                    }
-                    if a.before is not None
-                    else None
-                ),
-            }
-            for a in apps
-            if a.action != "none"
-        ],
-        "templates": [
-            {
-                **dict(zip(("apiVersion", "kind", "namespace", "name"), t.identity, strict=True)),
-                "action": t.action,
-                "clusters": list(t.clusters),
-            }
-            for t in templates
-            if t.action != "none"
-        ],
-        "policies": [
-            {
-                "kind": p.kind,
-                "namespace": p.namespace,
-                "name": p.name,
-                "action": p.action,
-                "file": p.file,
-            }
-            for p in policies
-        ],
-        "files": dict(changes.files),
-    }
-
-
-def as_json(
-    result: Plan,
-    diffs: Mapping[str, str],
-    templates: Sequence[TemplateResult] = (),
-    findings: Sequence[Finding] = (),
-) -> dict[str, Any]:
-    """The JSON for tools (documented in docs/plan.md)."""
-    return {
-        "apps": [
-            {
-                "namespace": a.namespace,
-                "name": a.name,
-                "tenant": a.tenant,
-                "mode": a.mode,
-                "owner": a.owner,
-                "placement": dict(a.placement),
-                "placementAlternatives": [dict(x) for x in a.alternatives],
-                "placementAtMax": dict(a.at_max) if a.at_max is not None else None,
-                "notes": list(a.notes),
-                "bill": _bill_json(a),
-                "clusters": dict(a.clusters),
-                "violations": {c: [v.as_json() for v in vs] for c, vs in a.violations.items()},
-                "overrides": {c: list(o) for c, o in a.overrides.items()},
-                "ownership": {p: dict(ledger) for p, ledger in a.ownership.items()},
-            }
-            for a in result.apps
-        ],
-        "tenants": [
-            {
-                "tenant": t.tenant,
-                "used": {r: _amount(r, v) for r, v in t.used.items()},
-                "quota": {r: _amount(r, v) if v is not None else None for r, v in t.quota.items()},
-                "left": {
-                    r: _amount(r, t.left(r)) if t.left(r) is not None else None for r in t.quota
-                },
-                "handWritten": {r: _amount(r, v) for r, v in t.hand_written.items()},
-            }
-            for t in result.tenants
-        ],
-        "diff": dict(diffs),
-        "templates": [template_json(t) for t in templates],
-        "errors": [_finding_json(f) for f in findings],
-    }
-
-
-def _amount(resource: str, value: Any) -> str:
-    return str(format_cpu(value) if resource == "cpu" else format_memory(value))
 
 
 if __name__ == "__main__":  # pragma: no cover

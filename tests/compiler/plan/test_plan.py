@@ -18,9 +18,9 @@ import pytest
 
 from compiler.cli import main
 from compiler.commands.compile import compile_paths
-from compiler.commands.plan import as_json
 from compiler.plan.changes import AppChange, summarize
 from compiler.plan.core import Plan, plan
+from compiler.plan.jsonview import as_json
 from compiler.plan.text import finish, report
 from compiler.render.pipeline import render_app
 from compiler.spec.load import parse_specs
