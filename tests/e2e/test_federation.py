@@ -33,6 +33,7 @@ import yaml
 from tests.deploy.helm import Unavailable, helm_binary
 from tests.e2e import controlplane
 from tests.e2e.conftest import ARGOCD, ARGOCD_GROUPS, Federation, eventually
+from tests.e2e.rollouts import finished
 from tests.webhook.exception_files import LEGACY_EXCEPTION
 from tests.webhook.livecase import hand_made, policy
 from webhook.suites import load_suite
@@ -850,13 +851,7 @@ def test_karmada_keeps_working_while_fedgate_is_down(
     ready = int(live["spec"].get("replicas", 1))
     controlplane.stop(federation.directory, "fedgate")
     try:
-        status = {
-            "observedGeneration": live["metadata"]["generation"],
-            "replicas": ready,
-            "readyReplicas": ready,
-            "availableReplicas": ready,
-            "updatedReplicas": ready,
-        }
+        status = finished(live)  # what the member's controllers would report
         patched = federation.kubectl(
             "patch",
             "deployment",
