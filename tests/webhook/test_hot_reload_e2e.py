@@ -281,3 +281,54 @@ def test_reviews_are_answered_throughout_repeated_bundle_reloads(tmp_path: Path)
         assert switches >= 4 and allowed[-1] is False  # each new bundle answered, the last deny
         assert server.output().count("stopping the older ones") >= 4
         assert server.process.pid == master and server.output().count("Starting gunicorn") == 1
+
+
+HANG_LOAD = """
+import os
+import time
+from webhook.shell import server
+
+_load = server.WebhookServer.load
+
+
+def _hung_load(self):
+    if os.path.exists(os.environ["FEDGATE_TEST_HANG"]):
+        time.sleep(3600)
+    return _load(self)
+
+
+server.WebhookServer.load = _hung_load
+"""
+"""A ``sitecustomize`` making each worker started once the file FEDGATE_TEST_HANG exists
+never finish building its app: a new generation that never serves."""
+
+
+def test_new_workers_that_never_serve_are_killed_and_the_old_ones_keep_serving(
+    tmp_path: Path,
+) -> None:
+    """A reload whose new workers never serve ends with the old workers serving the old bundle
+    (the master gives the new ones ``timeout``, 30 s), never with no worker."""
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(HANG_LOAD)
+    hang = tmp_path / "hang"
+    files = _flat(POLICIES)
+    binding = files["rules__image-tag__binding.yaml"].decode()
+    warned = re.sub(r"(?m)^action: \w+", "action: warn", binding).encode()
+    volume = tmp_path / "bundle"
+    project(volume, files)
+    env = {"PYTHONPATH": str(site), "FEDGATE_TEST_HANG": str(hang)}
+    with serving(tmp_path, volume, workers=2, env=env) as server:
+        old = sorted(server.workers())
+        hang.touch()
+        with _strict_traffic(server) as (failures, allowed):
+            project(volume, {**files, "rules__image-tag__binding.yaml": warned})
+            _until(server, lambda: "policy bundle reloaded" in server.output())
+            started = time.monotonic()
+            while "did not serve within 30 s" not in server.output():
+                assert time.monotonic() - started < 40, server.output()
+                time.sleep(0.5)
+            _until(server, lambda: sorted(server.workers()) == old)
+        assert failures == []
+        assert allowed and not any(allowed)  # the old bundle answered throughout
+        assert _allowed(server) is False and sorted(server.workers()) == old
