@@ -319,11 +319,12 @@ class WebhookArbiter(Arbiter):  # type: ignore[misc]
     def spawn_worker(self) -> int:
         """gunicorn's, but the worker opens its SO_REUSEPORT socket itself once its bundle is
         compiled (``WebhookWorker.load_wsgi``), not right after the fork."""
+        reuse_port = self.cfg.reuse_port
         self.cfg.set("reuse_port", False)
         try:
             return int(super().spawn_worker())
         finally:
-            self.cfg.set("reuse_port", True)
+            self.cfg.set("reuse_port", reuse_port)
 
     def manage_workers(self) -> None:
         if len(self.WORKERS) > self.num_workers:
@@ -333,13 +334,13 @@ class WebhookArbiter(Arbiter):  # type: ignore[misc]
     def await_ready_workers(self) -> None:
         """Wait (reaping) until every worker serves, at most ``timeout`` seconds; past it,
         kill those not ready, so gunicorn retires none of the workers that serve."""
-        deadline = time.monotonic() + self.timeout
         started = time.monotonic()
+        deadline, waited = started + self.timeout, False
         while True:
             self.reap_workers()
             waiting = [pid for pid, worker in self.WORKERS.items() if not worker.ready]
             if not waiting:
-                if len(self.WORKERS) > self.num_workers:
+                if waited:  # once a reload, not on every look while old workers finish
                     LOG.info(
                         "new workers serve after %.1f s; stopping the older ones",
                         time.monotonic() - started,
@@ -348,6 +349,7 @@ class WebhookArbiter(Arbiter):  # type: ignore[misc]
             if time.monotonic() >= deadline:
                 break
             time.sleep(0.05)
+            waited = True
         LOG.error(
             "new workers %s did not serve within %s s; killed, the older workers keep serving",
             waiting,
