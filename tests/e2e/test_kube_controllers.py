@@ -129,8 +129,8 @@ WORKERS = 2  # fedgate serve --workers in controlplane.Federation.start_fedgate
 
 def _serve(federation: Federation, bundle: Path, volume: Path) -> None:
     """Mount ``bundle`` as fedgate's and wait for the reload: its new workers listening. The
-    old workers stop before the new ones listen (gunicorn's HUP), and a review sent between
-    times out, so a test waits for both before writing."""
+    old workers serve the old bundle until then, so a test waits for both before writing
+    what the new bundle decides."""
     before = federation.log("fedgate").count(LISTENING)
     controlplane.mount(bundle, volume)
     eventually(
