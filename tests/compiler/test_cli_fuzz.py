@@ -24,6 +24,8 @@ from hypothesis import strategies as st
 from compiler.cli import build_parser, main
 from tests.conftest import EXAMPLES, POLICIES
 
+pytestmark = pytest.mark.slow  # runs the fedgate command line as a process
+
 FILES = ("apps/one.yaml", "apps/two.yml", "request.json", "suite/tests.yaml", "x", "policies/x")
 """Where random contents land: a spec, a request, a suite, loose files."""
 

@@ -43,6 +43,7 @@ def test_each_command_help_is_the_whole_parser_help(command: str) -> None:
     assert _outcome(command, [command, "--help"]) == _outcome(None, [command, "--help"])
 
 
+@pytest.mark.slow
 def test_a_command_imports_no_other_command() -> None:
     script = (
         "import sys; from compiler.cli import main; main(['check', '--help']); "

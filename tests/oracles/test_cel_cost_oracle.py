@@ -24,6 +24,8 @@ from webhook.engine.cel.backend import CelCompileError, CelEvalError
 from webhook.engine.cel.celpython import COST_EXCEEDED, CelPythonBackend
 from webhook.engine.cel.cost import PER_CALL_LIMIT
 
+pytestmark = pytest.mark.slow  # builds and runs a Go oracle
+
 CASES = 1000
 """Generated cases per seed (about 20 s on cel-python)."""
 

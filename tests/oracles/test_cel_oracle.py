@@ -37,6 +37,8 @@ from webhook.engine.cel.backend import Backend
 from webhook.engine.cel.engines import make_backend
 from webhook.engine.cel.rewrite import blanked
 
+pytestmark = pytest.mark.slow  # builds and runs a Go oracle
+
 FIXED_SEED = 20261202
 SIZES = {"cel-expr": 5000, "cel-python": 1000}
 """Generated cases per seed and backend (two seeds a run)."""

@@ -23,6 +23,8 @@ from webhook.karmada.assign import Assigned, Candidate, assign
 from webhook.karmada.interpreter import Replicas
 from webhook.karmada.scheduler import SPREAD_FIELDS, schedule
 
+pytestmark = pytest.mark.slow  # builds and runs a Go oracle
+
 CASES = 2500
 """Cases per seed (two seeds a run)."""
 

@@ -30,6 +30,8 @@ from webhook.karmada.overridemanager import apply_overrides
 from webhook.karmada.overriders import OverrideError
 from webhook.karmada.selector import cluster_matches
 
+pytestmark = pytest.mark.slow  # builds and runs a Go oracle
+
 FIXED_SEED = 20261202
 OVERRIDES = 2500
 IMAGES = 2500

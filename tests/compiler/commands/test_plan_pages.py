@@ -95,6 +95,7 @@ def expected(plan: dict[str, Any]) -> tuple[dict[Any, Any], dict[Any, Any]]:
     return copies, quotas
 
 
+@pytest.mark.slow
 def test_the_comment_says_what_the_text_plan_says(repo: Path) -> None:
     text = output(repo, "text")
     comment = output(repo, "markdown")
@@ -108,6 +109,7 @@ def test_the_comment_says_what_the_text_plan_says(repo: Path) -> None:
     assert f"| team-a | {cpu} |" in comment
 
 
+@pytest.mark.slow
 def test_the_page_draws_the_json_plan_s_numbers(repo: Path) -> None:
     plan = json.loads(output(repo, "json"))
     assert all("usedBefore" in t for t in plan["tenants"])
@@ -116,6 +118,7 @@ def test_the_page_draws_the_json_plan_s_numbers(repo: Path) -> None:
     assert numbers(page)[0]  # the charts are there
 
 
+@pytest.mark.slow
 def test_markdown_and_html_need_git_head(repo: Path) -> None:
     result = fedgate("plan", "--tree", "rendered", "--output", "html", cwd=repo)
     no_traceback(result)

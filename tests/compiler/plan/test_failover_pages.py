@@ -117,6 +117,7 @@ def test_the_comment_says_what_the_json_says(document: dict[str, Any]) -> None:
     assert f"**{over['before']['cpu']} → {over['after']['cpu']} of 1 OVER**" in comment
 
 
+@pytest.mark.slow
 def test_the_everyday_plan_flags_a_failure_made_worse(platform_repo: Path) -> None:
     """A pull request narrowing orders-db to cluster-a: with failover on, cluster-a's failure
     leaves it nowhere; every output of ``plan --base`` says so, and ``plan`` without --base
@@ -153,6 +154,7 @@ def test_the_everyday_plan_flags_a_failure_made_worse(platform_repo: Path) -> No
     assert "failover" not in json.loads(head)  # against git HEAD alone: not compared
 
 
+@pytest.mark.slow
 def test_plan_fail_writes_the_comment_and_the_page(platform_repo: Path) -> None:
     (platform_repo / "policies" / "karmada.yaml").write_text(KARMADA_ON)
     code, out, _ = plan_fail("--fail", "cluster-a", "--output", "json")

@@ -117,6 +117,7 @@ def test_rules_judge_each_clusters_copy(bundle: Bundle) -> None:
     assert (found.override, found.override_rule) == ("OverridePolicy platform-demo/demo-http", 0)
 
 
+@pytest.mark.slow
 def test_cli_json_and_diff(tmp_path: Path) -> None:
     env = {
         **os.environ,
@@ -169,6 +170,7 @@ ALL_APPS = [
 ]
 
 
+@pytest.mark.slow
 def test_plan_is_right_with_a_warm_or_cold_cache(platform_repo: Path) -> None:
     """Plan was empty with a warm compile cache, and missed the edited app after an
     edit. Every app, whatever the cache holds."""
@@ -185,6 +187,7 @@ def test_plan_is_right_with_a_warm_or_cold_cache(platform_repo: Path) -> None:
     assert edited["apps"] == emptied["apps"] and edited["tenants"] == emptied["tenants"]
 
 
+@pytest.mark.slow
 def test_a_subset_plans_and_diffs_only_itself_but_bills_whole_tenants(platform_repo: Path) -> None:
     _, whole = cli(["plan"])
     code, subset = cli(["plan", "apps/checkout.yaml", "apps/search-api.yaml"])
@@ -198,6 +201,7 @@ def test_a_subset_plans_and_diffs_only_itself_but_bills_whole_tenants(platform_r
     assert list(changed["diff"]) == ["payments/checkout/deployment.yaml"]
 
 
+@pytest.mark.slow
 def test_a_subset_shows_what_a_changed_hand_written_policy_does_to_it(
     platform_repo: Path,
 ) -> None:
@@ -220,6 +224,7 @@ def test_a_subset_shows_what_a_changed_hand_written_policy_does_to_it(
     assert subset["tenants"] == whole["tenants"]
 
 
+@pytest.mark.slow
 def test_a_hand_written_file_of_the_argo_cd_folder_is_not_a_karmada_template(
     platform_repo: Path,
 ) -> None:
@@ -246,6 +251,7 @@ EU_MIRROR = (
 )
 
 
+@pytest.mark.slow
 def test_plan_covers_hand_written_templates_and_policies(platform_repo: Path) -> None:
     """A regional ClusterOverridePolicy shows in each app's member Deployments; a hand-written
     ConfigMap is planned as a template."""
@@ -279,6 +285,7 @@ def test_plan_covers_hand_written_templates_and_policies(platform_repo: Path) ->
 REVIEW = HUB + "---\n" + BANNER.replace("CLUSTERS", "cluster-a, cluster-b")
 
 
+@pytest.mark.slow
 def test_a_pull_request_golden(tmp_path: Path) -> None:
     """``fedgate plan`` as a reviewer reads it, through the installed entry point: an app
     added, one changed (and denied in one cluster by a hand-written override), one removed,
@@ -329,6 +336,7 @@ spec:
 """The red-team note's hand-written 50 x 1 CPU Deployment in team-a's namespace."""
 
 
+@pytest.mark.slow
 def test_a_hand_written_workload_is_on_its_tenants_bill(platform_repo: Path) -> None:
     """Plan left team-a at 7.9 of 20 CPU while check denies the Deployment on
     tenancy.quota. The bill is the same warm or cold, whole or for a subset of another tenant."""
@@ -369,6 +377,7 @@ scopedEnforcementActions:
   - {action: deny, enforcementPoints: [{name: audit}]}"""
 
 
+@pytest.mark.slow
 def test_a_staged_rule_golden(tmp_path: Path) -> None:
     """``fedgate plan`` (text and markdown) while image-tag is rolled out in steps: the app it
     warns of now is listed with the deny it gets once enforced."""
