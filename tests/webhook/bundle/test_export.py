@@ -13,7 +13,7 @@ import yaml
 
 from compiler.compile.canonical import dump
 from tests.conftest import POLICIES
-from tests.webhook.test_policy_suites import CASES
+from tests.webhook.suite_cases import CASES
 from webhook.bundle.export import cel_literal, export, with_params
 from webhook.bundle.load import load_bundle
 from webhook.bundle.model import Bundle

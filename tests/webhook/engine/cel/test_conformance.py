@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import POLICIES
-from tests.webhook.test_policy_suites import CASES
+from tests.webhook.suite_cases import CASES
 from webhook.bundle.load import load_bundle
 from webhook.bundle.model import Bundle
 from webhook.engine.decision import Decision
