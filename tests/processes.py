@@ -65,6 +65,17 @@ def _decorated(node: ast.AST, what: str) -> bool:
     return any(what in ast.unparse(decorator) for decorator in decorators)
 
 
+def _used_fixtures(node: ast.AST) -> set[str]:
+    """The fixtures named by ``@pytest.mark.usefixtures(...)`` on ``node``."""
+    return {
+        argument.value
+        for decorator in getattr(node, "decorator_list", [])
+        if isinstance(decorator, ast.Call) and ast.unparse(decorator.func).endswith("usefixtures")
+        for argument in decorator.args
+        if isinstance(argument, ast.Constant) and isinstance(argument.value, str)
+    }
+
+
 def _module_marked(tree: ast.Module) -> bool:
     for node in tree.body:
         if isinstance(node, ast.Assign) and any(
@@ -99,7 +110,7 @@ def _read(root: Path, path: Path) -> dict[Ref, Function]:
         function.marked = module_marked or class_marked or _decorated(node, "mark.slow")
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             arguments = node.args.posonlyargs + node.args.args + node.args.kwonlyargs
-            function.fixtures = {argument.arg for argument in arguments}
+            function.fixtures = {argument.arg for argument in arguments} | _used_fixtures(node)
         body = node.body if isinstance(node, ast.ClassDef) else [node]
         for call in (n for part in body for n in ast.walk(part) if isinstance(n, ast.Call)):
             callee = call.func

@@ -57,6 +57,10 @@ def repo(tmp_path):
         ("def test_a(repo):\n    assert repo\n", ["test_a"]),
         ("def test_a(tmp_path):\n    assert tmp_path\n", []),
         (
+            "import pytest\n@pytest.mark.usefixtures('repo')\ndef test_a():\n    assert 1\n",
+            ["test_a"],
+        ),
+        (
             "from tests.helper import git\ndef setup():\n    git('init')\n"
             "def test_a():\n    setup()\ndef test_b():\n    assert 1\n",
             ["test_a"],

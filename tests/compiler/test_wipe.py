@@ -56,6 +56,7 @@ def test_removing_some_apps_of_a_tenant_needs_no_flag(platform_repo: Path) -> No
     assert run(["compile"])[0] == 0
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("platform_repo")
 def test_the_plugin_refuses_to_print_nothing() -> None:
     code, out, err = run(["compile", "empty", "--out", "-"])
