@@ -13,7 +13,7 @@ import pytest
 from hypothesis import assume, given, settings
 
 from compiler.cli import COMMANDS, _ParseError, build_parser
-from tests.compiler.test_cli_fuzz import command_lines
+from tests.compiler.command_lines import command_lines
 from tests.conftest import ROOT
 
 
