@@ -5,29 +5,16 @@ console error, and the JSON plan's numbers."""
 from __future__ import annotations
 
 import json
-import shutil
 import struct
 import subprocess
 import zlib
-from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.compiler.commands.entry import fedgate, git, no_traceback, platform
-
-CHROMIUM = shutil.which("chromium")
-FLAGS = (
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-)
+from tests.compiler.commands.pages import CHROMIUM, FLAGS, Page
 
 
 @pytest.fixture(scope="module")
@@ -50,15 +37,6 @@ def output(repo: Path, fmt: str) -> str:
     no_traceback(result)
     assert result.returncode == 0, result.stderr
     return result.stdout
-
-
-class Page(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__()
-        self.tags: list[tuple[str, dict[str, str | None]]] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.tags.append((tag, dict(attrs)))
 
 
 def numbers(page: str) -> tuple[dict[Any, Any], dict[Any, Any]]:

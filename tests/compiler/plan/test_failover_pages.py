@@ -15,7 +15,7 @@ from compiler.plan.failovertext import as_json
 from compiler.plan.html import render_failover as html_page
 from compiler.plan.markdown import LIMIT
 from compiler.plan.markdown import render_failover as markdown_comment
-from tests.compiler.commands.test_plan_pages import CHROMIUM, FLAGS, Page
+from tests.compiler.commands.pages import CHROMIUM, FLAGS, Page
 from tests.compiler.plan.test_failover import (
     KARMADA_ON,
     ONE_ON_A,
