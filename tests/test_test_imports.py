@@ -17,7 +17,6 @@ STILL_TO_MOVE = {
     ("compiler/plan/test_exact.py", "compiler.plan.test_failover_spread"),
     ("compiler/plan/test_failover_capacity.py", "compiler.plan.test_failover"),
     ("compiler/plan/test_failover_pages.py", "compiler.plan.test_failover"),
-    ("compiler/plan/test_failover_pages.py", "compiler.plan.test_plan"),
     ("compiler/plan/test_failover_spread.py", "compiler.plan.test_failover"),
     ("compiler/plan/test_failover_spread.py", "compiler.plan.test_failover_capacity"),
     ("compiler/plan/test_failover_worse.py", "compiler.plan.test_failover"),

@@ -16,6 +16,7 @@ from compiler.plan.html import render_failover as html_page
 from compiler.plan.markdown import LIMIT
 from compiler.plan.markdown import render_failover as markdown_comment
 from tests.compiler.commands.pages import CHROMIUM, FLAGS, Page
+from tests.compiler.plan.golden import matches_golden
 from tests.compiler.plan.test_failover import (
     KARMADA_ON,
     ONE_ON_A,
@@ -26,7 +27,6 @@ from tests.compiler.plan.test_failover import (
     policy,
     run,
 )
-from tests.compiler.plan.test_plan import _golden
 from tests.helpers import git
 from webhook.bundle.model import Bundle
 
@@ -199,8 +199,8 @@ def test_chromium_shows_the_failover_page_without_a_console_error(
 
 def test_the_comment_and_the_page_golden(document: dict[str, Any]) -> None:
     """The markdown comment and the HTML page of one failure (regenerate: ``make golden``)."""
-    _golden("fail.md", markdown_comment(document))
-    _golden("fail.html", html_page(document))
+    matches_golden("fail.md", markdown_comment(document))
+    matches_golden("fail.html", html_page(document))
 
 
 def test_a_long_failover_comment_is_cut_to_fit_github(document: dict[str, Any]) -> None:

@@ -24,24 +24,15 @@ from compiler.plan.core import Plan, plan
 from compiler.plan.text import finish, report
 from compiler.render.pipeline import render_app
 from compiler.spec.load import parse_specs
+from tests.compiler.plan.golden import matches_golden
 from tests.compiler.plan.manifests import BANNER, HUB, MIRROR
-from tests.conftest import EXAMPLES, POLICIES, ROOT
+from tests.conftest import EXAMPLES, POLICIES
 from webhook.bundle.model import Bundle
-
-GOLDEN = ROOT / "tests" / "golden" / "plan"
 
 
 @pytest.fixture(scope="module")
 def example_plan(bundle: Bundle) -> Plan:
     return plan(compile_paths([EXAMPLES / "apps"], POLICIES).rendered, bundle)
-
-
-def _golden(name: str, text: str) -> None:
-    path = GOLDEN / name
-    if os.environ.get("FEDGATE_REGENERATE_GOLDEN"):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    assert text == path.read_text(), f"{path} differs; run `make golden` and review"
 
 
 def test_text_golden(example_plan: Plan) -> None:
@@ -54,11 +45,11 @@ def test_text_golden(example_plan: Plan) -> None:
         summarize(apps, []),
         everything=True,
     )
-    _golden("plan.txt", "\n".join(finish(lines, color=False)) + "\n")
+    matches_golden("plan.txt", "\n".join(finish(lines, color=False)) + "\n")
 
 
 def test_json_golden(example_plan: Plan) -> None:
-    _golden("plan.json", json.dumps(as_json(example_plan, {}), indent=2) + "\n")
+    matches_golden("plan.json", json.dumps(as_json(example_plan, {}), indent=2) + "\n")
 
 
 def test_the_seeds_example(example_plan: Plan) -> None:
@@ -315,7 +306,7 @@ def test_a_pull_request_golden(tmp_path: Path) -> None:
     (repo / "rendered" / "platform" / "review.yaml").write_text(REVIEW)
     result = fedgate("plan", cwd=repo)
     assert result.returncode == 1, result.stderr  # a member copy is denied
-    _golden("plan-changes.txt", result.stdout)
+    matches_golden("plan-changes.txt", result.stdout)
 
 
 BATCH = """\
@@ -394,7 +385,7 @@ def test_a_staged_rule_golden(tmp_path: Path) -> None:
     assert fedgate("compile", cwd=repo).returncode == 0
     text = fedgate("plan", cwd=repo)
     assert text.returncode == 0, text.stderr  # staged: the plan only warns
-    _golden("plan-staged.txt", text.stdout)
+    matches_golden("plan-staged.txt", text.stdout)
     comment = fedgate("plan", "--output", "markdown", cwd=repo)
     assert comment.returncode == 0, comment.stderr
-    _golden("plan-staged.md", comment.stdout)
+    matches_golden("plan-staged.md", comment.stdout)
