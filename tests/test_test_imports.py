@@ -25,7 +25,6 @@ STILL_TO_MOVE = {
     ("compiler/plan/test_tree_karmada.py", "webhook.karmada.test_imageparser"),
     ("compiler/plan/test_tree_karmada_e2e.py", "compiler.plan.test_tree_karmada"),
     ("compiler/plan/test_tree_karmada_variations.py", "compiler.plan.test_tree_karmada"),
-    ("oracles/test_karmada_division.py", "oracles.test_karmada_oracle"),
     ("oracles/test_karmada_division.py", "webhook.karmada.test_assign"),
     ("oracles/test_karmada_oracle.py", "webhook.karmada.test_typed"),
     ("webhook/engine/cel/kubernetes_tables.py", "webhook.engine.cel.test_cel_go_extensions"),
