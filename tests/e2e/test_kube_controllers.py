@@ -24,7 +24,7 @@ import pytest
 
 from tests.e2e import controlplane
 from tests.e2e.conftest import Federation, eventually
-from tests.e2e.test_federation import ALICE, TEAM_A, _cluster_admin, _control_plane_denials
+from tests.e2e.identities import ALICE, TEAM_A, cluster_admin, control_plane_denials
 from tests.webhook.livecase import NAMESPACE, hand_made, policy
 from webhook.engine import controllers
 
@@ -87,7 +87,7 @@ def team_a(federation: Federation) -> None:
     so only fedgate stands in the way; applied again when that fixture already did."""
     setup = [
         {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}},
-        _cluster_admin("e2e-team-a", "Group", TEAM_A[0]),
+        cluster_admin("e2e-team-a", "Group", TEAM_A[0]),
     ]
     result = federation.kubectl(
         "apply", "-f", "-", stdin=json.dumps({"apiVersion": "v1", "kind": "List", "items": setup})
@@ -359,7 +359,7 @@ def test_no_kube_controller_manager_write_was_denied(federation: Federation) -> 
     """Every write of the control plane fedgate reviewed was admitted, kube-controller-manager's
     controllers' among them; their DELETEs never reached fedgate (the registration's
     matchConditions), only the garbage collector's UPDATEs did."""
-    denied = _control_plane_denials(federation)
+    denied = control_plane_denials(federation)
     assert not denied, "\n".join(denied)
     reached = [r for r in federation.audit() if r["user"] in CONTROLLERS]
     assert all(r["operation"] == "UPDATE" for r in reached), reached
