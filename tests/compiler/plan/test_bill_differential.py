@@ -117,9 +117,20 @@ def workload(draw: st.DrawFn, name: str) -> list[dict[str, Any]]:
     return objects
 
 
+class Examples:
+    """The example bundle and apps, with a short repr for hypothesis' failure report (not a
+    dataclass: hypothesis would print every field)."""
+
+    def __init__(self, bundle: Bundle, apps: tuple[RenderedApp, ...]) -> None:
+        self.bundle, self.apps = bundle, apps
+
+    def __repr__(self) -> str:
+        return "<the example bundle and apps>"
+
+
 @pytest.fixture(scope="module")
-def examples() -> list[RenderedApp]:
-    return list(compile_paths([EXAMPLES / "apps"], POLICIES).rendered)
+def examples(bundle: Bundle) -> Examples:
+    return Examples(bundle, tuple(compile_paths([EXAMPLES / "apps"], POLICIES).rendered))
 
 
 @settings(
@@ -129,15 +140,16 @@ def examples() -> list[RenderedApp]:
 )
 @given(drawn=st.integers(0, 3).flatmap(lambda n: st.tuples(*(workload(f"w{i}") for i in range(n)))))
 def test_the_plans_tenant_total_is_what_the_quota_rule_bills(
-    bundle: Bundle, examples: list[RenderedApp], drawn: tuple[list[dict[str, Any]], ...]
+    examples: Examples, drawn: tuple[list[dict[str, Any]], ...]
 ) -> None:
+    bundle = examples.bundle
     written = [o for objects in drawn for o in objects]
-    tree = [*(o for r in examples for o in r.objects), *written]
+    tree = [*(o for r in examples.apps for o in r.objects), *written]
     policies = policies_of(tree)
     templates = [
         propagate(o, policies, bundle.clusters) for o in written if "Policy" not in o["kind"]
     ]
-    result = plan(examples, bundle, policies, templates)
+    result = plan(examples.apps, bundle, policies, templates)
     webhook = replace(bundle, index=TreeIndex.of(tree))  # the bundle as the webhook holds it
     assert webhook.index is not None
     for bill in result.tenants:
