@@ -96,17 +96,15 @@ def _division(app: AppSpec, candidates: Sequence[str], total: int) -> Division:
 
 def placement(
     app: AppSpec, candidates: Sequence[str]
-) -> tuple[Division, Mapping[str, int] | None, Mapping[str, int], list[str]]:
-    """(division, at max, billed replicas per cluster, notes)."""
+) -> tuple[Division, Mapping[str, int] | None, list[str]]:
+    """(division, at max, notes); the bill is the quota rule's (``_bill``)."""
     scaling, notes = app.autoscaling, []
     if scaling.owner == "git":
         division = _division(app, candidates, app.replicas or 0)
-        billed: Mapping[str, int] = division.replicas
         at_max = None
     elif scaling.owner == "federated-hpa":
         division = _division(app, candidates, scaling.min_replicas)
         at_max = _division(app, candidates, scaling.max_replicas or 0).replicas
-        billed = at_max
         notes.append(
             f"the FederatedHPA moves the total between {scaling.min_replicas} and "
             f"{scaling.max_replicas}; shown at both ends"
@@ -114,7 +112,6 @@ def placement(
     else:
         division = _division(app, candidates, 1)
         at_max = dict.fromkeys(candidates, scaling.max_replicas or 0)
-        billed = at_max
         notes.append(
             f"member HPAs scale each cluster between {scaling.min_replicas} and "
             f"{scaling.max_replicas} on its own; Karmada retains their count "
@@ -125,7 +122,7 @@ def placement(
             "a tie: Karmada breaks it by the template UID's hash (unknown until the "
             "API server creates it), so either outcome can happen"
         )
-    return division, at_max, billed, notes
+    return division, at_max, notes
 
 
 def _bill(
@@ -227,7 +224,7 @@ def plan_app(
         billing = billing_bundle(bundle, rendered.objects)
     if policies is None:
         policies = Policies.of(o for o in rendered.objects if Policies.is_policy(o))
-    division, at_max, _, notes = placement(app, rendered.candidates)
+    division, at_max, notes = placement(app, rendered.candidates)
     deployment = next(o for o in rendered.objects if o["kind"] == "Deployment")
     note = _claim_note(rendered, deployment, policies)
     if note:
