@@ -19,7 +19,7 @@ from typing import Any
 from compiler.plan.members import MemberViolation, attribute, judge, override_failed
 from compiler.render.pipeline import RenderedApp
 from compiler.spec.model import AppSpec
-from webhook.bundle.index import TreeIndex, key_of
+from webhook.bundle.index import Key, TreeIndex, key_of
 from webhook.bundle.model import Bundle, Cluster
 from webhook.engine.enforcement import Point
 from webhook.engine.quota import billed, git_bill, member_pods, per_pod
@@ -70,6 +70,8 @@ class TenantBill:
     quota: Mapping[str, Fraction | None]
     hand_written: Mapping[str, Fraction] = field(default_factory=dict)
     """The part of ``used`` the hand-written workloads request (empty: none)."""
+    workloads: Mapping[Key, Mapping[str, Fraction]] = field(default_factory=dict)
+    """Each hand-written workload's part of ``used`` (``quota.billed``), by its key."""
 
     def left(self, resource: str) -> Fraction | None:
         limit = self.quota.get(resource)
@@ -297,21 +299,24 @@ def plan(
         plan_app(r, bundle, policies, billing=billing)
         for r in sorted(rendered, key=lambda r: r.app.key)
     )
-    hand_written: dict[str, list[Mapping[str, Fraction]]] = {}
+    hand_written: dict[str, dict[Key, Mapping[str, Fraction]]] = {}
     for template in templates:
         tenant = bundle.tenant_of_namespace(meta_str(template.template, "namespace"))
         bill = billed(template.template, billing, billing.index) if tenant is not None else {}
         if tenant is not None and bill:
-            hand_written.setdefault(tenant.name, []).append(bill)
+            hand_written.setdefault(tenant.name, {})[key_of(template.template)] = bill
     tenants = []
     for name in sorted({a.tenant for a in apps} | set(hand_written)):
         written = {
-            r: sum((b.get(r, Fraction(0)) for b in hand_written.get(name, [])), Fraction(0))
+            r: sum(
+                (b.get(r, Fraction(0)) for b in hand_written.get(name, {}).values()), Fraction(0)
+            )
             for r in RESOURCES
         }
         tenant = bundle.tenants[name]
         used, _ = git_bill(billing.index, tenant, billing)  # the quota rule's own sum
         quota = tenant.quota
         limits = {"cpu": quota.cpu, "memory": quota.memory}
-        tenants.append(TenantBill(name, used, limits, written if name in hand_written else {}))
+        mine = hand_written.get(name, {})
+        tenants.append(TenantBill(name, used, limits, written if mine else {}, mine))
     return Plan(apps, tuple(tenants))
