@@ -17,6 +17,7 @@ from typing import Any, Literal
 from compiler.plan.core import RESOURCES, AppPlan, TenantBill, workload_bill
 from compiler.plan.members import MemberViolation
 from compiler.plan.tree import TemplateResult
+from webhook.bundle.index import key_of
 from webhook.karmada.detector import COP, OP, PP, meta_str, policy_ref, selectors
 
 Action = Literal["add", "change", "remove", "none"]
@@ -261,10 +262,16 @@ def _bill(plan: AppPlan | None, resource: str) -> Fraction:
     return sum((b.get(resource, Fraction(0)) for b in plan.bill.values()), Fraction(0))
 
 
-def _workload_bill(result: TemplateResult | None, resource: str) -> Fraction:
-    return (
-        workload_bill(result.plan).get(resource, Fraction(0)) if result is not None else Fraction(0)
-    )
+def _workload_bill(
+    result: TemplateResult | None, resource: str, bill: TenantBill | None
+) -> Fraction:
+    """A hand-written template's bill: the one ``bill`` summed (the quota rule's) when it is
+    today's; else ``workload_bill`` (HEAD's side, planned without today's tree)."""
+    if result is None:
+        return Fraction(0)
+    summed = bill.workloads.get(key_of(result.plan.template)) if bill is not None else None
+    found = summed if summed is not None else workload_bill(result.plan)
+    return found.get(resource, Fraction(0))
 
 
 def tenant_before(
@@ -291,6 +298,6 @@ def tenant_before(
         if template.action == "none" or template.identity[2] not in owned:
             continue
         for resource in RESOURCES:
-            now = used.get(resource, Fraction(0)) - _workload_bill(template.after, resource)
-            used[resource] = now + _workload_bill(template.before, resource)
+            now = used.get(resource, Fraction(0)) - _workload_bill(template.after, resource, bill)
+            used[resource] = now + _workload_bill(template.before, resource, None)
     return used

@@ -14,6 +14,7 @@ from compiler.argocd.manifests import Manifest
 from compiler.plan.changes import TemplateChange, tenant_before
 from compiler.plan.core import TenantBill, plan, workload_bill
 from compiler.plan.tree import TemplateResult, policies_of
+from webhook.bundle.index import key_of
 from webhook.bundle.model import Bundle
 from webhook.engine.quota import requested
 from webhook.karmada.propagation import propagate
@@ -204,3 +205,15 @@ def test_the_tenant_at_head_swaps_each_changed_workloads_bill(bundle: Bundle) ->
     assert tenant_before(bill, [], [added], owned) == {"cpu": 10 - 6, "memory": 0}
     assert tenant_before(bill, [], [gone], owned) == {"cpu": 10 + 2, "memory": 0}
     assert tenant_before(bill, [], [changed], ["payments"]) == bill.used  # another tenant's
+
+
+def test_the_tenant_at_head_takes_off_the_bill_it_summed(bundle: Bundle) -> None:
+    """Today's side of a changed workload comes off as the plan summed it (the quota rule's:
+    here a FederatedHPA keeps 5 of its 3 replicas), not as ``workload_bill`` counts it alone."""
+    cpu = {"requests": {"cpu": "1"}}
+    before = _result(bundle, [workload("Deployment", "d", "platform-demo", 2, **cpu)])
+    after = _result(bundle, [workload("Deployment", "d", "platform-demo", 3, **cpu)])
+    summed = {key_of(after.plan.template): {"cpu": Fraction(5)}}
+    bill = TenantBill("team-a", {"cpu": Fraction(10)}, {"cpu": Fraction(20)}, workloads=summed)
+    changed = TemplateChange(after.manifest.identity, "change", after, before)
+    assert tenant_before(bill, [], [changed], ["platform-demo"]) == {"cpu": 10 - 5 + 2, "memory": 0}
