@@ -11,7 +11,7 @@ the rules judge each copy (``members.py``).
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
@@ -57,6 +57,10 @@ class AppPlan:
     bill: Mapping[str, Mapping[str, Fraction]] = field(default_factory=dict)
     """Requested cpu (cores) and memory (bytes) per cluster, as ``tenancy.quota`` bills it
     (``quota.billed``): the pods the members run at least."""
+    ceiling: Mapping[str, Mapping[str, Fraction]] = field(default_factory=dict)
+    """Requested cpu and memory per cluster at the most replicas the app may grow to (its
+    autoscalers' maximum, ``at_max``; its placement when Git owns the replicas): the bill's
+    upper side, shown beside it."""
     ownership: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
 
 
@@ -72,6 +76,11 @@ class TenantBill:
     """The part of ``used`` the hand-written workloads request (empty: none)."""
     workloads: Mapping[Key, Mapping[str, Fraction]] = field(default_factory=dict)
     """Each hand-written workload's part of ``used`` (``quota.billed``), by its key."""
+    ceiling: Mapping[str, Fraction] = field(default_factory=dict)
+    """What its apps and hand-written workloads request at the most replicas they may grow to
+    (``AppPlan.ceiling``, ``workload_ceiling``): not the quota's measure, shown beside it."""
+    workload_ceilings: Mapping[Key, Mapping[str, Fraction]] = field(default_factory=dict)
+    """Each hand-written workload's part of ``ceiling``, by its key."""
 
     def left(self, resource: str) -> Fraction | None:
         limit = self.quota.get(resource)
@@ -133,16 +142,45 @@ def _bill(
     """The app's bill per cluster, as ``tenancy.quota`` bills it (``quota.member_pods`` times
     ``quota.per_pod``, with ``billing.index`` the synced tree): a Duplicated placement's pods
     per cluster; a count the rule counts once (Divided) divided as the app divides it."""
+    if pod_spec(deployment) is None:
+        return {}
+    pods = member_pods(deployment, billing, billing.index)
+    return _requests(
+        deployment, dict(pods.clusters) or _division(app, candidates, pods.count).replicas
+    )
+
+
+def _requests(
+    deployment: Mapping[str, Any], replicas: Mapping[str, int]
+) -> dict[str, dict[str, Fraction]]:
+    """Requested cpu and memory per cluster (a pod as ``quota.per_pod`` counts it) with
+    ``replicas`` in each."""
     spec = pod_spec(deployment)
     if spec is None:
         return {}
     pod = per_pod(spec)
-    pods = member_pods(deployment, billing, billing.index)
-    counts = dict(pods.clusters) or _division(app, candidates, pods.count).replicas
     return {
         cluster: {r: pod[r] * count for r in RESOURCES}
-        for cluster, count in sorted(counts.items())
+        for cluster, count in sorted(replicas.items())
         if count
+    }
+
+
+def _at_least(
+    most: Mapping[str, Mapping[str, Fraction]], bill: Mapping[str, Mapping[str, Fraction]]
+) -> dict[str, dict[str, Fraction]]:
+    """The ceiling per cluster, never below the bill (an autoscaler from the synced tree may
+    keep more than the app's own maximum)."""
+    empty: Mapping[str, Fraction] = {}
+    return {
+        cluster: {
+            r: max(
+                most.get(cluster, empty).get(r, Fraction(0)),
+                bill.get(cluster, empty).get(r, Fraction(0)),
+            )
+            for r in RESOURCES
+        }
+        for cluster in sorted({*most, *bill})
     }
 
 
@@ -231,6 +269,7 @@ def plan_app(
     note = _claim_note(rendered, deployment, policies)
     if note:
         notes.append(note)
+    bill = _bill(app, deployment, rendered.candidates, billing)
     clusters: dict[str, Mapping[str, Any]] = {}
     violations: dict[str, tuple[MemberViolation, ...]] = {}
     overrides: dict[str, tuple[str, ...]] = {}
@@ -255,7 +294,10 @@ def plan_app(
         clusters=clusters,
         violations=violations,
         overrides=overrides,
-        bill=_bill(app, deployment, rendered.candidates, billing),
+        bill=bill,
+        ceiling=_at_least(
+            _requests(deployment, at_max if at_max is not None else division.replicas), bill
+        ),
         ownership={
             path: dict(ledger)
             for (path, _), ledger in zip(rendered.files().items(), rendered.ledgers, strict=True)
@@ -279,6 +321,22 @@ def workload_bill(template: TemplatePlan) -> dict[str, Fraction]:
     return {r: pod.get(r, Fraction(0)) * count for r in RESOURCES}
 
 
+def workload_ceiling(
+    template: TemplatePlan, bill: Mapping[str, Fraction] | None = None
+) -> dict[str, Fraction]:
+    """A hand-written workload's ceiling: ``workload_bill`` (the replicas it is placed with; an
+    autoscaler's maximum is not read for it), never below its ``bill`` (the quota rule's)."""
+    found = workload_bill(template)
+    if bill is None:
+        return found
+    return {r: max(found.get(r, Fraction(0)), bill.get(r, Fraction(0))) for r in RESOURCES}
+
+
+def _sum(bills: Iterable[Mapping[str, Fraction]]) -> dict[str, Fraction]:
+    listed = list(bills)
+    return {r: sum((b.get(r, Fraction(0)) for b in listed), Fraction(0)) for r in RESOURCES}
+
+
 def plan(
     rendered: Sequence[RenderedApp],
     bundle: Bundle,
@@ -300,23 +358,28 @@ def plan(
         for r in sorted(rendered, key=lambda r: r.app.key)
     )
     hand_written: dict[str, dict[Key, Mapping[str, Fraction]]] = {}
+    grown: dict[str, dict[Key, Mapping[str, Fraction]]] = {}
     for template in templates:
         tenant = bundle.tenant_of_namespace(meta_str(template.template, "namespace"))
         bill = billed(template.template, billing, billing.index) if tenant is not None else {}
         if tenant is not None and bill:
             hand_written.setdefault(tenant.name, {})[key_of(template.template)] = bill
+            grown.setdefault(tenant.name, {})[key_of(template.template)] = workload_ceiling(
+                template, bill
+            )
     tenants = []
     for name in sorted({a.tenant for a in apps} | set(hand_written)):
-        written = {
-            r: sum(
-                (b.get(r, Fraction(0)) for b in hand_written.get(name, {}).values()), Fraction(0)
-            )
-            for r in RESOURCES
-        }
+        mine = hand_written.get(name, {})
+        written = _sum(mine.values())
         tenant = bundle.tenants[name]
         used, _ = git_bill(billing.index, tenant, billing)  # the quota rule's own sum
         quota = tenant.quota
         limits = {"cpu": quota.cpu, "memory": quota.memory}
-        mine = hand_written.get(name, {})
-        tenants.append(TenantBill(name, used, limits, written if mine else {}, mine))
+        ceilings = grown.get(name, {})
+        ceiling = _sum(
+            [*(b for a in apps if a.tenant == name for b in a.ceiling.values()), *ceilings.values()]
+        )
+        tenants.append(
+            TenantBill(name, used, limits, written if mine else {}, mine, ceiling, ceilings)
+        )
     return Plan(apps, tuple(tenants))

@@ -124,6 +124,12 @@ def test_added_changed_and_removed_apps_and_templates(repo: Path) -> None:
     assert [t["name"] for t in report["changes"]["templates"]] == ["banner"]
     # the JSON contract is kept: the same keys, only added to
     assert list(report)[:5] == ["apps", "tenants", "diff", "templates", "errors"]
+    # each tenant's bill (the quota rule's) with its ceiling beside it, as docs/plan.md lists
+    tenant_keys = ["tenant", "used", "quota", "left", "handWritten", "ceiling"]
+    assert {tuple(t) for t in report["tenants"]} == {(*tenant_keys, "usedBefore", "ceilingBefore")}
+    assert all(list(a)[9:11] == ["bill", "ceiling"] for a in report["apps"])
+    befores = [c["before"] for c in report["changes"]["apps"] if c["before"] is not None]
+    assert befores and all(list(b) == ["placement", "bill", "ceiling", "clusters"] for b in befores)
     assert "payments/checkout/deployment.yaml" in report["diff"]
 
 

@@ -159,3 +159,4 @@ def test_the_plans_tenant_total_is_what_the_quota_rule_bills(
         for r in RESOURCES:
             shown = sum((b[r] for a in apps for b in a.bill.values()), Fraction(0))
             assert shown + bill.hand_written.get(r, Fraction(0)) == bill.used[r]
+            assert bill.ceiling[r] >= bill.used[r]  # the ceiling is never below the bill

@@ -51,7 +51,7 @@ def test_text_golden(example_plan: Plan) -> None:
     lines = report(
         apps,
         [],
-        [(t, None) for t in example_plan.tenants],
+        [(t, None, None) for t in example_plan.tenants],
         summarize(apps, []),
         everything=True,
     )
@@ -347,8 +347,9 @@ def test_a_hand_written_workload_is_on_its_tenants_bill(platform_repo: Path) -> 
     _, subset = cli(["plan", "apps/checkout.yaml"])
 
     def bills(plan: dict[str, Any]) -> list[dict[str, Any]]:
-        """The bills, without usedBefore: HEAD's side of a subset compares only its apps."""
-        return [{k: v for k, v in t.items() if k != "usedBefore"} for t in plan["tenants"]]
+        """The bills, without HEAD's side: that of a subset compares only its apps."""
+        before = ("usedBefore", "ceilingBefore")
+        return [{k: v for k, v in t.items() if k not in before} for t in plan["tenants"]]
 
     assert bills(subset) == bills(whole)
     shutil.rmtree(platform_repo / ".git" / "fedgate")
