@@ -223,6 +223,12 @@ def main() -> None:
         "--threads", type=int, default=4, help="fedgate serve --threads (default 4)"
     )
     parser.add_argument(
+        "--policies",
+        default="policies",
+        help="the policies folder fedgate serves (default policies/; a copy with no rules "
+        "measures what fedgate costs before any rule)",
+    )
+    parser.add_argument(
         "--mixed",
         action="store_true",
         help="one 2.5 MiB OverridePolicy CREATE a second beside the small requests",
@@ -266,7 +272,7 @@ def main() -> None:
             str(args.threads),
             *tls,
             "--policies",
-            "policies",
+            args.policies,
         ],
     }
     width = 36 if args.mixed else 26  # "PropagationPolicy CREATE + 1 large/s"

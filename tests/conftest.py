@@ -30,6 +30,13 @@ def reference() -> Path:
 
 
 @pytest.fixture
+def policies_copy(tmp_path: Path) -> Path:
+    """A copy of policies/ at ``tmp_path / "policies"``, for a test to edit."""
+    shutil.copytree(POLICIES, tmp_path / "policies")
+    return tmp_path / "policies"
+
+
+@pytest.fixture
 def platform_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A platform repository made from examples/ (apps/, policies/, rendered/, an empty/
     directory), compiled and committed, as the working directory."""

@@ -55,6 +55,7 @@ def test_a_template_violation_is_reported_once_not_per_cluster(compiling: Bundle
     assert "in cluster-" not in errors[0].message
 
 
+@pytest.mark.slow
 def test_compile_check_and_plan_agree_on_a_per_cluster_latest(platform_repo: Path) -> None:
     """The :latest tag cluster-b gets from an override fails all three (exit 1),
     naming the cluster, the override and the spec field."""

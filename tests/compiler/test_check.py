@@ -24,6 +24,7 @@ def check(*args: str) -> tuple[int, dict]:  # type: ignore[type-arg]
     return code, json.loads(out)
 
 
+@pytest.mark.slow
 def test_nothing_changed(repo: Path) -> None:
     code, report = check()
     assert (code, report["ok"], report["reviews"]) == (0, True, [])
@@ -32,6 +33,7 @@ def test_nothing_changed(repo: Path) -> None:
     assert {r["operation"] for r in report["reviews"]} == {"UPDATE"}
 
 
+@pytest.mark.slow
 def test_changes_are_reviewed_as_updates_and_deletes(repo: Path) -> None:
     spec = repo / "apps" / "status-page.yaml"
     spec.write_text(spec.read_text().replace("replicas: 2", "replicas: 3"))
@@ -48,6 +50,7 @@ def test_changes_are_reviewed_as_updates_and_deletes(repo: Path) -> None:
     }
 
 
+@pytest.mark.slow
 def test_a_stale_tree_fails(repo: Path) -> None:
     spec = repo / "apps" / "status-page.yaml"
     spec.write_text(spec.read_text().replace("replicas: 2", "replicas: 3"))
@@ -56,6 +59,7 @@ def test_a_stale_tree_fails(repo: Path) -> None:
     assert report["stale"]["stale"] == ["platform-demo/status-page/deployment.yaml"]
 
 
+@pytest.mark.slow
 def test_a_spec_change_not_compiled_is_not_called_a_hand_edit(repo: Path) -> None:
     """The rendered file is what fedgate last wrote (its manifest's digest): the spec changed,
     nobody edited the file."""
@@ -70,6 +74,7 @@ def test_a_spec_change_not_compiled_is_not_called_a_hand_edit(repo: Path) -> Non
     assert "edited by hand" not in out
 
 
+@pytest.mark.slow
 def test_an_ignored_field_keeps_its_live_value(repo: Path) -> None:
     """A committed export carries Karmada's claim label; the render drops it. The tenant's
     Application ignores Karmada's claim fields with RespectIgnoreDifferences, so Argo CD keeps
@@ -121,6 +126,7 @@ spec:
 """
 
 
+@pytest.mark.slow
 def test_an_update_admission_would_deny_fails(repo: Path) -> None:
     """A hand-written Deployment whose ledger gives /spec/replicas to the FederatedHPA: git
     changing it is an UPDATE the webhook denies (no ignoreDifferences covers it)."""
@@ -156,6 +162,7 @@ spec:
 """
 
 
+@pytest.mark.slow
 def test_a_hand_written_policy_is_reviewed(repo: Path) -> None:
     """The team-a Application's include {platform-demo/*} syncs this file (``*``
     crosses ``/``), so the check reviews its CREATE as the webhook will."""
@@ -180,6 +187,7 @@ def test_a_hand_written_policy_is_reviewed(repo: Path) -> None:
     ]
 
 
+@pytest.mark.slow
 def test_a_hand_edit_of_a_fedgate_file_is_stale_and_reviewed(repo: Path) -> None:
     """Replicas written into a Deployment the FederatedHPA scales. Stale, naming the
     field and its owner; reviewed as the UPDATE Argo CD makes, which keeps the live replicas
@@ -205,6 +213,7 @@ def test_a_hand_edit_of_a_fedgate_file_is_stale_and_reviewed(repo: Path) -> None
     assert [r["operation"] for r in report["reviews"]] == ["UPDATE"]
 
 
+@pytest.mark.slow
 def test_a_file_no_application_syncs_is_a_warning(repo: Path) -> None:
     stray = repo / "rendered" / "stray" / "configmap.yaml"
     stray.parent.mkdir(parents=True)
@@ -237,6 +246,7 @@ spec:
 """
 
 
+@pytest.mark.slow
 def test_a_hand_written_override_is_judged_on_each_member(repo: Path) -> None:
     """Each payments Deployment's cluster-c copy would pull from docker.io: besides the
     policy's own review, check judges the member copies the change reaches and names the
@@ -280,6 +290,7 @@ spec:
 """
 
 
+@pytest.mark.slow
 def test_a_label_selected_override_that_matches_nothing_is_a_finding(repo: Path) -> None:
     """No template in Git carries the label: the override waits for one created later. Check
     says so, and judges what it writes on a stand-in carrying the label."""
@@ -303,6 +314,7 @@ def test_a_label_selected_override_that_matches_nothing_is_a_finding(repo: Path)
     assert {v["rule"] for v in policy["violations"] if v["action"] == "deny"} == {"image-tag"}
 
 
+@pytest.mark.slow
 def test_files_narrow_the_review(repo: Path) -> None:
     code, report = check("--all", "apps/demo-http.yaml")
     assert code == 0
@@ -315,6 +327,7 @@ def test_files_narrow_the_review(repo: Path) -> None:
     ]
 
 
+@pytest.mark.slow
 def test_files_do_not_hide_a_removed_file(repo: Path) -> None:
     """pre-commit passes the files a commit adds or changes, never the ones it deletes: the
     DELETE Argo CD's prune makes of a removed hand-written file is reviewed whatever FILES
@@ -358,6 +371,7 @@ spec:
 """
 
 
+@pytest.mark.slow
 def test_check_and_plan_give_one_verdict_on_a_policy_no_application_syncs(repo: Path) -> None:
     """A regional ClusterOverridePolicy where the platform keeps its own files (no tenant
     Application syncs rendered/platform/): plan applies it to every app's member copies and
@@ -432,6 +446,7 @@ spec:
 """
 
 
+@pytest.mark.slow
 def test_a_manifest_without_a_namespace_is_planned_where_argo_cd_puts_it(repo: Path) -> None:
     """Argo CD gives a namespaced object without a namespace its Application's destination
     namespace (team-a's: platform-demo). The Deployment, its PropagationPolicy and the
@@ -459,6 +474,7 @@ def test_a_manifest_without_a_namespace_is_planned_where_argo_cd_puts_it(repo: P
     assert [v["rule"] for v in member["violations"]["cluster-b"]] == ["image-tag"]
 
 
+@pytest.mark.slow
 def test_an_object_the_applications_project_refuses_fails_the_check(repo: Path) -> None:
     """team-a's AppProject permits fedgate's kinds only (a Service is not one, nor anything
     cluster-wide): Argo CD refuses such an object and, with it, the whole sync operation of
@@ -493,6 +509,7 @@ def test_an_object_the_applications_project_refuses_fails_the_check(repo: Path) 
     assert "; 2 objects Argo CD may not sync" in out
 
 
+@pytest.mark.slow
 def test_an_invalid_hand_written_file_is_named_from_the_working_directory(repo: Path) -> None:
     """Like every other line of check (and spec errors): rendered/..., not the path inside the
     tree, which names no file from where the user stands."""
@@ -506,6 +523,7 @@ def test_an_invalid_hand_written_file_is_named_from_the_working_directory(repo: 
     )
 
 
+@pytest.mark.slow
 def test_an_edit_that_keeps_size_and_time_is_found_after_check_learnt_the_tree(
     repo: Path,
 ) -> None:
@@ -546,6 +564,7 @@ spec:
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("files", [(), ("policies/tenants.yaml",)], ids=["all", "hook"])
 def test_a_rule_change_alone_reviews_every_manifest_again(
     repo: Path, files: tuple[str, ...]
@@ -605,6 +624,7 @@ spec:
 """
 
 
+@pytest.mark.slow
 def test_only_fedgate_writes_the_argo_cd_folder(repo: Path) -> None:
     """The root Application syncs rendered/argocd/ into Argo CD's own cluster: a cluster-admin
     binding for team-a or an Application of project ``default`` aimed at the Karmada API
@@ -624,6 +644,7 @@ def test_only_fedgate_writes_the_argo_cd_folder(repo: Path) -> None:
     assert "; 2 files Argo CD acts on that fedgate cannot judge" in out
 
 
+@pytest.mark.slow
 def test_the_root_application_reads_only_fedgates_files_under_its_own_project(
     repo: Path,
 ) -> None:
@@ -665,6 +686,7 @@ items:
 """
 
 
+@pytest.mark.slow
 def test_a_list_is_judged_item_by_item(repo: Path) -> None:
     """Argo CD applies each item of a document whose ``items`` is a list (``IsList()``), never
     the document: a "ConfigMap" carrying a PropagationPolicy that sends every Secret to
@@ -719,6 +741,7 @@ items:
 """
 
 
+@pytest.mark.slow
 def test_a_source_override_file_is_refused(repo: Path) -> None:
     """``.argocd-source-<app>.yaml`` (and ``.argocd-source.yaml``) at an Application's path
     is merged into its source by Argo CD's repo server: this one narrows team-a's include to
@@ -751,6 +774,7 @@ def test_a_source_override_file_is_refused(repo: Path) -> None:
     ]
 
 
+@pytest.mark.slow
 def test_jsonnet_a_tenant_application_syncs_is_an_error(repo: Path) -> None:
     """Argo CD's directory source evaluates every .jsonnet file it selects and applies what it
     produces; fedgate cannot judge that (it was a warning)."""
@@ -771,6 +795,7 @@ def test_jsonnet_a_tenant_application_syncs_is_an_error(repo: Path) -> None:
     assert report["unsynced"] == ["rendered/stray/gen.jsonnet"]
 
 
+@pytest.mark.slow
 def test_a_symbolic_link_out_of_the_repository_is_refused(repo: Path, tmp_path: Path) -> None:
     """Argo CD refuses to render any Application of a repository holding an out-of-bounds
     symbolic link; check judged whatever the link reached on this machine."""
@@ -788,6 +813,7 @@ def test_a_symbolic_link_out_of_the_repository_is_refused(repo: Path, tmp_path: 
     assert error["message"].startswith("a symbolic link out of the repository")
 
 
+@pytest.mark.slow
 def test_a_rule_removed_or_weakened_is_named_and_fails_until_acknowledged(repo: Path) -> None:
     """Deleting a rule folder, or lowering a rule to warn, disabled it silently: check said
     "policies/ differs from git HEAD ... would all be admitted". Each is named now, and fails
@@ -855,6 +881,7 @@ def test_out_of_bounds_as_argo_cd_tells_it(link: str, target: str, outside: bool
     assert out_of_bounds("/r", link, target) is outside
 
 
+@pytest.mark.slow
 def test_a_linked_directory_out_of_the_repository_anywhere_in_it_is_refused(
     repo: Path, tmp_path: Path
 ) -> None:
@@ -871,6 +898,7 @@ def test_a_linked_directory_out_of_the_repository_anywhere_in_it_is_refused(
     )
 
 
+@pytest.mark.slow
 def test_a_staged_rule_warns_in_check_and_denies_once_enforced(repo: Path) -> None:
     """image-tag rolled out in steps: a warning in pre-commit (the plan already shows the deny
     to come), then deny everywhere, and the same commit fails."""

@@ -31,6 +31,7 @@ def legacy(platform_repo: Path) -> Path:
     return platform_repo
 
 
+@pytest.mark.slow
 def test_without_the_exception_latest_does_not_compile(platform_repo: Path) -> None:
     spec = platform_repo / "apps" / "demo-http.yaml"
     spec.write_text(spec.read_text().replace("demo-http:1.0", "demo-http:latest"))
@@ -39,6 +40,7 @@ def test_without_the_exception_latest_does_not_compile(platform_repo: Path) -> N
     assert "[image-tag]" in err
 
 
+@pytest.mark.slow
 def test_check_admits_what_the_exception_lifts_and_warns_before_it_expires(
     legacy: Path,
 ) -> None:
@@ -52,6 +54,7 @@ def test_check_admits_what_the_exception_lifts_and_warns_before_it_expires(
     assert LIFTED in out
 
 
+@pytest.mark.slow
 def test_check_says_nothing_of_an_exception_far_from_its_date(legacy: Path) -> None:
     code, out, _ = run(["check", "--today", "2026-12-01"])
     assert code == 0 and "expires on" not in out
@@ -59,6 +62,7 @@ def test_check_says_nothing_of_an_exception_far_from_its_date(legacy: Path) -> N
     assert code == 0 and "(30 days left)" in out
 
 
+@pytest.mark.slow
 def test_check_denies_once_the_exception_expired_and_lists_it(legacy: Path) -> None:
     code, out, err = run(["check", "--today", "2026-12-31"])
     assert code == 1
@@ -70,6 +74,7 @@ def test_check_denies_once_the_exception_expired_and_lists_it(legacy: Path) -> N
     ) in err
 
 
+@pytest.mark.slow
 def test_check_json_lists_every_exception_with_its_days(legacy: Path) -> None:
     code, out, _ = run(["check", "--today", "2026-12-20", "--output", "json"])
     assert code == 0
@@ -78,6 +83,7 @@ def test_check_json_lists_every_exception_with_its_days(legacy: Path) -> None:
     assert (listed["daysLeft"], listed["status"]) == (11, "expiring")
 
 
+@pytest.mark.slow
 def test_plan_honours_the_exception_on_its_day(legacy: Path) -> None:
     code, out, err = run(["plan", "apps/demo-http.yaml", "--today", "2026-12-20"])
     assert code == 0, out + err
@@ -86,6 +92,7 @@ def test_plan_honours_the_exception_on_its_day(legacy: Path) -> None:
     assert "[image-tag]" in out + err
 
 
+@pytest.mark.slow
 def test_plan_lists_each_exception_with_its_days_in_every_output(legacy: Path) -> None:
     """What an exception costs, in the plan a reviewer reads: which rules it lifts where, whose
     it is and how long it has; an expired one is said to lift nothing."""
@@ -111,6 +118,7 @@ def test_plan_lists_each_exception_with_its_days_in_every_output(legacy: Path) -
     assert "exceptions" not in json.loads(out)  # --tree plans a tree, not the repository's change
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("where", "text", "line"),
     [
@@ -179,6 +187,7 @@ def test_the_bundle_configmap_carries_the_exceptions(excepting_policies: Path) -
     assert "exceptions__legacy-demo.yaml: |" in text
 
 
+@pytest.mark.slow
 def test_check_all_finds_a_claim_committed_without_the_hook(platform_repo: Path) -> None:
     """A plain check looks at what changed since the base (CI's --base covers a branch whole);
     --all at every file, for one committed with --no-verify."""
@@ -211,6 +220,7 @@ spec:
 """
 
 
+@pytest.mark.slow
 def test_the_day_an_exception_expires_check_judges_every_manifest_again(
     platform_repo: Path,
 ) -> None:
@@ -239,6 +249,7 @@ def test_the_day_an_exception_expires_check_judges_every_manifest_again(
     assert "would be DENIED" in out
 
 
+@pytest.mark.slow
 def test_a_day_that_is_not_a_date_is_a_usage_error(
     platform_repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

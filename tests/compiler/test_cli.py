@@ -78,6 +78,7 @@ def test_json_output(tmp_path: Path) -> None:
     assert error["message"].startswith("this override writes /spec/replicas")
 
 
+@pytest.mark.slow
 def test_console_script_and_module_entry_agree(tmp_path: Path) -> None:
     fedgate = Path(sys.executable).with_name("fedgate")
     for command in ([str(fedgate)], [sys.executable, "-m", "compiler"]):
@@ -93,6 +94,7 @@ def test_console_script_and_module_entry_agree(tmp_path: Path) -> None:
         assert "compiled 7 apps into 25 files" in result.stdout
 
 
+@pytest.mark.slow
 def test_version_and_help_alone(tmp_path: Path) -> None:
     version = fedgate("--version", cwd=tmp_path)
     assert (version.returncode, version.stdout) == (0, f"fedgate {metadata.version('fedgate')}\n")
@@ -102,6 +104,7 @@ def test_version_and_help_alone(tmp_path: Path) -> None:
     assert "fedgate init" in alone.stdout and "completion" in alone.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -136,6 +139,7 @@ def test_usage_errors_are_json_when_asked(tmp_path: Path, args: list[str], messa
     assert result.stderr.splitlines()[-1] == message
 
 
+@pytest.mark.slow
 def test_spec_errors_in_json_name_the_rule_apart(tmp_path: Path) -> None:
     result = fedgate(
         "compile",

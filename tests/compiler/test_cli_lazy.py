@@ -13,7 +13,7 @@ import pytest
 from hypothesis import assume, given, settings
 
 from compiler.cli import COMMANDS, _ParseError, build_parser
-from tests.compiler.test_cli_fuzz import command_lines
+from tests.compiler.command_lines import command_lines
 from tests.conftest import ROOT
 
 
@@ -43,6 +43,7 @@ def test_each_command_help_is_the_whole_parser_help(command: str) -> None:
     assert _outcome(command, [command, "--help"]) == _outcome(None, [command, "--help"])
 
 
+@pytest.mark.slow
 def test_a_command_imports_no_other_command() -> None:
     script = (
         "import sys; from compiler.cli import main; main(['check', '--help']); "

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from compiler.check.gitrepo import Repository, blob_id
 from tests.helpers import git
+
+pytestmark = pytest.mark.slow  # git repositories (the platform_repo fixture)
 
 
 def test_one_listing_of_several_folders_is_each_folders_listing(platform_repo: Path) -> None:

@@ -165,6 +165,7 @@ def test_engine_fingerprint_follows_the_installed_files(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.slow
 def test_a_warm_compile_neither_parses_cel_nor_imports_the_parser(repo: Path) -> None:
     """What the memo and the lazy proofs are for: the second run of a command over the same
     bundle loads no lark (~0.1 s of a warm ``fedgate check``). Each run in a fresh process."""

@@ -56,6 +56,7 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return repository
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("env", "escapes"),
     [
@@ -73,12 +74,14 @@ def test_plan_colours_only_a_terminal_that_wants_it(
     assert b"replicas: 3" in output
 
 
+@pytest.mark.slow
 def test_a_pipe_gets_no_escapes(repo: Path) -> None:
     result = fedgate("plan", cwd=repo, env={"TERM": "xterm-256color"})
     assert result.returncode == 0
     assert "\x1b[" not in result.stdout + result.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("env", "bar"),
     [

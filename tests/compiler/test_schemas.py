@@ -16,6 +16,7 @@ import pytest
 import yaml
 
 from compiler.commands.compile import compile_paths
+from tests.compiler.strict_schema import strict
 from tests.conftest import EXAMPLES, POLICIES
 
 KUBERNETES_VERSION = "1.33"
@@ -28,29 +29,10 @@ RENDERED = sorted(compile_paths([EXAMPLES / "apps"], POLICIES).files.items())
 ARGOCD_CRD = ("argoproj.io/v1alpha1", "Application")
 
 
-def _strict(schema: Any) -> Any:
-    """The structural schema with unknown fields rejected and int-or-string understood."""
-    if isinstance(schema, list):
-        return [_strict(item) for item in schema]
-    if not isinstance(schema, dict):
-        return schema
-    out = {k: _strict(v) for k, v in schema.items() if not k.startswith("x-kubernetes-")}
-    if schema.get("x-kubernetes-int-or-string"):
-        out["anyOf"] = [{"type": "integer"}, {"type": "string"}]
-    if (
-        schema.get("type") == "object"
-        and "properties" in schema
-        and "additionalProperties" not in schema
-        and not schema.get("x-kubernetes-preserve-unknown-fields")
-    ):
-        out["additionalProperties"] = False
-    return out
-
-
 def _crd_schema(reference: Path, name: str) -> dict[str, Any]:
     crd = yaml.safe_load((reference / "karmada-v1.18" / "crds" / f"{name}.yaml").read_text())
     version = next(v for v in crd["spec"]["versions"] if v["name"] == "v1alpha1")
-    schema: dict[str, Any] = _strict(version["schema"]["openAPIV3Schema"])
+    schema: dict[str, Any] = strict(version["schema"]["openAPIV3Schema"])
     return schema
 
 
@@ -89,7 +71,7 @@ def test_strict_schema_rejects_unknown_fields(reference: Path) -> None:
 def _argocd_schema(reference: Path) -> dict[str, Any]:
     crd = yaml.safe_load((reference / "argocd" / "application-crd.yaml").read_text())
     version = next(v for v in crd["spec"]["versions"] if v["name"] == "v1alpha1")
-    schema: dict[str, Any] = _strict(version["schema"]["openAPIV3Schema"])
+    schema: dict[str, Any] = strict(version["schema"]["openAPIV3Schema"])
     return schema
 
 

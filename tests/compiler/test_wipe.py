@@ -21,6 +21,7 @@ def _files(repo: Path) -> dict[str, bytes]:
     }
 
 
+@pytest.mark.slow
 def test_an_empty_apps_directory_writes_nothing(platform_repo: Path) -> None:
     repo = platform_repo
     before = _files(repo)
@@ -31,6 +32,7 @@ def test_an_empty_apps_directory_writes_nothing(platform_repo: Path) -> None:
     assert _files(repo) == before
 
 
+@pytest.mark.slow
 def test_emptying_one_tenant_is_refused_and_allowed_on_request(platform_repo: Path) -> None:
     repo = platform_repo
     for name in ("checkout", "payments-api", "search-api"):
@@ -47,12 +49,14 @@ def test_emptying_one_tenant_is_refused_and_allowed_on_request(platform_repo: Pa
     assert (repo / "rendered" / "argocd" / "team-b-application.yaml").exists()
 
 
+@pytest.mark.slow
 def test_removing_some_apps_of_a_tenant_needs_no_flag(platform_repo: Path) -> None:
     repo = platform_repo
     (repo / "apps" / "checkout.yaml").unlink()
     assert run(["compile"])[0] == 0
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("platform_repo")
 def test_the_plugin_refuses_to_print_nothing() -> None:
     code, out, err = run(["compile", "empty", "--out", "-"])
@@ -64,6 +68,7 @@ def test_the_plugin_refuses_to_print_nothing() -> None:
     assert code == 0 and out.count("\nkind: Deployment\n") == 7
 
 
+@pytest.mark.slow
 def test_check_reports_the_deletion_and_fails(platform_repo: Path) -> None:
     repo = platform_repo
     for name in ("checkout", "payments-api", "search-api"):

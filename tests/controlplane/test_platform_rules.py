@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.controlplane.table import CONTROLLER_MANAGER, JOBS, TENANT, Job, request
-from tests.webhook.engine.test_celrules import bundle_with
+from tests.webhook.engine.custom_rules import bundle_with
 from webhook.engine.request import parse_review
 from webhook.engine.review import review
 

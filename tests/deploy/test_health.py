@@ -19,7 +19,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.compiler.test_schemas import _strict
+from tests.compiler.strict_schema import strict
 from tests.conftest import ROOT
 from tests.deploy.lua_vms import argocd_health, karmada
 
@@ -240,7 +240,7 @@ def test_the_customization_is_valid_against_karmadas_crd(reference: Path) -> Non
     )
     [version] = [v for v in crd["spec"]["versions"] if v["name"] == "v1alpha1"]
     jsonschema.validate(
-        yaml.safe_load(CUSTOMIZATIONS.read_text()), _strict(version["schema"]["openAPIV3Schema"])
+        yaml.safe_load(CUSTOMIZATIONS.read_text()), strict(version["schema"]["openAPIV3Schema"])
     )
 
 

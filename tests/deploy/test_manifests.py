@@ -263,6 +263,7 @@ def _install(tmp_path: Path, bundle: str | None) -> tuple[subprocess.CompletedPr
     return result, log.read_text() if log.exists() else ""
 
 
+@pytest.mark.slow
 def test_install_applies_the_user_s_bundle_and_never_the_example_unasked(tmp_path: Path) -> None:
     """install.sh applied the example world's bundle whatever the repository said: Argo CD's
     first sync naming the user's clusters was denied ('unknown clusters eu-1, eu-2')."""

@@ -33,6 +33,7 @@ import yaml
 from tests.deploy.helm import Unavailable, helm_binary
 from tests.e2e import controlplane
 from tests.e2e.conftest import ARGOCD, ARGOCD_GROUPS, Federation, eventually
+from tests.e2e.identities import ALICE, TEAM_A, cluster_admin, control_plane_denials
 from tests.e2e.rollouts import finished
 from tests.webhook.exception_files import LEGACY_EXCEPTION
 from tests.webhook.livecase import hand_made, policy
@@ -46,10 +47,6 @@ REQUESTS = REPO / "examples" / "requests"
 TENANT_FOLDERS = ("payments", "platform-demo")
 POLICY_KINDS = {"PropagationPolicy", "OverridePolicy", "FederatedHPA", "CronFederatedHPA"}
 DENIED = 'admission webhook "validate.fedgate.dev" denied the request'
-ALICE = "alice@example.com"
-TEAM_A = ("team-a",)
-# The users Argo CD and the harness act as; every other user writing is the control plane.
-TEST_USERS = {ARGOCD[0], ALICE, "fedgate-e2e-admin"}
 
 
 @dataclass
@@ -97,8 +94,8 @@ def synced(federation: Federation, tmp_path_factory: pytest.TempPathFactory) -> 
             {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
             for name in TENANT_FOLDERS
         ),
-        _cluster_admin("e2e-argocd-manager", "User", ARGOCD[0]),
-        _cluster_admin("e2e-team-a", "Group", "team-a"),
+        cluster_admin("e2e-argocd-manager", "User", ARGOCD[0]),
+        cluster_admin("e2e-team-a", "Group", "team-a"),
     ]
     result = federation.kubectl("apply", "-f", "-", stdin=yaml.safe_dump_all(setup))
     assert result.returncode == 0, result.stderr
@@ -111,20 +108,6 @@ def synced(federation: Federation, tmp_path_factory: pytest.TempPathFactory) -> 
     _compile(apps, rendered)
     change = _argocd_sync(federation, rendered)
     return Synced(rendered, first, resync, change)
-
-
-def _cluster_admin(name: str, kind: str, subject: str) -> dict[str, Any]:
-    return {
-        "apiVersion": "rbac.authorization.k8s.io/v1",
-        "kind": "ClusterRoleBinding",
-        "metadata": {"name": name},
-        "roleRef": {
-            "apiGroup": "rbac.authorization.k8s.io",
-            "kind": "ClusterRole",
-            "name": "cluster-admin",
-        },
-        "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": kind, "name": subject}],
-    }
 
 
 # --- 1. Argo CD's sync -------------------------------------------------------------------------
@@ -897,20 +880,8 @@ def test_karmada_keeps_working_while_fedgate_is_down(
 # --- 2. over the whole run: the control plane was never denied --------------------------------
 
 
-def _control_plane_denials(federation: Federation) -> list[str]:
-    records = federation.audit()
-    assert records, "the audit log is empty: fedgate was never called"
-    control_plane = [r for r in records if r["user"] not in TEST_USERS]
-    if federation.identities == "admin":  # system:admin is the operator too: reviewed
-        assert control_plane, "no control-plane write reached fedgate"
-    else:  # each component by its own name: matchConditions keep its writes from fedgate
-        reached = [r for r in control_plane if str(r["user"]).startswith("system:karmada:")]
-        assert not reached, f"Karmada's components waited on fedgate: {reached[:3]}"
-    return [json.dumps(r) for r in control_plane if not r["allowed"]]
-
-
 def test_no_control_plane_write_was_denied(federation: Federation, synced: Synced) -> None:
-    denied = _control_plane_denials(federation)
+    denied = control_plane_denials(federation)
     assert not denied, "\n".join(denied)
 
 
@@ -1375,5 +1346,5 @@ def test_no_control_plane_write_was_denied_in_the_failover(
 ) -> None:
     """The taint manager's, scheduler's and binding controller's writes of the failover (and
     of the member's return) pass fedgate too."""
-    denied = _control_plane_denials(federation)
+    denied = control_plane_denials(federation)
     assert not denied, "\n".join(denied)

@@ -24,7 +24,7 @@ import pytest
 
 from tests.e2e import controlplane
 from tests.e2e.conftest import Federation, eventually
-from tests.e2e.test_federation import ALICE, TEAM_A, _cluster_admin, _control_plane_denials
+from tests.e2e.identities import ALICE, TEAM_A, cluster_admin, control_plane_denials
 from tests.webhook.livecase import NAMESPACE, hand_made, policy
 from webhook.engine import controllers
 
@@ -87,7 +87,7 @@ def team_a(federation: Federation) -> None:
     so only fedgate stands in the way; applied again when that fixture already did."""
     setup = [
         {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}},
-        _cluster_admin("e2e-team-a", "Group", TEAM_A[0]),
+        cluster_admin("e2e-team-a", "Group", TEAM_A[0]),
     ]
     result = federation.kubectl(
         "apply", "-f", "-", stdin=json.dumps({"apiVersion": "v1", "kind": "List", "items": setup})
@@ -129,8 +129,8 @@ WORKERS = 2  # fedgate serve --workers in controlplane.Federation.start_fedgate
 
 def _serve(federation: Federation, bundle: Path, volume: Path) -> None:
     """Mount ``bundle`` as fedgate's and wait for the reload: its new workers listening. The
-    old workers stop before the new ones listen (gunicorn's HUP), and a review sent between
-    times out, so a test waits for both before writing."""
+    old workers serve the old bundle until then, so a test waits for both before writing
+    what the new bundle decides."""
     before = federation.log("fedgate").count(LISTENING)
     controlplane.mount(bundle, volume)
     eventually(
@@ -359,7 +359,7 @@ def test_no_kube_controller_manager_write_was_denied(federation: Federation) -> 
     """Every write of the control plane fedgate reviewed was admitted, kube-controller-manager's
     controllers' among them; their DELETEs never reached fedgate (the registration's
     matchConditions), only the garbage collector's UPDATEs did."""
-    denied = _control_plane_denials(federation)
+    denied = control_plane_denials(federation)
     assert not denied, "\n".join(denied)
     reached = [r for r in federation.audit() if r["user"] in CONTROLLERS]
     assert all(r["operation"] == "UPDATE" for r in reached), reached

@@ -6,6 +6,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from webhook.bundle.model import Cluster
+
 HOSTS = [
     "",
     "",
@@ -364,3 +366,16 @@ def override_case(rng: random.Random) -> dict[str, Any]:
         }
         policies.append(policy)
     return {"op": "override", "object": obj, "policies": policies, "cluster": cluster(rng)}
+
+
+def as_cluster(obj: dict[str, Any]) -> Cluster:
+    """A generated Cluster object as fedgate's bundle holds it."""
+    spec = obj.get("spec", {})
+    return Cluster(
+        name=obj["metadata"]["name"],
+        labels=obj["metadata"].get("labels", {}),
+        provider=spec.get("provider"),
+        region=spec.get("region"),
+        zone=spec.get("zone"),
+        zones=tuple(spec.get("zones", ())),
+    )

@@ -19,10 +19,12 @@ import pytest
 from tests.oracles.build import ask, oracle
 from tests.oracles.celgen import Generator
 from tests.oracles.differential import without_nulls
-from tests.oracles.test_cel_oracle import FIXED_SEED, fresh_seed
+from tests.oracles.seeds import FIXED_SEED, fresh_seed
 from webhook.engine.cel.backend import CelCompileError, CelEvalError
 from webhook.engine.cel.celpython import COST_EXCEEDED, CelPythonBackend
 from webhook.engine.cel.cost import PER_CALL_LIMIT
+
+pytestmark = pytest.mark.slow  # builds and runs a Go oracle
 
 CASES = 1000
 """Generated cases per seed (about 20 s on cel-python)."""

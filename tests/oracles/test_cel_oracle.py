@@ -20,8 +20,6 @@ one; replay a fresh one with ``FEDGATE_ORACLE_SEED``). Each case comes out as on
 from __future__ import annotations
 
 import json
-import os
-import random
 import re
 from collections import Counter
 from pathlib import Path
@@ -33,11 +31,13 @@ import yaml
 from tests.oracles.build import ask, oracle
 from tests.oracles.celgen import Generator
 from tests.oracles.differential import Verdict, compare, without_nulls
+from tests.oracles.seeds import FIXED_SEED, fresh_seed
 from webhook.engine.cel.backend import Backend
 from webhook.engine.cel.engines import make_backend
 from webhook.engine.cel.rewrite import blanked
 
-FIXED_SEED = 20261202
+pytestmark = pytest.mark.slow  # builds and runs a Go oracle
+
 SIZES = {"cel-expr": 5000, "cel-python": 1000}
 """Generated cases per seed and backend (two seeds a run)."""
 TABLE = yaml.safe_load((Path(__file__).parent / "cases" / "cel.yaml").read_text(encoding="utf-8"))
@@ -50,10 +50,6 @@ def backend(name: str) -> Backend:
     if name not in _backends:
         _backends[name] = make_backend(name)
     return _backends[name]
-
-
-def fresh_seed() -> int:
-    return int(os.environ.get("FEDGATE_ORACLE_SEED") or random.SystemRandom().randrange(2**32))
 
 
 def _shown(answer: Any) -> str:

@@ -18,6 +18,8 @@ from compiler.argocd.glob import GlobPanic, match, path_match, valid
 from tests.compiler.argocd.go_oracle.generate import glob_pattern, path_case, text_for
 from tests.oracles.build import ask, oracle
 
+pytestmark = pytest.mark.slow  # builds and runs a Go oracle
+
 CASES = 5000
 FIXED_SEED = 20261202
 

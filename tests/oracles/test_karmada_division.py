@@ -17,11 +17,14 @@ import pytest
 
 from tests.oracles import divisiongen
 from tests.oracles.build import ask, oracle
-from tests.oracles.test_karmada_oracle import as_cluster, seeds
+from tests.oracles.karmadagen import as_cluster
+from tests.oracles.seeds import seeds
 from tests.webhook.karmada.test_assign import ROWS, oracle_request
 from webhook.karmada.assign import Assigned, Candidate, assign
 from webhook.karmada.interpreter import Replicas
 from webhook.karmada.scheduler import SPREAD_FIELDS, schedule
+
+pytestmark = pytest.mark.slow  # builds and runs a Go oracle
 
 CASES = 2500
 """Cases per seed (two seeds a run)."""

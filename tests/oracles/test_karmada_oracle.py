@@ -12,7 +12,6 @@ wrong field types included: the image overrider's typed conversion fails it).
 from __future__ import annotations
 
 import copy
-import os
 import random
 from pathlib import Path
 from typing import Any
@@ -22,37 +21,22 @@ import yaml
 
 from tests.oracles import karmadagen
 from tests.oracles.build import ask, oracle
+from tests.oracles.karmadagen import as_cluster
+from tests.oracles.seeds import seeds
 from tests.webhook.karmada.test_typed import ROWS as TYPED
 from tests.webhook.karmada.test_typed import policy
-from webhook.bundle.model import Cluster
 from webhook.karmada.imageparser import ImageParseError, parse
 from webhook.karmada.overridemanager import apply_overrides
 from webhook.karmada.overriders import OverrideError
 from webhook.karmada.selector import cluster_matches
 
-FIXED_SEED = 20261202
+pytestmark = pytest.mark.slow  # builds and runs a Go oracle
+
 OVERRIDES = 2500
 IMAGES = 2500
 """Cases per seed (two seeds a run)."""
 
 Case = dict[str, Any]
-
-
-def seeds() -> list[int]:
-    fresh = int(os.environ.get("FEDGATE_ORACLE_SEED") or random.SystemRandom().randrange(2**32))
-    return [FIXED_SEED, fresh]
-
-
-def as_cluster(obj: Case) -> Cluster:
-    spec = obj.get("spec", {})
-    return Cluster(
-        name=obj["metadata"]["name"],
-        labels=obj["metadata"].get("labels", {}),
-        provider=spec.get("provider"),
-        region=spec.get("region"),
-        zone=spec.get("zone"),
-        zones=tuple(spec.get("zones", ())),
-    )
 
 
 def port_override(case: Case) -> Case:

@@ -41,6 +41,8 @@ from webhook.engine.request import parse_review
 from webhook.engine.review import review
 from webhook.suites import inline_review
 
+pytestmark = pytest.mark.slow  # builds and runs a Go oracle
+
 RULE = "pod-security-baseline"
 FOLDER = Path(POLICIES) / "rules" / RULE
 FIXED_SEED = 20261202

@@ -10,11 +10,14 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from tests.conftest import POLICIES
 from tests.oracles.build import ask, oracle
 from webhook.suites import load_suite
+
+pytestmark = pytest.mark.slow  # builds and runs a Go oracle
 
 RULE = "pod-security-baseline"
 FOLDER = Path(POLICIES) / "rules" / RULE

@@ -17,6 +17,8 @@ from tests.conftest import EXAMPLES, POLICIES
 from tests.webhook.exception_files import LEGACY_EXCEPTION as EXCEPTION
 from tests.webhook.server import Server, serving
 
+pytestmark = pytest.mark.slow  # starts fedgate serve
+
 LATEST = json.loads((EXAMPLES / "requests" / "deployment-latest-tag-denied.json").read_text())
 ALICE = {"username": "alice@example.com", "groups": ["team-a", "system:authenticated"]}
 

@@ -6,6 +6,8 @@ The master looks every FEDGATE_RELOAD_SECONDS (2 s by default, as deployed)."""
 
 from __future__ import annotations
 
+import http.client
+import itertools
 import json
 import re
 import socket
@@ -183,3 +185,150 @@ def test_a_renewed_certificate_is_served_and_a_broken_pair_refused(tmp_path: Pat
         assert "do not load together" in server.output()
         assert server.process.poll() is None and server.process.pid == master
         assert server.output().count("Starting gunicorn") == 1
+
+
+ANSWER_SECONDS = 3.0
+"""The API server's timeout for a review (deploy/): an answer later than this is a refusal."""
+
+
+@contextmanager
+def _strict_traffic(server: Server, clients: int = 3) -> Iterator[tuple[list[str], list[bool]]]:
+    """Reviews from ``clients`` threads, each on a new connection, while the block runs; the
+    first list collects every failure: refused, reset or closed at any point, not 200, or
+    answered after ANSWER_SECONDS; the second, in order, whether each answer allowed."""
+    failures: list[str] = []
+    allowed: list[bool] = []
+    stop = threading.Event()
+    body = json.dumps(DENIED).encode()
+
+    def send() -> None:
+        while not stop.is_set():
+            started = time.monotonic()
+            connection = http.client.HTTPSConnection(
+                "127.0.0.1", server.port, context=server.context, timeout=ANSWER_SECONDS
+            )
+            try:
+                connection.request("POST", "/validate", body, {"Content-Type": "application/json"})
+                response = connection.getresponse()
+                answer = json.loads(response.read())
+            except (OSError, http.client.HTTPException, ValueError) as exc:
+                failures.append(f"{exc!r} after {time.monotonic() - started:.2f} s")
+                continue
+            finally:
+                connection.close()
+            seconds = time.monotonic() - started
+            if response.status != 200 or seconds > ANSWER_SECONDS:
+                failures.append(f"{response.status} after {seconds:.2f} s")
+            else:
+                allowed.append(bool(answer["response"]["allowed"]))
+
+    senders = [threading.Thread(target=send) for _ in range(clients)]
+    for sender in senders:
+        sender.start()
+    try:
+        yield failures, allowed
+    finally:
+        stop.set()
+        for sender in senders:
+            sender.join(timeout=2 * ANSWER_SECONDS)
+
+
+SLOW_LOAD_SECONDS = 4.0
+SLOW_LOAD = f"""
+import time
+from webhook.shell import server
+
+_load = server.WebhookServer.load
+
+
+def _slow_load(self):
+    time.sleep({SLOW_LOAD_SECONDS})
+    return _load(self)
+
+
+server.WebhookServer.load = _slow_load
+"""
+"""A ``sitecustomize`` making each worker take SLOW_LOAD_SECONDS more to build its app, as
+compiling the bundle takes at a load of 16 (the master, which never calls ``load``, is not
+slowed): longer than ANSWER_SECONDS, so a connection a new worker takes before it serves fails."""
+
+
+def test_reviews_are_answered_throughout_repeated_bundle_reloads(tmp_path: Path) -> None:
+    """No moment of a reload without a worker serving: old workers stop only once the new
+    ones serve, and new ones take connections only then, so reviews sent all along, on new
+    connections, are answered in time, the answers switching to each new bundle."""
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(SLOW_LOAD)
+    files = _flat(POLICIES)
+    binding = files["rules__image-tag__binding.yaml"].decode()
+    warned = re.sub(r"(?m)^action: \w+", "action: warn", binding).encode()
+    assert warned != binding.encode()
+    volume = tmp_path / "bundle"
+    project(volume, files)
+    with serving(tmp_path, volume, workers=2, env={"PYTHONPATH": str(site)}) as server:
+        master = server.process.pid
+        with _strict_traffic(server) as (failures, allowed):
+            for turn in range(4):
+                warn = turn % 2 == 0
+                project(
+                    volume, {**files, "rules__image-tag__binding.yaml": warned} if warn else files
+                )
+                _until(server, lambda warn=warn: _allowed(server) is warn)  # type: ignore[misc]
+                time.sleep(2.0)  # the old workers stop meanwhile, under traffic
+        assert failures == []
+        switches = sum(1 for a, b in itertools.pairwise(allowed) if a != b)
+        assert switches >= 4 and allowed[-1] is False  # each new bundle answered, the last deny
+        assert server.output().count("stopping the older ones") >= 4
+        assert server.process.pid == master and server.output().count("Starting gunicorn") == 1
+
+
+HANG_LOAD = """
+import os
+import time
+from webhook.shell import server
+
+_load = server.WebhookServer.load
+
+
+def _hung_load(self):
+    if os.path.exists(os.environ["FEDGATE_TEST_HANG"]):
+        time.sleep(3600)
+    return _load(self)
+
+
+server.WebhookServer.load = _hung_load
+"""
+"""A ``sitecustomize`` making each worker started once the file FEDGATE_TEST_HANG exists
+never finish building its app: a new generation that never serves."""
+
+
+def test_new_workers_that_never_serve_are_killed_and_the_old_ones_keep_serving(
+    tmp_path: Path,
+) -> None:
+    """A reload whose new workers never serve ends with the old workers serving the old bundle
+    (the master gives the new ones ``timeout``, 30 s), never with no worker."""
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(HANG_LOAD)
+    hang = tmp_path / "hang"
+    files = _flat(POLICIES)
+    binding = files["rules__image-tag__binding.yaml"].decode()
+    warned = re.sub(r"(?m)^action: \w+", "action: warn", binding).encode()
+    volume = tmp_path / "bundle"
+    project(volume, files)
+    env = {"PYTHONPATH": str(site), "FEDGATE_TEST_HANG": str(hang)}
+    with serving(tmp_path, volume, workers=2, env=env) as server:
+        old = sorted(server.workers())
+        hang.touch()
+        with _strict_traffic(server) as (failures, allowed):
+            project(volume, {**files, "rules__image-tag__binding.yaml": warned})
+            _until(server, lambda: "policy bundle reloaded" in server.output())
+            started = time.monotonic()
+            while "did not serve within 30 s" not in server.output():
+                assert time.monotonic() - started < 40, server.output()
+                time.sleep(0.5)
+            _until(server, lambda: sorted(server.workers()) == old)
+        assert failures == []
+        assert allowed and not any(allowed)  # the old bundle answered throughout
+        assert _allowed(server) is False and sorted(server.workers()) == old

@@ -24,6 +24,8 @@ import yaml
 from tests.webhook.livecase import hand_made, policy
 from tests.webhook.server import serving
 
+pytestmark = pytest.mark.slow  # starts fedgate serve
+
 REPO = Path(__file__).resolve().parents[2]
 HELD = {
     "/apis/apps/v1/deployments": [hand_made("hand-made")],

@@ -7,12 +7,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import EXAMPLES, POLICIES
+from tests.conftest import POLICIES
+from tests.webhook.suite_cases import CASES
 from webhook.bundle.model import Bundle
-from webhook.suites import Case, find_suites, load_suite, run_case
-
-SUITES = [*find_suites(POLICIES), *find_suites(EXAMPLES / "requests")]
-CASES = [case for suite in SUITES for case in load_suite(suite)]
+from webhook.suites import Case, run_case
 
 
 def test_every_rule_has_a_suite() -> None:

@@ -4,14 +4,13 @@ CD's next rewrite of them, and the PolicyReports that carry the answer."""
 from __future__ import annotations
 
 import copy
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
-from tests.conftest import POLICIES, ROOT
+from tests.conftest import ROOT
 from webhook.bundle.load import load_bundle
 from webhook.bundle.model import Bundle
 from webhook.policyreport import RESULTS, policy_reports
@@ -55,15 +54,13 @@ def _selected(policy: dict[str, Any]) -> set[tuple[str, str, str]]:
 
 @pytest.mark.parametrize("limit", [1, 2, 4, 5])
 def test_after_a_rule_change_exactly_the_objects_it_denies_are_listed(
-    tmp_path: Path, limit: int
+    policies_copy: Path, limit: int
 ) -> None:
     """A platform lowers every tenant's maxReplicasPerApp: the audit lists every live object of
     the tenants' namespaces above the new limit (counted here from the objects themselves, not
     from the engine), each once, under the max-replicas rule; and besides them only the
     OverridePolicies of those workloads (a member's copy above the limit)."""
-    policies = tmp_path / "policies"
-    shutil.copytree(POLICIES, policies)
-    tenants = policies / "tenants.yaml"
+    tenants = policies_copy / "tenants.yaml"
     text = tenants.read_text(encoding="utf-8")
     tenants.write_text(
         text.replace("maxReplicasPerApp: 50", f"maxReplicasPerApp: {limit}").replace(
@@ -71,7 +68,7 @@ def test_after_a_rule_change_exactly_the_objects_it_denies_are_listed(
         ),
         encoding="utf-8",
     )
-    bundle = load_bundle(policies)
+    bundle = load_bundle(policies_copy)
     objects = golden_objects()
     tenant_namespaces = {n for t in bundle.tenants.values() for n in t.namespaces}
     expected = {
@@ -131,17 +128,15 @@ def test_lists_are_opened_and_what_cannot_be_judged_is_named(bundle: Bundle) -> 
     )
 
 
-def test_policy_reports_count_what_they_hold_per_namespace(tmp_path: Path) -> None:
-    policies = tmp_path / "policies"
-    shutil.copytree(POLICIES, policies)
-    tenants = policies / "tenants.yaml"
+def test_policy_reports_count_what_they_hold_per_namespace(policies_copy: Path) -> None:
+    tenants = policies_copy / "tenants.yaml"
     tenants.write_text(
         tenants.read_text(encoding="utf-8").replace(
             "maxReplicasPerApp: 50", "maxReplicasPerApp: 1"
         ),
         encoding="utf-8",
     )
-    result = scan(golden_objects(), load_bundle(policies))
+    result = scan(golden_objects(), load_bundle(policies_copy))
     reports = policy_reports(result, seconds=1_800_000_000)
     namespaces = [r["metadata"].get("namespace") for r in reports]
     assert namespaces == sorted(namespaces) and len(set(namespaces)) == len(namespaces)
@@ -186,13 +181,11 @@ def test_a_cluster_scoped_object_goes_to_the_cluster_policy_report(bundle: Bundl
     ],
 )
 def test_the_audit_judges_at_its_own_enforcement_point(
-    tmp_path: Path, audit_action: str, result: str, enforced: str | None
+    policies_copy: Path, audit_action: str, result: str, enforced: str | None
 ) -> None:
     """image-tag only audited at the webhook for now: a live :latest got in; the audit, at its
     own point, still finds it (and, staged there too, says the deny to come)."""
-    policies = tmp_path / "policies"
-    shutil.copytree(POLICIES, policies)
-    binding = policies / "rules" / "image-tag" / "binding.yaml"
+    binding = policies_copy / "rules" / "image-tag" / "binding.yaml"
     binding.write_text(
         binding.read_text().replace(
             "action: deny",
@@ -202,7 +195,7 @@ def test_the_audit_judges_at_its_own_enforcement_point(
             "  - {action: deny, enforcementPoints: [{name: '*'}]}",
         )
     )
-    bundle = load_bundle(policies)
+    bundle = load_bundle(policies_copy)
     objects = golden_objects()
     for _, obj in objects:
         if obj["kind"] == "Deployment" and obj["metadata"]["name"] == "status-page":

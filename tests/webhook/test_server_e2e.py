@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import EXAMPLES, POLICIES
-from tests.webhook.engine.test_enforcement import staged_policies
+from tests.webhook.engine.staged import staged_policies
 from tests.webhook.server import Server, serving
 from webhook.bundle.model import Bundle
 from webhook.engine.request import parse_review

@@ -6,6 +6,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow  # runs a Python process to measure its heap
+
 ROOT = Path(__file__).resolve().parents[2]
 PROBE = """
 import gc

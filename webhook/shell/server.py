@@ -36,6 +36,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Any
 
+from gunicorn import sock, util
 from gunicorn.app.base import BaseApplication
 from gunicorn.arbiter import Arbiter
 from gunicorn.asgi.protocol import ASGIProtocol
@@ -223,9 +224,34 @@ class WebhookWorker(gasgi.ASGIWorker):  # type: ignore[misc]
     """gunicorn's asyncio worker serving connections with ``DeadlineProtocol``, which keeps
     them in ``connections``, least recently active first."""
 
+    sockets: list[Any]
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # Built in the master, before the fork.
         super().__init__(*args, **kwargs)
         self.connections: OrderedDict[DeadlineProtocol, None] = OrderedDict()
+        self.spawn_stamp = self.tmp.last_update()
+        """The heartbeat file's time when the worker was made: the worker first beats once it
+        serves (its bundle compiled, its socket listening), so another time means ready."""
+
+    @property
+    def ready(self) -> bool:
+        """In the master: has the worker served yet (its first heartbeat)?"""
+        try:
+            return bool(self.tmp.last_update() != self.spawn_stamp)
+        except (OSError, ValueError):  # its file closed: it is gone
+            return False
+
+    def load_wsgi(self) -> None:
+        """Compile the bundle, then join the listeners (``WebhookArbiter.spawn_worker``): a
+        socket listening before, under SO_REUSEPORT, took its share of new connections and
+        left them waiting while the bundle compiled (seconds under load)."""
+        super().load_wsgi()
+        if not self.sockets:
+            self.cfg.set("reuse_port", True)
+            self.sockets = sock.create_sockets(self.cfg, self.log)
+            for listener in self.sockets:
+                util.close_on_exec(listener)
 
     def init_process(self) -> None:
         # gunicorn builds each connection's protocol by this module-level name; this worker
@@ -280,9 +306,61 @@ class WebhookArbiter(Arbiter):  # type: ignore[misc]
     time), not a thread: a change found is handled as a SIGHUP, by the same code, in the same
     single thread as a signal; nothing runs concurrently with gunicorn's worker bookkeeping.
     A recycle starts the new workers before the old ones stop (SO_REUSEPORT: both accept
-    meanwhile), and old workers finish their requests under way."""
+    meanwhile), and old workers finish their requests under way.
+
+    gunicorn stopped the old workers as soon as the new ones were forked, seconds before these
+    served (their bundle compiles first): reviews sent meanwhile waited past the API server's
+    timeout, and with failurePolicy Fail the writes were refused. Here an older worker is
+    stopped only once every younger one serves (``WebhookWorker.ready``); new workers not
+    ready within ``timeout`` seconds are killed instead, and the old ones keep serving."""
 
     app: WebhookServer
+
+    def spawn_worker(self) -> int:
+        """gunicorn's, but the worker opens its SO_REUSEPORT socket itself once its bundle is
+        compiled (``WebhookWorker.load_wsgi``), not right after the fork."""
+        reuse_port = self.cfg.reuse_port
+        self.cfg.set("reuse_port", False)
+        try:
+            return int(super().spawn_worker())
+        finally:
+            self.cfg.set("reuse_port", reuse_port)
+
+    def manage_workers(self) -> None:
+        if len(self.WORKERS) > self.num_workers:
+            self.await_ready_workers()
+        super().manage_workers()
+
+    def await_ready_workers(self) -> None:
+        """Wait (reaping) until every worker serves, at most ``timeout`` seconds; past it,
+        kill those not ready, so gunicorn retires none of the workers that serve."""
+        started = time.monotonic()
+        deadline, waited = started + self.timeout, False
+        while True:
+            self.reap_workers()
+            waiting = [pid for pid, worker in self.WORKERS.items() if not worker.ready]
+            if not waiting:
+                if waited:  # once a reload, not on every look while old workers finish
+                    LOG.info(
+                        "new workers serve after %.1f s; stopping the older ones",
+                        time.monotonic() - started,
+                    )
+                return
+            if time.monotonic() >= deadline:
+                break
+            time.sleep(0.05)
+            waited = True
+        LOG.error(
+            "new workers %s did not serve within %s s; killed, the older workers keep serving",
+            waiting,
+            self.timeout,
+        )
+        for pid in waiting:
+            self.kill_worker(pid, signal.SIGKILL)
+        end = time.monotonic() + 5.0
+        while any(pid in self.WORKERS for pid in waiting) and time.monotonic() < end:
+            self.reap_workers()
+            time.sleep(0.05)
 
     def handle_hup(self) -> None:
         if not self.app.take_changes():

@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from compiler.argocd.replica_moves import ReplicaMove, replica_moves
 from tests.helpers import git, run
 
@@ -31,6 +33,7 @@ def _autoscale(repo: Path) -> None:
     spec.write_text(text)
 
 
+@pytest.mark.slow
 def test_compile_and_check_say_what_to_clear(platform_repo: Path) -> None:
     repo = platform_repo
     _autoscale(repo)

@@ -11,6 +11,8 @@ import yaml
 from tests.compiler.commands.entry import fedgate, no_traceback
 from tests.conftest import ROOT
 
+pytestmark = pytest.mark.slow  # runs the fedgate command line as a process
+
 GOLDEN = ROOT / "tests" / "golden" / "examples"
 
 

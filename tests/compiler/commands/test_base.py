@@ -13,6 +13,8 @@ import pytest
 from tests.compiler.commands.entry import environment, fedgate, git, no_traceback, platform
 from tests.conftest import ROOT
 
+pytestmark = pytest.mark.slow  # runs the fedgate command line and git as processes
+
 LEAK = """\
 apiVersion: policy.karmada.io/v1alpha1
 kind: PropagationPolicy

@@ -8,6 +8,7 @@ import base64
 import json
 from pathlib import Path
 
+import pytest
 import yaml
 
 from tests.compiler.commands.entry import fedgate, no_traceback, platform
@@ -15,6 +16,8 @@ from webhook.bundle.index import parse_index
 from webhook.bundle.load import load_bundle
 from webhook.engine.review import review
 from webhook.engine.synthesize import sync_request
+
+pytestmark = pytest.mark.slow  # runs the fedgate command line as a process
 
 
 def _mounted(configmap: str, into: Path) -> Path:

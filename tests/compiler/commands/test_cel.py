@@ -6,7 +6,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.compiler.commands.entry import fedgate, no_traceback, platform
+
+pytestmark = pytest.mark.slow  # runs the fedgate command line as a process
 
 
 def test_export_into_a_directory_names_it_and_leaves_nothing(tmp_path: Path) -> None:

@@ -5,7 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.compiler.commands.entry import fedgate, git, no_traceback, platform
+
+pytestmark = pytest.mark.slow  # runs the fedgate command line and git as processes
 
 
 def test_the_summary_names_what_was_reviewed(tmp_path: Path) -> None:

@@ -12,6 +12,8 @@ import pytest
 from tests.compiler.commands.entry import fedgate, no_traceback, platform
 from tests.conftest import POLICIES
 
+pytestmark = pytest.mark.slow  # runs the fedgate command line as a process
+
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:

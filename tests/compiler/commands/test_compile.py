@@ -48,6 +48,7 @@ def compile_text(repo: Path, text: str | bytes, *args: str) -> subprocess.Comple
     return fedgate("compile", *args, cwd=repo)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("value", "written"),
     [
@@ -75,6 +76,7 @@ def test_every_unquoted_non_string_in_env_is_refused_alike(
     assert not (repo / "rendered").exists()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("text", "first_line"),
     [
@@ -140,12 +142,14 @@ def test_spec_mistakes_are_one_located_message(
     assert lines[1:] == ["1 error in 1 file"]
 
 
+@pytest.mark.slow
 def test_a_trailing_document_separator_is_an_empty_document(repo: Path) -> None:
     result = compile_text(repo, app() + "---\n")
     assert result.returncode == 0, result.stderr
     assert "compiled 1 app into" in result.stdout
 
 
+@pytest.mark.slow
 def test_a_missing_spec_file_is_said_without_errno(repo: Path) -> None:
     result = fedgate("compile", "apps/nope.yaml", cwd=repo)
     assert result.returncode == 1
@@ -154,6 +158,7 @@ def test_a_missing_spec_file_is_said_without_errno(repo: Path) -> None:
     )
 
 
+@pytest.mark.slow
 def test_nouns_are_counted(repo: Path) -> None:
     result = compile_text(repo, app())
     assert re.search(r"^compiled 1 app into \d+ files in rendered/: \d+ added", result.stdout, re.M)
@@ -161,6 +166,7 @@ def test_nouns_are_counted(repo: Path) -> None:
     assert re.match(r"rendered/ is up to date \(\d+ files; bundle policies\)", again.stdout)
 
 
+@pytest.mark.slow
 def test_the_listing_is_complete_with_verbose(tmp_path: Path) -> None:
     repo = platform(tmp_path)
     short = fedgate("compile", "--out", "a", cwd=repo).stdout.splitlines()
@@ -171,6 +177,7 @@ def test_the_listing_is_complete_with_verbose(tmp_path: Path) -> None:
     assert not any("more added" in line for line in full)
 
 
+@pytest.mark.slow
 def test_apps_as_an_option_for_hook_args(tmp_path: Path) -> None:
     repo = platform(tmp_path)
     (repo / "apps").rename(repo / "teams")
@@ -179,6 +186,7 @@ def test_apps_as_an_option_for_hook_args(tmp_path: Path) -> None:
     assert "compiled 7 apps into 25 files in deploy/rendered/" in result.stdout
 
 
+@pytest.mark.slow
 def test_a_second_compile_waits_for_the_first(repo: Path, tmp_path: Path) -> None:
     """The lock, deterministically: the test holds it as a running compile would."""
     compile_text(repo, app())
@@ -212,6 +220,7 @@ def test_a_second_compile_waits_for_the_first(repo: Path, tmp_path: Path) -> Non
     assert (repo / "rendered" / "platform-demo" / "two" / "deployment.yaml").is_file()
 
 
+@pytest.mark.slow
 def test_two_compiles_at_once_leave_one_consistent_tree(tmp_path: Path) -> None:
     repo = platform(tmp_path, apps=False)
     (repo / "apps").mkdir()
@@ -242,6 +251,7 @@ def test_the_replicas_limit_is_documented() -> None:
     assert f"at most {MAX_REPLICAS:,}" in guide
 
 
+@pytest.mark.slow
 def test_a_dangling_symlink_spec_is_an_error_not_a_removed_app(repo: Path, tmp_path: Path) -> None:
     """A spec shared by a symbolic link whose target went away was skipped without a word:
     compile removed the app's manifests (Argo CD prunes them) and exited 0."""
@@ -267,6 +277,7 @@ def test_a_dangling_symlink_spec_is_an_error_not_a_removed_app(repo: Path, tmp_p
     assert check.returncode == 1 and "apps/two.yaml: cannot read: a symbolic link" in check.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cache", ["cold", "warm"])
 def test_a_quota_overrun_is_reported_beside_another_file_s_error(repo: Path, cache: str) -> None:
     """The command-line guide says every error is reported at once; a tenant's quota overrun

@@ -10,6 +10,8 @@ import pytest
 
 from tests.compiler.commands.entry import fedgate
 
+pytestmark = pytest.mark.slow  # runs the fedgate command line and bash as processes
+
 CHECKERS = {"bash": ["bash", "-n"], "zsh": ["zsh", "-n"], "fish": ["fish", "--no-execute"]}
 
 

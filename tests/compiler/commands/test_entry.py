@@ -33,6 +33,7 @@ def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess[bytes]:
     )
 
 
+@pytest.mark.slow
 def test_a_large_output_through_a_pipe_is_whole(tmp_path: Path) -> None:
     """Rendering the examples to stdout (the CMP's way) writes several buffers' worth;
     the bytes must be those `python -m compiler` gives with a normal exit."""
@@ -49,6 +50,7 @@ def test_a_large_output_through_a_pipe_is_whole(tmp_path: Path) -> None:
     assert (normal.returncode, normal.stdout) == (0, fast.stdout)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("args", "code"),
     [
@@ -63,6 +65,7 @@ def test_the_exit_code_and_the_message_survive(tmp_path: Path, args: list[str], 
     assert (result.stdout + result.stderr).strip(), "something is said"
 
 
+@pytest.mark.slow
 def test_python_dash_m_is_the_same_entry(tmp_path: Path) -> None:
     result = subprocess.run(
         [sys.executable, "-m", "compiler", "--version"],

@@ -19,6 +19,8 @@ from tests.compiler.plan.test_failover import deployment, policy
 from tests.compiler.plan.test_failover_capacity import DYNAMIC
 from tests.conftest import EXAMPLES, POLICIES
 
+pytestmark = pytest.mark.slow  # runs the fedgate command line and git as processes
+
 APPS = 7
 
 

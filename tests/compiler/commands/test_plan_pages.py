@@ -5,29 +5,16 @@ console error, and the JSON plan's numbers."""
 from __future__ import annotations
 
 import json
-import shutil
 import struct
 import subprocess
 import zlib
-from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.compiler.commands.entry import fedgate, git, no_traceback, platform
-
-CHROMIUM = shutil.which("chromium")
-FLAGS = (
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-)
+from tests.compiler.commands.pages import CHROMIUM, FLAGS, Page
 
 
 @pytest.fixture(scope="module")
@@ -50,15 +37,6 @@ def output(repo: Path, fmt: str) -> str:
     no_traceback(result)
     assert result.returncode == 0, result.stderr
     return result.stdout
-
-
-class Page(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__()
-        self.tags: list[tuple[str, dict[str, str | None]]] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.tags.append((tag, dict(attrs)))
 
 
 def numbers(page: str) -> tuple[dict[Any, Any], dict[Any, Any]]:
@@ -95,6 +73,7 @@ def expected(plan: dict[str, Any]) -> tuple[dict[Any, Any], dict[Any, Any]]:
     return copies, quotas
 
 
+@pytest.mark.slow
 def test_the_comment_says_what_the_text_plan_says(repo: Path) -> None:
     text = output(repo, "text")
     comment = output(repo, "markdown")
@@ -108,6 +87,7 @@ def test_the_comment_says_what_the_text_plan_says(repo: Path) -> None:
     assert f"| team-a | {cpu} |" in comment
 
 
+@pytest.mark.slow
 def test_the_page_draws_the_json_plan_s_numbers(repo: Path) -> None:
     plan = json.loads(output(repo, "json"))
     assert all("usedBefore" in t and "ceilingBefore" in t for t in plan["tenants"])
@@ -116,6 +96,7 @@ def test_the_page_draws_the_json_plan_s_numbers(repo: Path) -> None:
     assert numbers(page)[0]  # the charts are there
 
 
+@pytest.mark.slow
 def test_markdown_and_html_need_git_head(repo: Path) -> None:
     result = fedgate("plan", "--tree", "rendered", "--output", "html", cwd=repo)
     no_traceback(result)

@@ -11,6 +11,8 @@ import pytest
 from tests.compiler.commands.entry import fedgate, no_traceback
 from tests.conftest import ROOT
 
+pytestmark = pytest.mark.slow  # runs the fedgate command line as a process
+
 DEPLOYMENT = """\
 apiVersion: apps/v1
 kind: Deployment
@@ -144,7 +146,7 @@ def test_review_of_an_example_request_still_works() -> None:
 def test_review_answers_as_the_point_named(
     tmp_path: Path, point: str, code: int, line: str
 ) -> None:
-    from tests.webhook.engine.test_enforcement import LATEST, staged_policies  # noqa: PLC0415
+    from tests.webhook.engine.staged import LATEST, staged_policies  # noqa: PLC0415
 
     policies = staged_policies(tmp_path)
     result = fedgate("review", "--policies", str(policies), "--point", point, str(LATEST), cwd=ROOT)

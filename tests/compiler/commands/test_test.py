@@ -10,6 +10,8 @@ import pytest
 from tests.compiler.commands.entry import fedgate, no_traceback
 from tests.conftest import POLICIES
 
+pytestmark = pytest.mark.slow  # runs the fedgate command line as a process
+
 
 @pytest.mark.parametrize(
     ("text", "messages"),

@@ -512,6 +512,7 @@ def test_command_bad_karmada_yaml(tmp_path: Path) -> None:
         assert message in err
 
 
+@pytest.mark.slow
 def test_command_with_the_repository(platform_repo: Path) -> None:
     """The example repository with v1.18's defaults: nothing is evicted, and the text says
     why; with the failover switched on, orders-db (stateful, purge: direct, rendered into both

@@ -15,7 +15,8 @@ from compiler.plan.failovertext import as_json
 from compiler.plan.html import render_failover as html_page
 from compiler.plan.markdown import LIMIT
 from compiler.plan.markdown import render_failover as markdown_comment
-from tests.compiler.commands.test_plan_pages import CHROMIUM, FLAGS, Page
+from tests.compiler.commands.pages import CHROMIUM, FLAGS, Page
+from tests.compiler.plan.golden import matches_golden
 from tests.compiler.plan.test_failover import (
     KARMADA_ON,
     ONE_ON_A,
@@ -26,7 +27,6 @@ from tests.compiler.plan.test_failover import (
     policy,
     run,
 )
-from tests.compiler.plan.test_plan import _golden
 from tests.helpers import git
 from webhook.bundle.model import Bundle
 
@@ -117,6 +117,7 @@ def test_the_comment_says_what_the_json_says(document: dict[str, Any]) -> None:
     assert f"**{over['before']['cpu']} → {over['after']['cpu']} of 1 OVER**" in comment
 
 
+@pytest.mark.slow
 def test_the_everyday_plan_flags_a_failure_made_worse(platform_repo: Path) -> None:
     """A pull request narrowing orders-db to cluster-a: with failover on, cluster-a's failure
     leaves it nowhere; every output of ``plan --base`` says so, and ``plan`` without --base
@@ -153,6 +154,7 @@ def test_the_everyday_plan_flags_a_failure_made_worse(platform_repo: Path) -> No
     assert "failover" not in json.loads(head)  # against git HEAD alone: not compared
 
 
+@pytest.mark.slow
 def test_plan_fail_writes_the_comment_and_the_page(platform_repo: Path) -> None:
     (platform_repo / "policies" / "karmada.yaml").write_text(KARMADA_ON)
     code, out, _ = plan_fail("--fail", "cluster-a", "--output", "json")
@@ -197,8 +199,8 @@ def test_chromium_shows_the_failover_page_without_a_console_error(
 
 def test_the_comment_and_the_page_golden(document: dict[str, Any]) -> None:
     """The markdown comment and the HTML page of one failure (regenerate: ``make golden``)."""
-    _golden("fail.md", markdown_comment(document))
-    _golden("fail.html", html_page(document))
+    matches_golden("fail.md", markdown_comment(document))
+    matches_golden("fail.html", html_page(document))
 
 
 def test_a_long_failover_comment_is_cut_to_fit_github(document: dict[str, Any]) -> None:

@@ -25,24 +25,15 @@ from compiler.plan.jsonview import as_json
 from compiler.plan.text import finish, report
 from compiler.render.pipeline import render_app
 from compiler.spec.load import parse_specs
+from tests.compiler.plan.golden import matches_golden
 from tests.compiler.plan.manifests import BANNER, HUB, MIRROR
-from tests.conftest import EXAMPLES, POLICIES, ROOT
+from tests.conftest import EXAMPLES, POLICIES
 from webhook.bundle.model import Bundle
-
-GOLDEN = ROOT / "tests" / "golden" / "plan"
 
 
 @pytest.fixture(scope="module")
 def example_plan(bundle: Bundle) -> Plan:
     return plan(compile_paths([EXAMPLES / "apps"], POLICIES).rendered, bundle)
-
-
-def _golden(name: str, text: str) -> None:
-    path = GOLDEN / name
-    if os.environ.get("FEDGATE_REGENERATE_GOLDEN"):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    assert text == path.read_text(), f"{path} differs; run `make golden` and review"
 
 
 def test_text_golden(example_plan: Plan) -> None:
@@ -55,11 +46,11 @@ def test_text_golden(example_plan: Plan) -> None:
         summarize(apps, []),
         everything=True,
     )
-    _golden("plan.txt", "\n".join(finish(lines, color=False)) + "\n")
+    matches_golden("plan.txt", "\n".join(finish(lines, color=False)) + "\n")
 
 
 def test_json_golden(example_plan: Plan) -> None:
-    _golden("plan.json", json.dumps(as_json(example_plan, {}), indent=2) + "\n")
+    matches_golden("plan.json", json.dumps(as_json(example_plan, {}), indent=2) + "\n")
 
 
 def test_the_seeds_example(example_plan: Plan) -> None:
@@ -119,6 +110,7 @@ def test_rules_judge_each_clusters_copy(bundle: Bundle) -> None:
     assert (found.override, found.override_rule) == ("OverridePolicy platform-demo/demo-http", 0)
 
 
+@pytest.mark.slow
 def test_cli_json_and_diff(tmp_path: Path) -> None:
     env = {
         **os.environ,
@@ -171,6 +163,7 @@ ALL_APPS = [
 ]
 
 
+@pytest.mark.slow
 def test_plan_is_right_with_a_warm_or_cold_cache(platform_repo: Path) -> None:
     """Plan was empty with a warm compile cache, and missed the edited app after an
     edit. Every app, whatever the cache holds."""
@@ -187,6 +180,7 @@ def test_plan_is_right_with_a_warm_or_cold_cache(platform_repo: Path) -> None:
     assert edited["apps"] == emptied["apps"] and edited["tenants"] == emptied["tenants"]
 
 
+@pytest.mark.slow
 def test_a_subset_plans_and_diffs_only_itself_but_bills_whole_tenants(platform_repo: Path) -> None:
     _, whole = cli(["plan"])
     code, subset = cli(["plan", "apps/checkout.yaml", "apps/search-api.yaml"])
@@ -200,6 +194,7 @@ def test_a_subset_plans_and_diffs_only_itself_but_bills_whole_tenants(platform_r
     assert list(changed["diff"]) == ["payments/checkout/deployment.yaml"]
 
 
+@pytest.mark.slow
 def test_a_subset_shows_what_a_changed_hand_written_policy_does_to_it(
     platform_repo: Path,
 ) -> None:
@@ -222,6 +217,7 @@ def test_a_subset_shows_what_a_changed_hand_written_policy_does_to_it(
     assert subset["tenants"] == whole["tenants"]
 
 
+@pytest.mark.slow
 def test_a_hand_written_file_of_the_argo_cd_folder_is_not_a_karmada_template(
     platform_repo: Path,
 ) -> None:
@@ -248,6 +244,7 @@ EU_MIRROR = (
 )
 
 
+@pytest.mark.slow
 def test_plan_covers_hand_written_templates_and_policies(platform_repo: Path) -> None:
     """A regional ClusterOverridePolicy shows in each app's member Deployments; a hand-written
     ConfigMap is planned as a template."""
@@ -281,6 +278,7 @@ def test_plan_covers_hand_written_templates_and_policies(platform_repo: Path) ->
 REVIEW = HUB + "---\n" + BANNER.replace("CLUSTERS", "cluster-a, cluster-b")
 
 
+@pytest.mark.slow
 def test_a_pull_request_golden(tmp_path: Path) -> None:
     """``fedgate plan`` as a reviewer reads it, through the installed entry point: an app
     added, one changed (and denied in one cluster by a hand-written override), one removed,
@@ -310,7 +308,7 @@ def test_a_pull_request_golden(tmp_path: Path) -> None:
     (repo / "rendered" / "platform" / "review.yaml").write_text(REVIEW)
     result = fedgate("plan", cwd=repo)
     assert result.returncode == 1, result.stderr  # a member copy is denied
-    _golden("plan-changes.txt", result.stdout)
+    matches_golden("plan-changes.txt", result.stdout)
 
 
 BATCH = """\
@@ -331,6 +329,7 @@ spec:
 """The red-team note's hand-written 50 x 1 CPU Deployment in team-a's namespace."""
 
 
+@pytest.mark.slow
 def test_a_hand_written_workload_is_on_its_tenants_bill(platform_repo: Path) -> None:
     """Plan left team-a at 3.9 of 20 CPU while check denies the Deployment on
     tenancy.quota. The bill is the same warm or cold, whole or for a subset of another tenant."""
@@ -372,6 +371,7 @@ scopedEnforcementActions:
   - {action: deny, enforcementPoints: [{name: audit}]}"""
 
 
+@pytest.mark.slow
 def test_a_staged_rule_golden(tmp_path: Path) -> None:
     """``fedgate plan`` (text and markdown) while image-tag is rolled out in steps: the app it
     warns of now is listed with the deny it gets once enforced."""
@@ -388,7 +388,7 @@ def test_a_staged_rule_golden(tmp_path: Path) -> None:
     assert fedgate("compile", cwd=repo).returncode == 0
     text = fedgate("plan", cwd=repo)
     assert text.returncode == 0, text.stderr  # staged: the plan only warns
-    _golden("plan-staged.txt", text.stdout)
+    matches_golden("plan-staged.txt", text.stdout)
     comment = fedgate("plan", "--output", "markdown", cwd=repo)
     assert comment.returncode == 0, comment.stderr
-    _golden("plan-staged.md", comment.stdout)
+    matches_golden("plan-staged.md", comment.stdout)

@@ -94,6 +94,7 @@ def test_karmada_table_through_plan_tree(
         assert code == 0, template["violations"]
 
 
+@pytest.mark.slow
 def test_the_real_command(karmada_bundle: Path, tmp_path: Path) -> None:
     """The installed ``fedgate`` on one case (the rest run in-process, the same code)."""
     case = next(c.values[0] for c in override_cases() if c.values[0].name.startswith("test yaml"))

@@ -13,7 +13,7 @@ import yaml
 
 from compiler.compile.canonical import dump
 from tests.conftest import POLICIES
-from tests.webhook.test_policy_suites import CASES
+from tests.webhook.suite_cases import CASES
 from webhook.bundle.export import cel_literal, export, with_params
 from webhook.bundle.load import load_bundle
 from webhook.bundle.model import Bundle
@@ -72,10 +72,8 @@ def test_read_back_the_same_decisions(case: Case, bundle: Bundle, round_trip: Bu
     assert _essence(review(request, round_trip)) == _essence(review(request, bundle))
 
 
-def test_params_are_written_in(tmp_path: Path) -> None:
-    policies = tmp_path / "policies"
-    shutil.copytree(POLICIES, policies)
-    folder = policies / "rules" / "replica-floor"
+def test_params_are_written_in(policies_copy: Path) -> None:
+    folder = policies_copy / "rules" / "replica-floor"
     folder.mkdir()
     (folder / "rule.yaml").write_text(
         "id: replica-floor\ndescription: d\nvalidations:\n"
@@ -86,16 +84,17 @@ def test_params_are_written_in(tmp_path: Path) -> None:
         'action: warn\nparams: {minimum: 2, names: [a, "q\'uote"]}\n'
         "match: {kinds: [{apiGroups: [apps], kinds: [Deployment]}], scope: any}\n"
     )
-    original = load_bundle(policies)
+    original = load_bundle(policies_copy)
     exported = export(original)
     policy = next(o for o in exported.objects if o["metadata"]["name"] == "replica-floor")
     expression = policy["spec"]["validations"][0]["expression"]
     assert "params" not in expression.replace("'params'", "")
     assert "matchConditions" not in policy["spec"]  # scope: any
     shutil.rmtree(folder)
-    (policies / "vaps").mkdir()
-    (policies / "vaps" / "x.yaml").write_bytes(b"---\n".join(dump(o) for o in exported.objects))
-    back = load_bundle(policies)
+    (policies_copy / "vaps").mkdir()
+    vaps = b"---\n".join(dump(o) for o in exported.objects)
+    (policies_copy / "vaps" / "x.yaml").write_bytes(vaps)
+    back = load_bundle(policies_copy)
     for replicas in (1, 3):
         obj: dict[str, Any] = {
             "apiVersion": "apps/v1",

@@ -4,13 +4,11 @@ when it is not one, and loaded with the bundle it sits in."""
 from __future__ import annotations
 
 import gzip
-import shutil
 from pathlib import Path
 
 import orjson
 import pytest
 
-from tests.conftest import POLICIES
 from webhook.base.errors import BundleError
 from webhook.bundle.index import TreeIndex, build_index, gzipped, parse_index
 from webhook.bundle.load import load_bundle
@@ -93,16 +91,14 @@ def test_a_bomb_is_refused_before_it_is_decompressed_whole() -> None:
     assert index is None and "once decompressed" in findings[0].message
 
 
-def test_the_bundle_loads_its_index_and_refuses_a_broken_one(tmp_path: Path) -> None:
-    policies = tmp_path / "policies"
-    shutil.copytree(POLICIES, policies)
-    bundle = load_bundle(policies)
+def test_the_bundle_loads_its_index_and_refuses_a_broken_one(policies_copy: Path) -> None:
+    bundle = load_bundle(policies_copy)
     assert isinstance(bundle.index, TreeIndex) and len(bundle.index.objects) > 10
-    (policies / "index.json").unlink()
-    (policies / "index.json.gz").write_bytes(gzipped(build_index([DEPLOYMENT])))
-    assert list(load_bundle(policies).index.objects) == [("apps", "Deployment", "ns", "a")]  # type: ignore[union-attr]
-    (policies / "index.json.gz").write_bytes(b"[1,2")
+    (policies_copy / "index.json").unlink()
+    (policies_copy / "index.json.gz").write_bytes(gzipped(build_index([DEPLOYMENT])))
+    assert list(load_bundle(policies_copy).index.objects) == [("apps", "Deployment", "ns", "a")]  # type: ignore[union-attr]
+    (policies_copy / "index.json.gz").write_bytes(b"[1,2")
     with pytest.raises(BundleError, match=r"index\.json\.gz: not JSON"):
-        load_bundle(policies)
-    (policies / "index.json.gz").unlink()
-    assert load_bundle(policies).index is None
+        load_bundle(policies_copy)
+    (policies_copy / "index.json.gz").unlink()
+    assert load_bundle(policies_copy).index is None

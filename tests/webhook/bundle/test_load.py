@@ -6,9 +6,9 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import POLICIES
+from tests.webhook.bundle.texts import build_from_texts, bundle_files
 from webhook.base.errors import BundleError
-from webhook.base.yamlsource import parse_single
-from webhook.bundle.load import BUNDLE_FILES, build_bundle, load_bundle
+from webhook.bundle.load import load_bundle
 from webhook.bundle.model import Bundle
 
 
@@ -34,18 +34,6 @@ def test_default_bundle_is_the_example_world(bundle: Bundle) -> None:
     ]
 
 
-def _files(**overrides: str) -> dict[str, str]:
-    files = {name: (POLICIES / name).read_text() for name in BUNDLE_FILES}
-    files.update({f"{k}.yaml": v for k, v in overrides.items()})
-    return files
-
-
-def _build(files: dict[str, str]) -> Bundle:
-    return build_bundle(
-        {name: parse_single(text, f"policies/{name}") for name, text in files.items()}
-    )
-
-
 def test_every_error_is_reported_at_once_with_its_place() -> None:
     tenants = """\
 tenants:
@@ -59,7 +47,7 @@ tenants:
     clusters: [cluster-a]
 """
     with pytest.raises(BundleError) as caught:
-        _build(_files(tenants=tenants))
+        build_from_texts(bundle_files(tenants=tenants))
     assert [f.render() for f in caught.value.findings] == [
         "policies/tenants.yaml:4: tenants[0].clusters[1]: unknown cluster 'cluster-z'; "
         "the inventory has cluster-a, cluster-b, cluster-c",
@@ -75,7 +63,9 @@ tenants:
 
 def test_required_writers() -> None:
     with pytest.raises(BundleError, match="writer 'git' is required"):
-        _build(_files(writers="writers:\n  - name: karmada\n    usernamePrefixes: ['system:']\n"))
+        build_from_texts(
+            bundle_files(writers="writers:\n  - name: karmada\n    usernamePrefixes: ['system:']\n")
+        )
 
 
 def test_missing_file_is_named(tmp_path: Path) -> None:

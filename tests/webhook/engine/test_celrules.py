@@ -2,52 +2,16 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from tests.conftest import POLICIES
+from tests.webhook.engine.custom_rules import DEPLOYMENT, MATCH, bundle_with
 from webhook.base.errors import BundleError
 from webhook.bundle.load import load_bundle
-from webhook.bundle.model import Bundle
 from webhook.engine.cel.paths import PathTree, narrowed, read_paths
 from webhook.engine.review import review
 from webhook.engine.synthesize import sync_request
-
-DEPLOYMENT: dict[str, Any] = {
-    "apiVersion": "apps/v1",
-    "kind": "Deployment",
-    "metadata": {"name": "web", "namespace": "platform-demo", "labels": {"tier": "gold"}},
-    "spec": {
-        "replicas": 3,
-        "template": {
-            "spec": {
-                "containers": [
-                    {
-                        "name": "web",
-                        "image": "registry.example.com/platform/web:1",
-                        "resources": {"requests": {"cpu": "1", "memory": "1Gi"}},
-                    }
-                ]
-            }
-        },
-    },
-}
-
-
-def bundle_with(tmp_path: Path, rule: str, binding: str, backend: str = "cel-expr") -> Bundle:
-    policies = tmp_path / "policies"
-    shutil.copytree(POLICIES, policies)
-    folder = policies / "rules" / "custom"
-    folder.mkdir()
-    (folder / "rule.yaml").write_text("id: custom\ndescription: a test rule\n" + rule)
-    (folder / "binding.yaml").write_text(binding)
-    return load_bundle(policies, backend)
-
-
-MATCH = "match:\n  kinds: [{apiGroups: [apps], kinds: [Deployment]}]\n"
 
 
 @pytest.mark.parametrize("backend", ["cel-expr", "cel-python"])

@@ -4,12 +4,12 @@ shell names, and its violation says what it does once enforced."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import EXAMPLES, POLICIES
+from tests.conftest import POLICIES
+from tests.webhook.engine.staged import LATEST, staged_policies
 from webhook.base.errors import BundleError
 from webhook.bundle.export import export
 from webhook.bundle.load import load_bundle
@@ -19,30 +19,10 @@ from webhook.engine.request import AdmissionRequest, parse_review
 from webhook.engine.review import review
 from webhook.suites import load_suite, run_case
 
-STAGED_ACTION = """action: scoped
-scopedEnforcementActions:
-  - action: warn
-    enforcementPoints: [{name: check}]
-  - action: audit
-    enforcementPoints: [{name: webhook}]
-  - action: deny
-    enforcementPoints: [{name: "*"}]"""
-"""image-tag rolled out in steps: warns in pre-commit, audits at the webhook, denies in the plan
-and the audit of live objects."""
-LATEST = EXAMPLES / "requests" / "deployment-latest-tag-denied.json"
 MESSAGE = (
     "image registry.example.com/platform/demo-http:latest is not pinned: give it a tag other "
     "than latest, or a digest"
 )
-
-
-def staged_policies(directory: Path) -> Path:
-    """The default policies with image-tag staged (``STAGED_ACTION``), its match unchanged."""
-    policies = directory / "policies"
-    shutil.copytree(POLICIES, policies)
-    binding = policies / "rules" / "image-tag" / "binding.yaml"
-    binding.write_text(binding.read_text().replace("action: deny", STAGED_ACTION, 1))
-    return policies
 
 
 @pytest.fixture(scope="module")

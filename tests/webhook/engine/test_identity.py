@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.webhook.bundle.test_load import _build, _files
+from tests.webhook.bundle.texts import build_from_texts, bundle_files
 from webhook.base.errors import BundleError
 from webhook.bundle.model import Bundle
 from webhook.engine.identity import Identity, identify
@@ -60,25 +60,27 @@ def test_karmada_components_of_the_shipped_bundle(
 def test_without_karmada_components_each_component_is_its_own_user() -> None:
     """A writers.yaml that names no components gets hack/deploy-karmada.sh's users; one that
     names a karmada user no component covers is refused (that user could write nothing)."""
-    shipped = _files()["writers.yaml"]
+    shipped = bundle_files()["writers.yaml"]
     text = (
         shipped.split("karmadaComponents:")[0] + "ledgerOwners:" + shipped.split("ledgerOwners:")[1]
     )
     with pytest.raises(BundleError, match="system:admin is a karmada user no component"):
-        _build(_files(writers=text))
-    bundle = _build(_files(writers=text.replace("    usernames: [system:admin]\n", "")))
+        build_from_texts(bundle_files(writers=text))
+    bundle = build_from_texts(
+        bundle_files(writers=text.replace("    usernames: [system:admin]\n", ""))
+    )
     scheduler = identify(UserInfo("system:karmada:karmada-scheduler"), bundle)
     manager = identify(UserInfo("system:karmada:karmada-controller-manager"), bundle)
     assert (scheduler.component, manager.component) == ("scheduler", "controller-manager")
 
 
 def test_karmada_components_are_checked() -> None:
-    text = _files()["writers.yaml"].replace(
+    text = bundle_files()["writers.yaml"].replace(
         "  search: {usernames: [system:karmada:karmada-search]}",
         "  serach: {usernames: [system:karmada:karmada-search]}\n  search: {}",
     )
     with pytest.raises(BundleError) as caught:
-        _build(_files(writers=text))
+        build_from_texts(bundle_files(writers=text))
     messages = [f.render() for f in caught.value.findings]
     assert any("karmadaComponents.serach: unknown key 'serach'" in m for m in messages), messages
     assert any(

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import EXAMPLES, POLICIES
-from tests.webhook.engine.cel.test_conformance import _essence
+from tests.webhook.engine.essence import essence
 from webhook.bundle.load import load_bundle
 from webhook.bundle.model import Bundle
 from webhook.engine.decision import Decision
@@ -120,10 +120,10 @@ def test_fast_paths_and_backends_give_one_answer(
     if request is None:
         return
     decisions = {name: review(request, bundle) for name, bundle in named_bundles.items()}
-    expected = _essence(decisions["engine"])
-    assert _essence(decisions["proofs"]) == expected
-    assert _essence(decisions["proofs built on the way"]) == expected
-    python = _essence(decisions["cel-python"])
+    expected = essence(decisions["engine"])
+    assert essence(decisions["proofs"]) == expected
+    assert essence(decisions["proofs built on the way"]) == expected
+    python = essence(decisions["cel-python"])
     if python != expected:
         assert _stricter_only_where_has_fails(decisions["engine"], decisions["cel-python"])
 
@@ -138,7 +138,7 @@ def _stricter_only_where_has_fails(expr: Decision, python: Decision) -> bool:
 
     def by_rule(decision: Decision) -> dict[str, Counter[tuple[object, ...]]]:
         found: dict[str, Counter[tuple[object, ...]]] = {}
-        for entry in _essence(decision)[1]:
+        for entry in essence(decision)[1]:
             found.setdefault(str(entry[0]), Counter())[entry] += 1
         return found
 

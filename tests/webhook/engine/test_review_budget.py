@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.webhook.engine.test_celrules import DEPLOYMENT, MATCH, bundle_with
+from tests.webhook.engine.custom_rules import DEPLOYMENT, MATCH, bundle_with
 from webhook.bundle.model import Bundle
 from webhook.engine.budget import Budget, BudgetExceeded, spending
 from webhook.engine.review import review

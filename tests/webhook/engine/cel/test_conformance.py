@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import POLICIES
-from tests.webhook.test_policy_suites import CASES
+from tests.webhook.engine.essence import essence
+from tests.webhook.suite_cases import CASES
 from webhook.bundle.load import load_bundle
 from webhook.bundle.model import Bundle
-from webhook.engine.decision import Decision
 from webhook.engine.request import parse_review
 from webhook.engine.review import review
 from webhook.suites import Case, run_case
@@ -26,21 +26,10 @@ def engine_only() -> Bundle:
     return load_bundle(POLICIES, proofs=False)
 
 
-def _essence(decision: Decision) -> tuple[object, ...]:
-    """Everything but the text of evaluation errors, which each engine words its own way."""
-    return (
-        decision.allowed,
-        tuple(
-            (v.rule, v.pointer, v.action, v.status, v.message if v.status != "error" else "")
-            for v in decision.violations
-        ),
-    )
-
-
 @pytest.mark.parametrize("case", CASES, ids=[f"{c.suite.split('/')[-2]}:{c.name}" for c in CASES])
 def test_same_decision_on_both_backends(case: Case, bundle: Bundle, portable: Bundle) -> None:
     request = parse_review(case.review, require_uid=False)
-    assert _essence(review(request, bundle)) == _essence(review(request, portable))
+    assert essence(review(request, bundle)) == essence(review(request, portable))
     assert run_case(case, portable).passed
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.webhook.engine.test_celrules import DEPLOYMENT, MATCH, bundle_with
+from tests.webhook.engine.custom_rules import DEPLOYMENT, MATCH, bundle_with
 from webhook.engine.cel.backend import CelEvalError
 from webhook.engine.cel.celpython import COST_EXCEEDED, CelPythonBackend
 from webhook.engine.cel.cost import OUT_OF_BUDGET, PER_CALL_LIMIT, call_cost, macro_cost
