@@ -543,6 +543,7 @@ HEADROOM_ON_B = """\
 """
 
 
+@pytest.mark.slow
 def test_the_failover_loads_are_neither_the_bill_nor_the_ceiling(platform_repo: Path) -> None:
     """plan --fail moves the replicas Karmada places at first (the template's, a FederatedHPA's
     bounds applied), not the plan's bill (the quota rule's floor: team-a 3.9 CPU) nor its
