@@ -68,7 +68,8 @@ removed), with before -> after where a value changes: the replicas per member cl
 Karmada v1.18 divides them (both outcomes where a tie leaves it to the template's UID), the
 Deployment each cluster receives after every override policy of the synced tree, the rules'
 verdict on each copy (deny / warn), the requested cpu and memory per cluster; then each
-affected tenant's bill against its quota, and one summary line:
+affected tenant's bill against its quota (the quota rule's: autoscalers at their minimum) with
+its ceiling under it (autoscalers at their maximum), and one summary line:
 
   Plan: 1 app to add, 2 to change, 0 to remove; clusters affected: cluster-a; 0 denies.
 
@@ -262,9 +263,19 @@ def run(args: argparse.Namespace, out: Output) -> int:
     against = repository.label if repository is not None else "git HEAD"
     worse = _failover_worse(args, every_change, synced, bundle)
     befores = [
-        (bill, tenant_before(bill, app_list, template_list, bundle.tenants[bill.tenant].namespaces))
+        (
+            bill,
+            tenant_before(bill, app_list, template_list, bundle.tenants[bill.tenant].namespaces),
+            tenant_before(
+                bill,
+                app_list,
+                template_list,
+                bundle.tenants[bill.tenant].namespaces,
+                ceiling=True,
+            ),
+        )
         for bill in result.tenants
-    ]
+    ]  # each tenant's bill, and what it used and its ceiling at HEAD
     dates = exception_dates(bundle, EXPIRY_WARNING_DAYS)
     if out.format in OUTPUTS[1:]:
         document = {
@@ -274,10 +285,11 @@ def run(args: argparse.Namespace, out: Output) -> int:
             **({"failover": worse_json(worse, against)} if worse is not None else {}),
             **({"exceptions": [d.as_json() for d in dates]} if dates else {}),
         }
-        for tenant, (_, used) in zip(document["tenants"], befores, strict=True):
-            tenant["usedBefore"] = (
-                {r: amount(r, v) for r, v in used.items()} if used is not None else None
-            )
+        for tenant, (_, used, ceiling) in zip(document["tenants"], befores, strict=True):
+            for key, value in (("usedBefore", used), ("ceilingBefore", ceiling)):
+                tenant[key] = (
+                    {r: amount(r, v) for r, v in value.items()} if value is not None else None
+                )
         if out.format == "json":
             out.json(document)
         else:

@@ -17,6 +17,7 @@ from typing import Any, Literal
 from compiler.plan.core import RESOURCES, AppPlan, TenantBill, workload_bill
 from compiler.plan.members import MemberViolation
 from compiler.plan.tree import TemplateResult
+from webhook.bundle.index import key_of
 from webhook.karmada.detector import COP, OP, PP, meta_str, policy_ref, selectors
 
 Action = Literal["add", "change", "remove", "none"]
@@ -255,16 +256,25 @@ def may_select(policy: Mapping[str, Any], obj: Mapping[str, Any]) -> bool:
     return any(isinstance(s, Mapping) and _selects(s, obj) for s in found)
 
 
-def _bill(plan: AppPlan | None, resource: str) -> Fraction:
+def _bill(plan: AppPlan | None, resource: str, ceiling: bool) -> Fraction:
     if plan is None:
         return Fraction(0)
-    return sum((b.get(resource, Fraction(0)) for b in plan.bill.values()), Fraction(0))
+    amounts = plan.ceiling if ceiling else plan.bill
+    return sum((b.get(resource, Fraction(0)) for b in amounts.values()), Fraction(0))
 
 
-def _workload_bill(result: TemplateResult | None, resource: str) -> Fraction:
-    return (
-        workload_bill(result.plan).get(resource, Fraction(0)) if result is not None else Fraction(0)
-    )
+def _workload_bill(
+    result: TemplateResult | None, resource: str, bill: TenantBill | None, ceiling: bool
+) -> Fraction:
+    """A hand-written template's bill (``ceiling``: its ceiling): the one ``bill`` summed (the
+    quota rule's) when it is today's; else ``workload_bill`` (HEAD's side, planned without
+    today's tree)."""
+    if result is None:
+        return Fraction(0)
+    kept = (bill.workload_ceilings if ceiling else bill.workloads) if bill is not None else {}
+    summed = kept.get(key_of(result.plan.template))
+    found = summed if summed is not None else workload_bill(result.plan)
+    return found.get(resource, Fraction(0))
 
 
 def tenant_before(
@@ -272,25 +282,28 @@ def tenant_before(
     apps: Sequence[AppChange],
     templates: Sequence[TemplateChange] = (),
     namespaces: Iterable[str] = (),
+    *,
+    ceiling: bool = False,
 ) -> Mapping[str, Fraction] | None:
-    """What the tenant used at HEAD: today's use, each changed app's bill swapped for its
-    bill at HEAD, and each changed hand-written template of its ``namespaces`` likewise; None
-    when one of its changed apps (or a removed app of unknown tenant) has a HEAD side that is
-    not known."""
-    used = dict(bill.used)
+    """What the tenant used at HEAD (``ceiling``: its ceiling at HEAD): today's, each changed
+    app's bill swapped for its bill at HEAD, and each changed hand-written template of its
+    ``namespaces`` likewise; None when one of its changed apps (or a removed app of unknown
+    tenant) has a HEAD side that is not known."""
+    used = dict(bill.ceiling if ceiling else bill.used)
     for change in apps:
         if change.action == "none" or change.tenant not in (bill.tenant, None):
             continue
         if not change.known:
             return None
         for resource in RESOURCES:
-            now = used.get(resource, Fraction(0)) - _bill(change.after, resource)
-            used[resource] = now + _bill(change.before, resource)
+            now = used.get(resource, Fraction(0)) - _bill(change.after, resource, ceiling)
+            used[resource] = now + _bill(change.before, resource, ceiling)
     owned = set(namespaces)
     for template in templates:
         if template.action == "none" or template.identity[2] not in owned:
             continue
         for resource in RESOURCES:
-            now = used.get(resource, Fraction(0)) - _workload_bill(template.after, resource)
-            used[resource] = now + _workload_bill(template.before, resource)
+            after = _workload_bill(template.after, resource, bill, ceiling)
+            before = _workload_bill(template.before, resource, None, ceiling)
+            used[resource] = used.get(resource, Fraction(0)) - after + before
     return used

@@ -25,7 +25,17 @@ from compiler.plan.failoverview import (
     worse_rows,
 )
 from compiler.plan.text import _counts
-from compiler.plan.view import AppRow, Denial, TenantRow, Usage, View, bars, share, view
+from compiler.plan.view import (
+    CEILING,
+    AppRow,
+    Denial,
+    TenantRow,
+    Usage,
+    View,
+    bars,
+    share,
+    view,
+)
 from webhook.base.quantity import parse_quantity
 
 STYLE = """
@@ -177,13 +187,22 @@ def _tenants(rows: tuple[TenantRow, ...], document: Mapping[str, Any]) -> str:
     cells = "".join(
         f'<tr data-tenant="{_e(t.tenant)}"><td>{_e(t.tenant)}</td>'
         + "".join(f"<td>{_quota_bar(t.tenant, u, by_name[t.tenant])}</td>" for u in t.usage)
+        + _ceiling_cell(t.tenant, t, by_name[t.tenant])
         + "</tr>"
         for t in rows
     )
     return (
         "<h2>Tenants' bills against their quota</h2>"
-        f"<table><tr><th>tenant</th><th>cpu</th><th>memory</th></tr>{cells}</table>"
+        "<table><tr><th>tenant</th><th>cpu</th><th>memory</th>"
+        f"<th>{_e(CEILING)}</th></tr>{cells}</table>"
     )
+
+
+def _ceiling_cell(tenant: str, row: TenantRow, json_tenant: Mapping[str, Any]) -> str:
+    """What the tenant's apps may grow to, with the JSON's amounts as data attributes."""
+    ceiling = json_tenant.get("ceiling") or {}
+    attributes = "".join(f' data-{r}="{_e(ceiling.get(r, ""))}"' for r in ("cpu", "memory"))
+    return f'<td class="ceiling" data-tenant="{_e(tenant)}"{attributes}>{_e(row.ceiling())}</td>'
 
 
 def _table(headers: list[str], rows: list[tuple[str, list[str]]]) -> str:

@@ -4,10 +4,11 @@ the text view (``text.py``), the markdown and the HTML. ``fedgate plan --output 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from fractions import Fraction
 from typing import Any
 
 from compiler.plan.changes import AppChange, PolicyChange, TemplateChange
-from compiler.plan.core import AppPlan, Plan
+from compiler.plan.core import Plan
 from compiler.plan.tree import TemplateResult
 from webhook.base.errors import Finding
 from webhook.base.quantity import format_cpu, format_memory
@@ -55,8 +56,11 @@ def finding_json(finding: Finding) -> dict[str, Any]:
     }
 
 
-def _bill_json(app: AppPlan) -> dict[str, dict[str, str]]:
-    return {c: {r: amount(r, v) for r, v in amounts.items()} for c, amounts in app.bill.items()}
+def _bill_json(
+    bill: Mapping[str, Mapping[str, Fraction]],
+) -> dict[str, dict[str, str]]:
+    """An app's ``bill`` or ``ceiling``: cluster -> resource -> amount."""
+    return {c: {r: amount(r, v) for r, v in amounts.items()} for c, amounts in bill.items()}
 
 
 def changes_json(
@@ -78,7 +82,8 @@ def changes_json(
                 "before": (
                     {
                         "placement": dict(a.before.placement),
-                        "bill": _bill_json(a.before),
+                        "bill": _bill_json(a.before.bill),
+                        "ceiling": _bill_json(a.before.ceiling),
                         "clusters": dict(a.before.clusters),
                     }
                     if a.before is not None
@@ -130,7 +135,8 @@ def as_json(
                 "placementAlternatives": [dict(x) for x in a.alternatives],
                 "placementAtMax": dict(a.at_max) if a.at_max is not None else None,
                 "notes": list(a.notes),
-                "bill": _bill_json(a),
+                "bill": _bill_json(a.bill),
+                "ceiling": _bill_json(a.ceiling),
                 "clusters": dict(a.clusters),
                 "violations": {c: [v.as_json() for v in vs] for c, vs in a.violations.items()},
                 "overrides": {c: list(o) for c, o in a.overrides.items()},
@@ -147,6 +153,7 @@ def as_json(
                     r: amount(r, t.left(r)) if t.left(r) is not None else None for r in t.quota
                 },
                 "handWritten": {r: amount(r, v) for r, v in t.hand_written.items()},
+                "ceiling": {r: amount(r, v) for r, v in t.ceiling.items()},
             }
             for t in result.tenants
         ],

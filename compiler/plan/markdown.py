@@ -22,7 +22,7 @@ from compiler.plan.failoverview import (
     worse_rows,
 )
 from compiler.plan.text import _counts
-from compiler.plan.view import AppRow, Denial, View, view
+from compiler.plan.view import CEILING, AppRow, Denial, View, view
 
 LIMIT = 65_536
 """GitHub's limit on a comment's body, in characters."""
@@ -141,12 +141,18 @@ def _apps(v: View) -> list[str]:
 def _tenants(v: View) -> list[str]:
     if not v.tenants:
         return []
-    lines = ["#### Tenants' bills", "", "| tenant | cpu | memory |", "|---|---|---|"]
+    lines = [
+        "#### Tenants' bills",
+        "",
+        f"| tenant | cpu | memory | {CEILING} |",
+        "|---|---|---|---|",
+    ]
     for t in v.tenants:
         cells = []
         for usage in t.usage:
             text = _cell(usage.describe())
             cells.append(f"**{text}**" if usage.over else text)
+        cells.append(_cell(t.ceiling()))
         lines.append(f"| {_cell(t.tenant)} | {' | '.join(cells)} |")
     return [*lines, ""]
 

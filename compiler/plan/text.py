@@ -50,6 +50,7 @@ STYLES = {
 INDENT, LABEL = "    ", 13
 HANG = len(INDENT) + LABEL
 """Where the value of a labelled line starts, and where its wrapped lines start."""
+CEILING = "autoscalers at their maximum"
 UNKNOWN = "git HEAD's spec of this app cannot be planned with today's bundle"
 UNITS = (("Ei", 2**60), ("Pi", 2**50), ("Ti", 2**40), ("Gi", 2**30), ("Mi", 2**20), ("Ki", 2**10))
 
@@ -264,18 +265,32 @@ def _clusters(shown: AppPlan, previous: AppPlan | None) -> list[Line]:
 
 
 def _bill(shown: AppPlan, previous: AppPlan | None) -> list[Line]:
+    """The bill per cluster; and the ceiling when it is not the bill (an autoscaler's maximum
+    above its minimum), on either side."""
+    lines = _amounts("bill", shown.bill, previous.bill if previous is not None else None)
+    if shown.ceiling != shown.bill or (previous is not None and previous.ceiling != previous.bill):
+        then = previous.ceiling if previous is not None else None
+        lines += _amounts("ceiling", shown.ceiling, then)
+    return lines
+
+
+def _amounts(
+    label: str,
+    now_bill: Mapping[str, Mapping[str, Fraction]],
+    then_bill: Mapping[str, Mapping[str, Fraction]] | None,
+) -> list[Line]:
     lines: list[Line] = []
     empty: Mapping[str, Fraction] = {}
-    for cluster in sorted({*shown.bill, *(previous.bill if previous is not None else {})}):
-        now = shown.bill.get(cluster, empty)
-        then = previous.bill.get(cluster, empty) if previous is not None else None
+    for cluster in sorted({*now_bill, *(then_bill or {})}):
+        now = now_bill.get(cluster, empty)
+        then = then_bill.get(cluster, empty) if then_bill is not None else None
         parts = []
         for resource, fmt in (("cpu", cores), ("memory", memory)):
             value = fmt(now.get(resource, Fraction(0)))
             old = fmt(then.get(resource, Fraction(0))) if then is not None else None
             parts.append(f"{resource} {_arrow(old, value)}")
         text = f"{cluster} {', '.join(parts)}"
-        lines.append(_field("bill", text) if not lines else _more(text))
+        lines.append(_field(label, text) if not lines else _more(text))
     return lines
 
 
@@ -428,6 +443,17 @@ def tenant_line(bill: TenantBill, before: Mapping[str, Fraction] | None) -> Line
     return Line(f"tenant {bill.tenant}: " + ", ".join(parts), "deny" if over else "", 4)
 
 
+def ceiling_line(bill: TenantBill, before: Mapping[str, Fraction] | None) -> Line:
+    """``    ceiling      cpu 7.9 -> 8.1, memory 9Gi -> 9.25Gi (...)``: what the tenant's apps
+    may grow to, under its line (the quota counts the bill, not this)."""
+    parts = []
+    for resource, fmt in (("cpu", cores), ("memory", memory)):
+        most = fmt(bill.ceiling.get(resource, Fraction(0)))
+        old = before.get(resource) if before is not None else None
+        parts.append(f"{resource} {_arrow(fmt(old) if old is not None else None, most)}")
+    return _field("ceiling", f"{', '.join(parts)} ({CEILING})")
+
+
 def _tally(counts: Mapping[Action, int], noun: str) -> str:
     return (
         f"{plural(counts.get('add', 0), noun)} to add, {counts.get('change', 0)} to change, "
@@ -487,7 +513,9 @@ def summary_line(summary: Summary) -> Line:
 def report(
     apps: Sequence[AppChange],
     templates: Sequence[TemplateChange],
-    tenants: Sequence[tuple[TenantBill, Mapping[str, Fraction] | None]],
+    tenants: Sequence[
+        tuple[TenantBill, Mapping[str, Fraction] | None, Mapping[str, Fraction] | None]
+    ],
     summary: Summary,
     *,
     policies: Sequence[PolicyChange] = (),
@@ -545,12 +573,13 @@ def report(
         lines.append(Line(""))
     touched = {a.tenant for a in apps if a.action != "none"}
     billed = [
-        tenant_line(bill, before)
-        for bill, before in tenants
+        line
+        for bill, before, most in tenants
         if everything
         or bill.tenant in touched
         or (before is not None and dict(before) != dict(bill.used))  # a template changed it
         or any(_over(bill, r) for r in ("cpu", "memory"))
+        for line in (tenant_line(bill, before), ceiling_line(bill, most))
     ]
     if billed:
         lines += [*billed, Line("")]

@@ -17,6 +17,8 @@ from compiler.plan.text import cores, memory, summary_line
 from webhook.base.quantity import parse_quantity
 
 RESOURCES = ("cpu", "memory")
+CEILING = "ceiling (autoscalers' maximum)"
+"""The heading of the tenants' ceiling: what their apps may grow to (the quota counts the bill)."""
 
 
 @dataclass(frozen=True)
@@ -108,9 +110,20 @@ class Usage:
     used: Fraction
     before: Fraction | None
     quota: Fraction | None
+    ceiling: Fraction | None = None
+    """At the autoscalers' maximum (None: the document has no ceiling)."""
+    ceiling_before: Fraction | None = None
 
     def text(self, value: Fraction) -> str:
         return cores(value) if self.resource == "cpu" else memory(value)
+
+    def describe_ceiling(self) -> str:
+        """``cpu 7.9 -> 8.1`` (empty without a ceiling)."""
+        if self.ceiling is None:
+            return ""
+        now = self.text(self.ceiling)
+        was = self.text(self.ceiling_before) if self.ceiling_before is not None else None
+        return f"{self.resource} " + (now if was is None or was == now else f"{was} -> {now}")
 
     @property
     def over(self) -> bool:
@@ -138,6 +151,10 @@ class TenantRow:
     @property
     def over(self) -> bool:
         return any(u.over for u in self.usage)
+
+    def ceiling(self) -> str:
+        """``cpu 7.9 -> 8.1, memory 9Gi``: the tenant's apps at the autoscalers' maximum."""
+        return ", ".join(t for t in (u.describe_ceiling() for u in self.usage) if t)
 
 
 @dataclass(frozen=True)
@@ -304,18 +321,23 @@ def _app_row(app: Mapping[str, Any] | None, change: Mapping[str, Any] | None, ke
     )
 
 
+def _amount(found: Any, resource: str) -> Fraction | None:
+    """``found[resource]`` parsed (None when ``found`` is not a mapping or lacks it)."""
+    value = found.get(resource) if isinstance(found, Mapping) else None
+    return parse_quantity(value) if value is not None else None
+
+
 def _tenant_row(tenant: Mapping[str, Any]) -> TenantRow:
     usage = []
-    before = tenant.get("usedBefore")
     for resource in RESOURCES:
-        quota = tenant.get("quota", {}).get(resource)
-        old = before.get(resource) if isinstance(before, Mapping) else None
         usage.append(
             Usage(
                 resource,
                 parse_quantity(tenant.get("used", {}).get(resource, "0")),
-                parse_quantity(old) if old is not None else None,
-                parse_quantity(quota) if quota is not None else None,
+                _amount(tenant.get("usedBefore"), resource),
+                _amount(tenant.get("quota"), resource),
+                _amount(tenant.get("ceiling"), resource),
+                _amount(tenant.get("ceilingBefore"), resource),
             )
         )
     return TenantRow(str(tenant["tenant"]), tuple(usage))

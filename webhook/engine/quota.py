@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any
@@ -136,6 +136,9 @@ class Pods:
     count: int
     why: str = ""
     """Empty when it is the template's own count; else how the members multiply it."""
+    clusters: Mapping[str, int] = field(default_factory=dict)
+    """The pods of each cluster, when the count is the sum of a Duplicated placement's (empty:
+    counted once, wherever the members run them)."""
 
 
 def member_pods(obj: Mapping[str, Any], bundle: Bundle, index: TreeIndex | None) -> Pods:
@@ -231,10 +234,13 @@ def _placed(
     why = f"{policy} from Git runs it in {len(placed)} clusters"
     if member > count:
         why += f", at least {member} in each (its HorizontalPodAutoscaler from Git)"
-    return Pods(sum(placed), why)
+    return Pods(sum(placed), why, dict(zip(plan.placement, placed, strict=True)))
 
 
-def _billed(t: Mapping[str, Any], bundle: Bundle, index: TreeIndex | None) -> Bill:
+def billed(t: Mapping[str, Any], bundle: Bundle, index: TreeIndex | None) -> Bill:
+    """What the members run of ``t`` requests at least: a pod (``per_pod``) times
+    ``member_pods``. The one bill of a template: the quota rule and ``fedgate plan`` both
+    call it."""
     spec = pod_spec(t)
     if spec is None:
         return {}
@@ -246,7 +252,7 @@ def git_bill(index: TreeIndex, tenant: Tenant, bundle: Bundle) -> tuple[Bill, Ma
     """The tenant's templates in the index, as the members run them: their bill in total, and
     each one's."""
     each = {
-        key_of(t): _billed(t, bundle, index)
+        key_of(t): billed(t, bundle, index)
         for namespace in tenant.namespaces
         for t in index.templates(namespace)
         if pod_spec(t) is not None
@@ -302,9 +308,9 @@ def _requests_key(spec: Mapping[str, Any]) -> tuple[Any, ...] | None:
         found.append(value)
         return value is None or type(value) in (str, int, float)
 
-    for field in ("containers", "initContainers"):
-        found.append(field)
-        for container in containers(spec, field):
+    for listed in ("containers", "initContainers"):
+        found.append(listed)
+        for container in containers(spec, listed):
             if not read(container, "restartPolicy"):
                 return None
             for resource in RESOURCES:
@@ -381,7 +387,7 @@ def check_quota(review: Review, rule: Rule) -> Iterator[Violation]:
     over = [r for r in RESOURCES if (most := found.with_git[r]) is not None and count > most]
     if not over:
         return
-    before = _billed(old, review.bundle, review.bundle.index) if is_mapping(old) else {}
+    before = billed(old, review.bundle, review.bundle.index) if is_mapping(old) else {}
     kind = str(obj.get("kind"))
     why = f"; {pods.why}" if pods.why else ""
     for resource in over:

@@ -71,7 +71,7 @@ def test_only_the_changed_app_is_shown_with_before_and_after(repo: Path) -> None
     assert "    cluster-a    2 -> 3 x registry.example.com/platform/status-page:2.3.1\n" in text
     assert "    bill         cluster-a cpu 0.2 -> 0.3, memory 256Mi -> 384Mi\n" in text
     assert "    files        changed deployment.yaml\n" in text
-    assert "tenant team-a: cpu 7.9 -> 8.1 of 20, memory 9Gi -> 9.25Gi of 40Gi\n" in text
+    assert "tenant team-a: cpu 3.9 -> 4.1 of 20, memory 5Gi -> 5.25Gi of 40Gi\n" in text
     assert "team-b" not in text  # an unaffected tenant is not listed
     assert text.splitlines()[-1] == (
         "Plan: 0 apps to add, 1 to change, 0 to remove; clusters affected: cluster-a, "
@@ -83,7 +83,7 @@ def test_only_the_changed_app_is_shown_with_before_and_after(repo: Path) -> None
     assert len(headers(everything)) == APPS
     assert "~ platform-demo/status-page" in headers(everything)
     assert "  payments/checkout" in headers(everything)  # unchanged: no symbol
-    assert "tenant team-b: cpu 8 of 40, memory 15.5Gi of 80Gi\n" in everything
+    assert "tenant team-b: cpu 4 of 40, memory 7.5Gi of 80Gi\n" in everything
     assert everything.splitlines()[-1] == text.splitlines()[-1]
 
 
@@ -113,7 +113,7 @@ def test_added_changed_and_removed_apps_and_templates(repo: Path) -> None:
     assert "    files        removed deployment.yaml, propagationpolicy.yaml\n" in text
     assert "  + PropagationPolicy platform-demo/banner  (rendered/platform/banner.yaml)\n" in text
     # status-two adds 2 x 100m and 2 x 128Mi per cluster, orders-db leaves with 1 and 2Gi
-    assert "tenant team-a: cpu 7.9 -> 7.3 of 20, memory 9Gi -> 7.5Gi of 40Gi\n" in text
+    assert "tenant team-a: cpu 3.9 -> 3.3 of 20, memory 5Gi -> 3.5Gi of 40Gi\n" in text
     assert text.splitlines()[-1] == (
         "Plan: 1 app to add, 1 to change, 1 to remove; 1 template changed; 3 clusters "
         "affected; 0 denies."
@@ -126,6 +126,12 @@ def test_added_changed_and_removed_apps_and_templates(repo: Path) -> None:
     assert [t["name"] for t in report["changes"]["templates"]] == ["banner"]
     # the JSON contract is kept: the same keys, only added to
     assert list(report)[:5] == ["apps", "tenants", "diff", "templates", "errors"]
+    # each tenant's bill (the quota rule's) with its ceiling beside it, as docs/plan.md lists
+    tenant_keys = ["tenant", "used", "quota", "left", "handWritten", "ceiling"]
+    assert {tuple(t) for t in report["tenants"]} == {(*tenant_keys, "usedBefore", "ceilingBefore")}
+    assert all(list(a)[9:11] == ["bill", "ceiling"] for a in report["apps"])
+    befores = [c["before"] for c in report["changes"]["apps"] if c["before"] is not None]
+    assert befores and all(list(b) == ["placement", "bill", "ceiling", "clusters"] for b in befores)
     assert "payments/checkout/deployment.yaml" in report["diff"]
 
 
@@ -319,7 +325,7 @@ def test_a_head_spec_today_s_bundle_refuses_is_said_not_guessed(repo: Path) -> N
     note = "    note         git HEAD's spec of this app cannot be planned with today's bundle\n"
     assert text.count(note) == 2
     assert "    placement    cluster-a 4\n" in text  # no before -> after it cannot know
-    assert "tenant team-b: cpu 7 of 40, memory 13Gi of 80Gi\n" in text
+    assert "tenant team-b: cpu 3 of 40, memory 5Gi of 80Gi\n" in text
 
 
 def test_an_unreadable_file_of_the_tree_is_said_without_errno(tmp_path: Path) -> None:
@@ -351,7 +357,7 @@ def test_an_app_s_first_override_is_a_change_with_its_before(repo: Path) -> None
     assert headers(text) == ["~ platform-demo/status-page"]
     assert "                 labels tier=gold (was none)\n" in text
     assert "    files        added overridepolicy.yaml\n" in text
-    assert "tenant team-a: cpu 7.9 of 20, memory 9Gi of 40Gi\n" in text
+    assert "tenant team-a: cpu 3.9 of 20, memory 5Gi of 40Gi\n" in text
     assert text.splitlines()[-1].startswith("Plan: 0 apps to add, 1 to change, 0 to remove;")
     result = fedgate("plan", "--output", "json", cwd=repo)
     (app,) = [a for a in json.loads(result.stdout)["changes"]["apps"] if a["name"] == "status-page"]

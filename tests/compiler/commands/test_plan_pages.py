@@ -90,7 +90,7 @@ def test_the_comment_says_what_the_text_plan_says(repo: Path) -> None:
 @pytest.mark.slow
 def test_the_page_draws_the_json_plan_s_numbers(repo: Path) -> None:
     plan = json.loads(output(repo, "json"))
-    assert all("usedBefore" in t for t in plan["tenants"])
+    assert all("usedBefore" in t and "ceilingBefore" in t for t in plan["tenants"])
     page = output(repo, "html")
     assert numbers(page) == expected(plan)
     assert numbers(page)[0]  # the charts are there

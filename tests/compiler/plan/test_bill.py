@@ -4,6 +4,7 @@ it (``webhook/engine/quota.py``) times the pods of each cluster Karmada places i
 
 from __future__ import annotations
 
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
@@ -11,9 +12,13 @@ import pytest
 import yaml
 
 from compiler.argocd.manifests import Manifest
-from compiler.plan.changes import TemplateChange, tenant_before
+from compiler.commands.compile import compile_paths
+from compiler.plan.changes import AppChange, TemplateChange, tenant_before
 from compiler.plan.core import TenantBill, plan, workload_bill
+from compiler.plan.text import ceiling_line
 from compiler.plan.tree import TemplateResult, policies_of
+from tests.conftest import EXAMPLES, POLICIES
+from webhook.bundle.index import key_of
 from webhook.bundle.model import Bundle
 from webhook.engine.quota import requested
 from webhook.karmada.propagation import propagate
@@ -204,3 +209,74 @@ def test_the_tenant_at_head_swaps_each_changed_workloads_bill(bundle: Bundle) ->
     assert tenant_before(bill, [], [added], owned) == {"cpu": 10 - 6, "memory": 0}
     assert tenant_before(bill, [], [gone], owned) == {"cpu": 10 + 2, "memory": 0}
     assert tenant_before(bill, [], [changed], ["payments"]) == bill.used  # another tenant's
+
+
+def test_the_tenant_at_head_takes_off_the_bill_it_summed(bundle: Bundle) -> None:
+    """Today's side of a changed workload comes off as the plan summed it (the quota rule's:
+    here a FederatedHPA keeps 5 of its 3 replicas), not as ``workload_bill`` counts it alone."""
+    cpu = {"requests": {"cpu": "1"}}
+    before = _result(bundle, [workload("Deployment", "d", "platform-demo", 2, **cpu)])
+    after = _result(bundle, [workload("Deployment", "d", "platform-demo", 3, **cpu)])
+    summed = {key_of(after.plan.template): {"cpu": Fraction(5)}}
+    bill = TenantBill("team-a", {"cpu": Fraction(10)}, {"cpu": Fraction(20)}, workloads=summed)
+    changed = TemplateChange(after.manifest.identity, "change", after, before)
+    assert tenant_before(bill, [], [changed], ["platform-demo"]) == {"cpu": 10 - 5 + 2, "memory": 0}
+
+
+def test_the_ceiling_is_the_autoscalers_maximum_beside_the_bill(bundle: Bundle) -> None:
+    """The bill is the quota rule's floor, the ceiling the autoscalers' maximum: web-frontend
+    (FederatedHPA 2 to 10, 500m a pod, weights 3:2) bills 0.5 CPU a cluster and may grow to 3
+    and 2; payments-api (member HPAs 2 to 6, Duplicated) bills 1 a cluster, may grow to 3; an
+    app Git scales has its bill as its ceiling. A tenant's ceiling adds up its apps'."""
+    result = plan(compile_paths([EXAMPLES / "apps"], POLICIES).rendered, bundle)
+    apps = {a.name: a for a in result.apps}
+    web, payments = apps["web-frontend"], apps["payments-api"]
+    assert {c: b["cpu"] for c, b in web.bill.items()} == {"cluster-a": Fraction(1, 2)} | {
+        "cluster-b": Fraction(1, 2)
+    }
+    assert {c: b["cpu"] for c, b in web.ceiling.items()} == {"cluster-a": 3, "cluster-b": 2}
+    assert {c: b["cpu"] for c, b in payments.bill.items()} == {"cluster-a": 1, "cluster-b": 1}
+    assert {c: b["cpu"] for c, b in payments.ceiling.items()} == {"cluster-a": 3, "cluster-b": 3}
+    assert apps["status-page"].ceiling == apps["status-page"].bill
+    for bill in result.tenants:
+        mine = [a for a in result.apps if a.tenant == bill.tenant]
+        for r in ("cpu", "memory"):
+            assert bill.ceiling[r] == sum(
+                (b[r] for a in mine for b in a.ceiling.values()), Fraction(0)
+            )
+            assert bill.ceiling[r] >= bill.used[r]
+    team_a = next(t for t in result.tenants if t.tenant == "team-a")
+    assert (team_a.used["cpu"], team_a.ceiling["cpu"]) == (Fraction(39, 10), Fraction(79, 10))
+    # HEAD had web-frontend at 2 to 4: its ceiling then was 1.5 + 1 CPU, not 3 + 2
+    cpu = {"cluster-a": Fraction(3, 2), "cluster-b": Fraction(1)}
+    head = replace(web, ceiling={c: {**b, "cpu": cpu[c]} for c, b in web.ceiling.items()})
+    change = AppChange(web.namespace, web.name, "change", web, head)
+    before = tenant_before(team_a, [change], ceiling=True)
+    assert before is not None and before["cpu"] == Fraction(79, 10) - 5 + Fraction(5, 2)
+    assert tenant_before(team_a, [change]) == team_a.used  # its bill did not change
+    assert ceiling_line(team_a, before).text == (
+        "    ceiling      cpu 5.4 -> 7.9, memory 9Gi (autoscalers at their maximum)"
+    )
+
+
+def test_a_hand_written_workload_s_ceiling_is_never_below_its_bill(bundle: Bundle) -> None:
+    """A FederatedHPA keeps 5 of a Deployment's 3 replicas: billed 5, its ceiling is not the 3
+    it is placed with."""
+    manifests = [
+        workload("Deployment", "d", "platform-demo", 3),
+        yaml.safe_dump(
+            {
+                "apiVersion": "autoscaling.karmada.io/v1alpha1",
+                "kind": "FederatedHPA",
+                "metadata": {"name": "d", "namespace": "platform-demo"},
+                "spec": {
+                    "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "d"},
+                    "minReplicas": 5,
+                    "maxReplicas": 8,
+                },
+            }
+        ),
+    ]
+    bill, _ = _bill(bundle, manifests)
+    assert bill is not None
+    assert bill.used["cpu"] == bill.ceiling["cpu"] == 5

@@ -536,6 +536,46 @@ def test_command_with_the_repository(platform_repo: Path) -> None:
     assert [line for line in shown if line not in out.splitlines()] == []
 
 
+HEADROOM_ON_B = """\
+  - name: cluster-b
+    allocatable: {cpu: "5", memory: 64Gi, pods: 110}
+    failoverHeadroom: 20
+"""
+
+
+@pytest.mark.slow
+def test_the_failover_loads_are_neither_the_bill_nor_the_ceiling(platform_repo: Path) -> None:
+    """plan --fail moves the replicas Karmada places at first (the template's, a FederatedHPA's
+    bounds applied), not the plan's bill (the quota rule's floor: team-a 3.9 CPU) nor its
+    ceiling (autoscalers at their maximum: 7.9): cluster-b, 5 CPU of which 20% kept free,
+    goes from 2.1 to 4.8 CPU when cluster-a fails, into its headroom and not over it, as
+    before the bill became the quota rule's (the example's plan --fail, byte for byte)."""
+    (platform_repo / "policies" / "karmada.yaml").write_text(KARMADA_ON)
+    clusters = platform_repo / "policies" / "clusters.yaml"
+    clusters.write_text(clusters.read_text().replace("  - name: cluster-b\n", HEADROOM_ON_B))
+    code, out, err = plan_fail("--fail", "cluster-a", "--output", "json")
+    assert (code, err) == (0, "")
+    document = json.loads(out)
+    loads = {load["cluster"]: load for load in document["capacity"]}
+    b = loads["cluster-b"]
+    assert (b["before"], b["after"]) == (
+        {"cpu": "2100m", "memory": "3328Mi", "pods": 8},
+        {"cpu": "4800m", "memory": "7424Mi", "pods": 15},
+    )
+    assert (b["over"], b["intoHeadroom"]) == ([], ["cpu"])
+    web = next(t for t in document["templates"] if t["name"] == "web-frontend")
+    assert (web["placementBefore"], web["placementAfter"]) == (
+        {"cluster-a": 1, "cluster-b": 1},
+        {"cluster-b": 2},
+    )  # the FederatedHPA's minReplicas (2), not its maxReplicas (10)
+    assert [f["cluster"] for f in document["findings"] if f["rule"] == "failover.headroom"] == [
+        "cluster-b"
+    ]
+    code, out, _ = plan_fail("--output", "json")
+    team_a = next(t for t in json.loads(out)["tenants"] if t["tenant"] == "team-a")
+    assert (team_a["used"]["cpu"], team_a["ceiling"]["cpu"]) == ("3900m", "7900m")
+
+
 def test_a_duplicated_stateful_app_starts_nothing_new(bundle: Bundle) -> None:
     """Duplicated: cluster-b already runs its copy; the eviction starts none, so no second
     writer comes of the failover (the app runs in both by design)."""

@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +42,7 @@ def test_text_golden(example_plan: Plan) -> None:
     lines = report(
         apps,
         [],
-        [(t, None) for t in example_plan.tenants],
+        [(t, None, None) for t in example_plan.tenants],
         summarize(apps, []),
         everything=True,
     )
@@ -88,7 +89,8 @@ def test_zero_replica_clusters_receive_nothing(example_plan: Plan) -> None:
 def test_the_bill_against_quota(example_plan: Plan) -> None:
     team_a = next(t for t in example_plan.tenants if t.tenant == "team-a")
     web = next(a for a in example_plan.apps if a.name == "web-frontend")
-    assert web.bill["cluster-a"]["cpu"] == 3  # 6 replicas at most x 500m
+    # the FederatedHPA keeps 2 replicas at least, divided 1 + 1, x 500m: as the quota rule bills
+    assert web.bill["cluster-a"]["cpu"] == Fraction(1, 2)
     assert team_a.left("cpu") == team_a.quota["cpu"] - team_a.used["cpu"]  # type: ignore[operator]
 
 
@@ -329,33 +331,34 @@ spec:
 
 @pytest.mark.slow
 def test_a_hand_written_workload_is_on_its_tenants_bill(platform_repo: Path) -> None:
-    """Plan left team-a at 7.9 of 20 CPU while check denies the Deployment on
+    """Plan left team-a at 3.9 of 20 CPU while check denies the Deployment on
     tenancy.quota. The bill is the same warm or cold, whole or for a subset of another tenant."""
     _, before = cli(["plan"])
     team_a = next(t for t in before["tenants"] if t["tenant"] == "team-a")
-    assert team_a["handWritten"] == {} and team_a["used"]["cpu"] == "7900m"
+    assert team_a["handWritten"] == {} and team_a["used"]["cpu"] == "3900m"
     (platform_repo / "rendered" / "platform-demo" / "extra").mkdir()
     (platform_repo / "rendered" / "platform-demo" / "extra" / "batch.yaml").write_text(BATCH)
     _, whole = cli(["plan"])
     team_a = next(t for t in whole["tenants"] if t["tenant"] == "team-a")
     assert team_a["handWritten"] == {"cpu": "50", "memory": "3200Mi"}
-    assert (team_a["used"]["cpu"], team_a["left"]["cpu"]) == ("57900m", "-37900m")
+    assert (team_a["used"]["cpu"], team_a["left"]["cpu"]) == ("53900m", "-33900m")
     assert next(t for t in whole["tenants"] if t["tenant"] == "team-b")["handWritten"] == {}
     _, subset = cli(["plan", "apps/checkout.yaml"])
 
     def bills(plan: dict[str, Any]) -> list[dict[str, Any]]:
-        """The bills, without usedBefore: HEAD's side of a subset compares only its apps."""
-        return [{k: v for k, v in t.items() if k != "usedBefore"} for t in plan["tenants"]]
+        """The bills, without HEAD's side: that of a subset compares only its apps."""
+        before = ("usedBefore", "ceilingBefore")
+        return [{k: v for k, v in t.items() if k not in before} for t in plan["tenants"]]
 
     assert bills(subset) == bills(whole)
     shutil.rmtree(platform_repo / ".git" / "fedgate")
     assert cli(["plan"])[1]["tenants"] == whole["tenants"]
     out = io.StringIO()
     main(["plan", "apps/checkout.yaml"], stdout=out, stderr=io.StringIO())
-    assert "tenant team-a: cpu 57.9 of 20 OVER QUOTA" in out.getvalue()
+    assert "tenant team-a: cpu 53.9 of 20 OVER QUOTA" in out.getvalue()
     out = io.StringIO()
     main(["plan"], stdout=out, stderr=io.StringIO())  # HEAD did not have the Deployment
-    assert "tenant team-a: cpu 7.9 -> 57.9 of 20 OVER QUOTA" in out.getvalue()
+    assert "tenant team-a: cpu 3.9 -> 53.9 of 20 OVER QUOTA" in out.getvalue()
     checked = io.StringIO()
     assert main(["check"], stdout=checked, stderr=io.StringIO()) == 1
     assert "tenancy.quota" in checked.getvalue()

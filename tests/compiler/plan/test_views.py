@@ -85,6 +85,8 @@ def document(
                 "left": {},
                 "handWritten": {},
                 "usedBefore": {"cpu": "7900m", "memory": "9Gi"},
+                "ceiling": {"cpu": "12", "memory": "9472Mi"},
+                "ceilingBefore": {"cpu": "11800m", "memory": "9472Mi"},
             },
             {
                 "tenant": "team-b",
@@ -128,6 +130,8 @@ def test_the_view_reads_the_document_as_the_text_plan_says_it() -> None:
     a, b = v.tenants  # team-b: its bill did not change, but it is over quota
     assert [u.describe() for u in a.usage] == ["7.9 -> 8.1 of 20", "9Gi -> 9.25Gi of 40Gi"]
     assert b.over and b.usage[0].describe() == "41 of 40 OVER QUOTA"
+    assert a.ceiling() == "cpu 11.8 -> 12, memory 9.25Gi"
+    assert b.ceiling() == ""  # a document without the ceiling (an older fedgate's)
     assert (
         v.summary == "Plan: 0 apps to add, 1 to change, 0 to remove; clusters affected: a; 1 deny."
     )
@@ -138,8 +142,11 @@ def test_the_comment_puts_denials_first_and_escapes_every_cell() -> None:
     assert text.index("#### Denials") < text.index("#### Apps") < text.index("#### Tenants")
     assert "a \\| b &lt;script&gt;alert(1)&lt;/script&gt; next line" in text
     assert "<script>" not in text
-    assert "| team-a | 7.9 → 8.1 of 20 | 9Gi → 9.25Gi of 40Gi |" in text
-    assert "| team-b | **41 of 40 OVER QUOTA** | 1Gi of 80Gi |" in text
+    assert "| tenant | cpu | memory | ceiling (autoscalers' maximum) |" in text
+    assert (
+        "| team-a | 7.9 → 8.1 of 20 | 9Gi → 9.25Gi of 40Gi | cpu 11.8 → 12, memory 9.25Gi |" in text
+    )
+    assert "| team-b | **41 of 40 OVER QUOTA** | 1Gi of 80Gi |  |" in text
     assert "(was `r.example/web:1`)" in text
 
 
@@ -226,6 +233,15 @@ def test_every_number_drawn_is_the_json_s(apps: int) -> None:
         (t["tenant"], r): (t["used"][r], t["quota"][r])
         for t in doc["tenants"]
         for r in ("cpu", "memory")
+    }
+    ceilings = {
+        a["data-tenant"]: (a["data-cpu"], a["data-memory"])
+        for t, a in parsed.tags
+        if t == "td" and a.get("class") == "ceiling"
+    }
+    assert ceilings == {
+        t["tenant"]: (t.get("ceiling", {}).get("cpu", ""), t.get("ceiling", {}).get("memory", ""))
+        for t in doc["tenants"]
     }
 
 
