@@ -296,3 +296,26 @@ def test_a_proof_answers_only_where_kubernetes_would_finish() -> None:
     assert proof is not None
     assert proof.holds({"object": {"l": list(range(10))}})
     assert not proof.holds({"object": {"l": list(range(300_000))}})
+
+
+def test_bounds_spent_are_replaced_by_counts_when_settled() -> None:
+    with cost.policy_budget(100):
+        cost.reserve(60, lambda: 10)
+        assert cost.remaining() == 40
+        assert cost.settle()
+        assert cost.remaining() == 90
+        assert not cost.settle()  # nothing reserved since
+    assert cost.remaining() is None
+
+
+def test_the_all_pass_fast_path_never_hands_an_evaluation_to_cel_python() -> None:
+    engine = RoutedBackend()
+    program = engine.compile("object.l.all(x, !object.s.contains(object.t))")
+    with pytest.raises(CelEvalError, match="cost bound"):
+        engine.evaluate_bounded(program, engine.activation(_spread_like(200)))
+    assert engine._python is None
+    assert engine.evaluate_bounded(program, engine.activation(_spread_like(2))) is True
+
+
+def _spread_like(items: int) -> dict[str, Any]:
+    return {"object": {"l": list(range(items)), "s": "x" * 100_000, "t": "y" * 10}}
