@@ -177,16 +177,19 @@ def _evaluate(
     params: Mapping[str, Any],
 ) -> Iterator[Violation]:
     activation = activations.get(params)
+    failure = None
     with policy_budget(MATCH_CONDITIONS_BUDGET):  # Kubernetes' own for matchConditions
         for index, condition in enumerate(compiled.conditions):
             try:
                 result = backend.evaluate(condition, activation)
             except CelEvalError as exc:
-                message = f"matchConditions[{index}] could not be evaluated: {exc}"
-                yield _error(review, rule, message)
-                return
+                failure = f"matchConditions[{index}] could not be evaluated: {exc}"
+                break
             if result is not True:
                 return
+    if failure is not None:  # yielded outside the budget's block: the caller runs in between
+        yield _error(review, rule, failure)
+        return
     failed: dict[str, str] = {}
     with policy_budget():  # Kubernetes' RuntimeCELCostBudget (counted by cel-python)
         if compiled.variables:
