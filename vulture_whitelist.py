@@ -25,6 +25,14 @@ _._ident_arg
 _._ident
 _._paren_expr
 _._list_lit
+# bound.py's walker too, for the rules proof.py does not translate
+_._addition
+_._multiplication
+_._primary
+_._map_lit
+_._literal
+# celruntime's all-pass conjunction calls it where the backend has it (webhook/engine/cel/routed.py)
+_.evaluate_bounded
 # json.JSONDecoder reads these attributes (webhook/karmada/gojson.py)
 _.parse_string
 _.scan_once

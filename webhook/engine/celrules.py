@@ -18,7 +18,7 @@ from typing import Any
 from webhook.bundle.model import Bundle, Tenant
 from webhook.bundle.rules import Rule
 from webhook.engine.cel import Backend, CelEvalError
-from webhook.engine.cel.cost import policy_budget
+from webhook.engine.cel.cost import MATCH_CONDITIONS_BUDGET, policy_budget
 from webhook.engine.celruntime import CelRuntime, CompiledRule, Scope, Screened
 from webhook.engine.context import Review
 from webhook.engine.decision import Violation
@@ -177,14 +177,19 @@ def _evaluate(
     params: Mapping[str, Any],
 ) -> Iterator[Violation]:
     activation = activations.get(params)
-    for index, condition in enumerate(compiled.conditions):
-        try:
-            result = backend.evaluate(condition, activation)
-        except CelEvalError as exc:
-            yield _error(review, rule, f"matchConditions[{index}] could not be evaluated: {exc}")
-            return
-        if result is not True:
-            return
+    failure = None
+    with policy_budget(MATCH_CONDITIONS_BUDGET):  # Kubernetes' own for matchConditions
+        for index, condition in enumerate(compiled.conditions):
+            try:
+                result = backend.evaluate(condition, activation)
+            except CelEvalError as exc:
+                failure = f"matchConditions[{index}] could not be evaluated: {exc}"
+                break
+            if result is not True:
+                return
+    if failure is not None:  # yielded outside the budget's block: the caller runs in between
+        yield _error(review, rule, failure)
+        return
     failed: dict[str, str] = {}
     with policy_budget():  # Kubernetes' RuntimeCELCostBudget (counted by cel-python)
         if compiled.variables:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from contextvars import ContextVar
 from decimal import Decimal
 from typing import Any
@@ -56,7 +56,12 @@ def cel_equal(a: Any, b: Any) -> bool:
     if kind != _kind(b):
         return False
     if kind == "list":
-        return len(a) == len(b) and all(cel_equal(x, y) for x, y in zip(a, b, strict=True))
+        if len(a) != len(b):
+            return False
+        same = _same_type_equality(a, b)
+        if same is not None:
+            return all(map(same, a, b))
+        return all(cel_equal(x, y) for x, y in zip(a, b, strict=True))
     if kind == "map":
         if len(a) != len(b):
             return False
@@ -70,6 +75,32 @@ def cel_equal(a: Any, b: Any) -> bool:
     if kind == "number":  # celpy's own int == double raises: compare the exact values
         return _number(a) == _number(b)
     return bool(a == b)
+
+
+_SCALAR_EQUALITY: dict[type, Callable[[Any, Any], Any]] = {
+    celtypes.IntType: int.__eq__,
+    celtypes.UintType: int.__eq__,
+    celtypes.BoolType: int.__eq__,
+    celtypes.DoubleType: float.__eq__,
+    celtypes.StringType: str.__eq__,
+    celtypes.BytesType: bytes.__eq__,
+}
+"""CEL's equality of two values of one of these types is their Python type's own (a NaN is
+unequal to itself in both), without the checks across types."""
+
+
+def _same_type_equality(a: Sequence[Any], b: Sequence[Any]) -> Callable[[Any, Any], Any] | None:
+    """The one equality that compares two lists item by item when every item of both is of
+    one scalar type (a list compared with a list many times over costs Kubernetes 0.1 an
+    item: counting it should not cost Python 2 microseconds an item); else None."""
+    kinds = set(map(type, a))
+    if len(kinds) != 1:
+        return None
+    (kind,) = kinds
+    equality = _SCALAR_EQUALITY.get(kind)
+    if equality is None or set(map(type, b)) != kinds:
+        return None
+    return equality
 
 
 def _number(value: Any) -> int | float:

@@ -19,7 +19,7 @@ Kubernetes, never later (docs/cel.md lists the classes).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
@@ -31,23 +31,65 @@ PER_CALL_LIMIT = 1_000_000
 RUNTIME_COST_BUDGET = 10_000_000
 """k8s.io/apiserver/pkg/apis/cel.RuntimeCELCostBudget: a policy's validations together."""
 
+MATCH_CONDITIONS_BUDGET = 2_500_000
+"""k8s.io/apiserver/pkg/apis/cel.RuntimeCELCostBudgetMatchConditions: a policy's (or an
+admission webhook's) matchConditions together (pkg/admission/plugin/webhook/matchconditions,
+which ValidatingAdmissionPolicy's plugin uses too)."""
 OUT_OF_BUDGET = (
     "validation failed due to running out of cost budget, no further validation rules will be run"
 )
 """The API server's error once a policy's validations pass ``RUNTIME_COST_BUDGET``."""
 
 _POLICY: ContextVar[list[int] | None] = ContextVar("fedgate_policy_cost", default=None)
+_RESERVED: ContextVar[list[tuple[int, Callable[[], int]]] | None] = ContextVar(
+    "fedgate_policy_reserved", default=None
+)
+"""The evaluations spent by their bound, not their count (cel-expr's: ``reserve``)."""
 
 
 @contextmanager
 def policy_budget(limit: int = RUNTIME_COST_BUDGET) -> Iterator[None]:
     """The evaluations in the block share ``limit`` (one policy's validations, for one
     binding's params, as the API server's validator shares ``RuntimeCELCostBudget``)."""
-    token = _POLICY.set([limit])
+    token, reserved = _POLICY.set([limit]), _RESERVED.set([])
     try:
         yield
     finally:
+        _RESERVED.reset(reserved)
         _POLICY.reset(token)
+
+
+def remaining() -> int | None:
+    """What is left of the policy's budget in force (None: no budget in force)."""
+    left = _POLICY.get()
+    return None if left is None else left[0]
+
+
+def reserve(bound: int, count: Callable[[], int]) -> None:
+    """``bound`` off the budget in force for an evaluation that is not counted as it runs
+    (cel-expr's, within a bound of its cost); ``count`` counts it exactly, should ``settle``
+    need it."""
+    left, reserved = _POLICY.get(), _RESERVED.get()
+    if left is None or reserved is None:
+        return
+    left[0] -= bound
+    reserved.append((bound, count))
+
+
+def settle() -> bool:
+    """The reserved evaluations' exact counts in place of their bounds (counted outside the
+    budget: the count is what is given back); whether there was any."""
+    left, reserved = _POLICY.get(), _RESERVED.get()
+    if left is None or not reserved:
+        return False
+    token = _POLICY.set(None)
+    try:
+        for bound, count in reserved:
+            left[0] += bound - count()
+    finally:
+        _POLICY.reset(token)
+    reserved.clear()
+    return True
 
 
 def spend(amount: int) -> bool:

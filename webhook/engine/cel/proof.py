@@ -44,6 +44,7 @@ from lark import Token, Tree
 from lark.exceptions import LarkError
 
 from webhook.engine.cel import grammar, library
+from webhook.engine.cel.bound import Plan, plans_fit
 from webhook.engine.cel.values import INT64_MAX, INT64_MIN
 
 
@@ -66,8 +67,14 @@ class Proof:
     source: str
     """The Python they became (for tests and for reading)."""
     _run: Callable[[dict[str, Any]], Any]
+    plans: tuple[Plan, ...] = ()
+    """The expressions' cost bounds: a proof answers only where the API server would finish
+    every expression within its cost limits (``bound.plans_fit``); elsewhere the engine
+    decides, and may stop where the API server stops."""
 
     def holds(self, variables: dict[str, Any]) -> bool:
+        if self.plans and not plans_fit(self.plans, variables):
+            return False
         try:
             return self._run(variables) is True
         except Exception:  # Undecided, or anything unforeseen: not proven, never proven wrong
@@ -96,7 +103,8 @@ def compile_proof(
         if faults is not None:
             faults.append(f"proof: {type(exc).__name__}: {exc}"[:300])
         return None
-    return Proof(texts, frozenset(translator.reads), source, namespace["proof"])
+    plans = tuple(Plan(tree) for tree in trees)
+    return Proof(texts, frozenset(translator.reads), source, namespace["proof"], plans)
 
 
 _WRAPPERS = frozenset(

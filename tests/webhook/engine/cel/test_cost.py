@@ -105,15 +105,17 @@ def test_a_comprehension_stopped_early_charges_one_more_loop_condition() -> None
     assert macro_cost("all", 3, 3) == 3 * 3 + 1
 
 
-def test_a_rules_validations_share_kubernetes_policy_budget(tmp_path: Path) -> None:
+@pytest.mark.parametrize("backend", ["cel-python", "cel-expr"])
+def test_a_rules_validations_share_kubernetes_policy_budget(tmp_path: Path, backend: str) -> None:
     """Eleven validations of about 960,000 each (32 regular expression searches of 100,000
     characters): each within the per-call limit, the eleventh past the policy's 10,000,000,
-    as the API server's validator counts them. (``matches``: no Python proof answers first.)"""
+    as the API server's validator counts them. (``matches``: no Python proof answers first.)
+    On cel-expr the first ten run within their bounds, counted exactly before the eleventh."""
     search = "object.spec.l.all(x, !object.spec.s.matches(object.spec.t))"
     rule = "validations:\n" + "".join(
         f"  - expression: {search} || {i} < 0\n    message: v{i}\n" for i in range(11)
     )
-    bundle = bundle_with(tmp_path, rule, f"action: deny\n{MATCH}", "cel-python")
+    bundle = bundle_with(tmp_path, rule, f"action: deny\n{MATCH}", backend)
     spec = {**DEPLOYMENT["spec"], "l": list(range(32)), "s": "x" * 100_000, "t": "y" * 10}
     decision = review(sync_request({**DEPLOYMENT, "spec": spec}, None, bundle), bundle)
     assert [v.message for v in decision.violations if v.rule == "custom"] == [

@@ -1,0 +1,688 @@
+"""An upper bound of one CEL evaluation's Kubernetes cost, from the sizes of the variables it
+is given: which engine may run it (``routed.py``) and whether a proof may answer for it.
+
+cel-expr cannot count cost (cel-cpp has no tracker). Before an evaluation, ``Plan.bound``
+walks the expression once with the sizes of what it reads: the variables' values (a string's
+length, a list's, a map's), literals by their text, and what each function can make of them.
+Each step is charged as ``cost.py`` charges it, by the largest size its operands can have: a
+comprehension costs its range, ``size x body`` and its macro's steps; a size-proportional
+function its formula on the operands' largest sizes. Where the walk cannot bound a construct
+(an unknown function, a two-variable comprehension, ``lists.range`` of a computed count...)
+the answer is None: unbounded.
+
+Two walks, the second only when the first does not fit: ``static`` with every variable standing
+for any value whose JSON is at most the activation's size (one walk per expression and size
+bucket, cached), then ``exact`` with the variables' own values (their lengths, and for a
+comprehension the largest of its items).
+
+Pure: no engine here, nothing evaluated.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from webhook.engine.cel import cost
+
+
+class Unbounded(Exception):
+    """A construct the walk does not follow: no bound."""
+
+
+@dataclass(frozen=True)
+class Bound:
+    """At most ``cost`` (Kubernetes' count) and ``iterations`` comprehension bodies run."""
+
+    cost: int
+    iterations: int
+
+
+_NO_VALUE = object()
+
+
+class Shape:
+    """What a value can be, as far as cost goes: ``size`` bounds its ``size()`` (a string's
+    code points, a list's items, a map's entries; 1 for a scalar), ``weight`` its Kubernetes
+    traversal cost; ``item()`` is a shape of each element (a map's keys and values), ``field``
+    of a map's entry by name. ``value``: the value itself when one constant (an int literal)."""
+
+    size: int
+    value: Any = _NO_VALUE
+
+    @property
+    def weight(self) -> int:
+        raise NotImplementedError
+
+    def item(self) -> Shape:
+        raise NotImplementedError
+
+    def field(self, name: str) -> Shape:
+        raise NotImplementedError
+
+    def index(self, key: Shape) -> Shape:
+        return self.item()
+
+
+class Abstract(Shape):
+    """A bound of values: ``items`` (None: scalars) and ``fields`` by name (others: ``items``)."""
+
+    def __init__(
+        self,
+        size: int,
+        items: Shape | None = None,
+        fields: Mapping[str, Shape] | None = None,
+        weight: int | None = None,
+        value: Any = _NO_VALUE,
+    ) -> None:
+        self.size = max(size, 1)
+        self._items = items
+        self._fields = fields or {}
+        self._weight = weight
+        self.value = value
+
+    @property
+    def weight(self) -> int:
+        if self._weight is None:  # a list of ``size`` items, or a map of as many pairs
+            self._weight = self.size * 2 * (self._items.weight if self._items else 1)
+        return self._weight
+
+    def item(self) -> Shape:
+        return self._items if self._items is not None else SMALL
+
+    def field(self, name: str) -> Shape:
+        found = self._fields.get(name)
+        return found if found is not None else self.item()
+
+
+class _Any(Shape):
+    """Any value whose JSON is at most ``size`` bytes, and so is every part of it."""
+
+    def __init__(self, size: int) -> None:
+        self.size = max(size, 1)
+
+    @property
+    def weight(self) -> int:
+        return self.size
+
+    def item(self) -> Shape:
+        return self
+
+    def field(self, name: str) -> Shape:
+        return self
+
+
+SMALL = Abstract(1, weight=1)
+"""A scalar (a bool, a number, null, an error): size 1."""
+OPAQUE = Abstract(17, weight=17)
+"""An IP (16 bytes), a CIDR (17), a Quantity, a semver: Kubernetes' ``Size()`` at most 17."""
+
+
+class Known(Shape):
+    """A value the evaluation will be given: its own sizes, its items' largest."""
+
+    def __init__(self, value: Any, memo: dict[int, Shape]) -> None:
+        self._value, self._memo = value, memo
+        self.size = cost.size(value)
+        if isinstance(value, int) and not isinstance(value, bool):
+            self.value = value
+
+    @property
+    def weight(self) -> int:
+        return summary(self._value, self._memo).weight
+
+    def item(self) -> Shape:
+        return summary(self._value, self._memo).item()
+
+    def field(self, name: str) -> Shape:
+        value = self._value
+        if isinstance(value, dict):
+            return Known(value[name], self._memo) if name in value else SMALL
+        return SMALL  # a field of a scalar or a list: an error
+
+    def index(self, key: Shape) -> Shape:
+        value, wanted = self._value, key.value
+        if isinstance(value, dict) and isinstance(wanted, str | int):
+            return Known(value[wanted], self._memo) if wanted in value else SMALL
+        if isinstance(value, list) and isinstance(wanted, int) and not isinstance(wanted, bool):
+            return Known(value[wanted], self._memo) if 0 <= wanted < len(value) else SMALL
+        return self.item()
+
+
+def summary(value: Any, memo: dict[int, Shape]) -> Shape:
+    """``value`` as an Abstract shape: its sizes, its items' largest (memoized by identity
+    for the activation's life)."""
+    found = memo.get(id(value))
+    if found is not None:
+        return found
+    if isinstance(value, dict):
+        fields: dict[str, Shape] = {}
+        parts: list[Shape] = []
+        weight = 0
+        for key, item in value.items():
+            one, shape = summary(key, memo), summary(item, memo)
+            parts += (one, shape)
+            weight += one.weight + shape.weight
+            if isinstance(key, str):
+                fields[key] = shape
+        made: Shape = Abstract(len(value), join_all(parts) if parts else None, fields, weight)
+    elif isinstance(value, list | tuple):
+        shapes = [summary(item, memo) for item in value]
+        made = Abstract(
+            len(value),
+            join_all(shapes) if shapes else None,
+            weight=sum(s.weight for s in shapes),
+        )
+    else:
+        made = Abstract(cost.size(value), weight=cost.traversal(value))
+    if isinstance(value, dict | list | tuple):
+        memo[id(value)] = made
+    return made
+
+
+def join(a: Shape, b: Shape) -> Shape:
+    """A shape of both ``a``'s values and ``b``'s."""
+    if a is b or b is SMALL:
+        return a
+    if a is SMALL:
+        return b
+    if isinstance(a, _Any) and a.size >= b.size and isinstance(b, Abstract | _Any) and not _deep(b):
+        return a
+    fields: dict[str, Shape] = {}
+    for one in (a, b):
+        for name, shape in getattr(one, "_fields", {}).items():
+            fields[name] = join(fields[name], shape) if name in fields else shape
+    if isinstance(a, _Any) or isinstance(b, _Any):
+        fields = {}  # an _Any's field is itself: the items' join covers every field
+    items = None if _scalar(a) and _scalar(b) else join(a.item(), b.item())
+    return Abstract(max(a.size, b.size), items, fields, max(a.weight, b.weight))
+
+
+def _scalar(shape: Shape) -> bool:
+    return isinstance(shape, Abstract) and shape._items is None and not shape._fields
+
+
+def _deep(shape: Shape) -> bool:
+    """Whether ``shape`` has parts that may be larger than itself (made by the expression)."""
+    return isinstance(shape, Abstract) and shape._items is not None
+
+
+def join_all(shapes: Sequence[Shape]) -> Shape:
+    made = shapes[0]
+    for shape in shapes[1:]:
+        made = join(made, shape)
+    return made
+
+
+# ---- what a call costs and returns, by its operands' largest sizes
+
+
+def _ceil(value: float) -> int:
+    return math.ceil(value)
+
+
+_TRAVERSED = frozenset({"isSorted", "sum", "max", "min", "indexOf", "lastIndexOf"})
+
+
+def call_cost(function: str, args: Sequence[Shape], result: Shape) -> int:
+    """At least what ``cost.call_cost`` charges for any values of these shapes: the largest of
+    every formula that can apply."""
+    if function in cost.FREE:
+        return 0
+    sizes = [a.size for a in args]
+    first = sizes[0] if sizes else 1
+    second = sizes[1] if len(sizes) > 1 else 1
+    costs = [1]
+    if function in ("slice", "lists.range", "reverse"):
+        costs.append(result.size + 1 + cost.LIST_CREATE)
+    if function == "flatten":
+        depth = args[1].value if len(args) > 1 else 1
+        if not isinstance(depth, int):
+            raise Unbounded("flatten() to a computed depth")
+        costs.append(max(depth, 1) * first + 1 + cost.LIST_CREATE)
+    if function.startswith("sets.") and len(args) == 2:
+        costs.append(1 + 2 * first * second)
+    if function in ("distinct", "sort", "sortBy"):
+        count = second if function == "sortBy" and len(args) > 1 else first
+        costs.append(int(count * count * (2.0 + cost.STRING_TRAVERSAL)) + 1 + cost.LIST_CREATE)
+    if function in _TRAVERSED and args:
+        costs.append(args[0].weight)
+    if function == "join":
+        costs.append(_ceil(result.size * 2 * cost.STRING_TRAVERSAL))
+    if function in ("replace", "split", "ip.isCanonical"):
+        costs.append(_ceil(first * 2 * cost.STRING_TRAVERSAL))
+    if function in ("find", "findAll", "matches") and len(args) >= 2:
+        costs.append(_ceil((1 + first) * cost.STRING_TRAVERSAL) * _ceil(second * cost.REGEX_LENGTH))
+    if function in ("containsIP", "containsCIDR") and len(args) >= 2:
+        costs.append(
+            _ceil(2 * first * cost.STRING_TRAVERSAL)
+            + _ceil(first * cost.STRING_TRAVERSAL)
+            + 1
+            + _ceil(second * cost.STRING_TRAVERSAL)
+        )
+    if function in _ONCE:
+        costs.append(_ceil(first * cost.STRING_TRAVERSAL))
+    if function == "check":
+        raise Unbounded("an authorizer check")
+    if function == "_in_" and len(args) == 2:
+        costs.append(second)
+    if function in _PAIRWISE and len(args) == 2:
+        costs.append(_ceil(min(first, second) * cost.STRING_TRAVERSAL))
+    if function == "_+_" and len(args) == 2:
+        costs.append(_ceil((first + second) * cost.STRING_TRAVERSAL))
+    if function == "contains" and len(args) == 2:
+        costs.append(_ceil(first * cost.STRING_TRAVERSAL) * _ceil(second * cost.STRING_TRAVERSAL))
+    return max(costs)
+
+
+_ONCE = frozenset(
+    {
+        *("url", "lowerAscii", "upperAscii", "substring", "trim", "jsonpatch.escapeKey"),
+        *("cidr", "isIP", "isCIDR", "ip", "quantity", "isQuantity", "semver", "isSemver"),
+        *("startsWith", "endsWith", "bytes", "quote", "strings.quote"),
+    }
+)
+_PAIRWISE = frozenset({"_==_", "_!=_", "_<_", "_<=_", "_>_", "_>=_"})
+
+_SCALAR_RESULTS = frozenset(
+    {
+        *_PAIRWISE,
+        *("_in_", "!_", "-_", "_-_", "_*_", "_/_", "_%_", "size", "int", "uint", "double"),
+        *("bool", "type", "duration", "timestamp", "contains", "startsWith", "endsWith"),
+        *("matches", "isSorted", "sum", "indexOf", "lastIndexOf", "includes"),
+        *("sets.contains", "sets.equivalent", "sets.intersects", "isQuantity", "isIP"),
+        *("isCIDR", "isURL", "isSemver", "compareTo", "isLessThan", "isGreaterThan", "sign"),
+        *("asInteger", "asApproximateFloat", "isInteger", "family", "isUnspecified"),
+        *("isLoopback", "isLinkLocalMulticast", "isLinkLocalUnicast", "isGlobalUnicast"),
+        *("prefixLength", "containsIP", "containsCIDR", "ip.isCanonical", "major", "minor"),
+        *("patch", "add", "sub", "getDate", "getDayOfMonth", "getDayOfWeek", "getDayOfYear"),
+        *("getFullYear", "getHours", "getMilliseconds", "getMinutes", "getMonth"),
+        *("getSeconds",),
+    }
+)
+"""Functions whose result is a bool, a number, a type, a duration, a timestamp or a
+Quantity: size 1."""
+_PART_OF_FIRST = frozenset(
+    {
+        *("lowerAscii", "upperAscii", "trim", "reverse", "distinct", "sort", "slice"),
+        *("substring", "charAt", "find", "getScheme", "getHost", "getHostname", "getPort"),
+        *("getEscapedPath",),
+    }
+)
+"""Functions whose result is no larger than their first operand, and made of its parts."""
+_OPAQUE_RESULTS = frozenset({"quantity", "semver", "url", "ip", "cidr", "masked"})
+
+
+def call_result(function: str, args: Sequence[Shape]) -> Shape:
+    """A shape of what ``function`` can return on operands of these shapes."""
+    first = args[0] if args else SMALL
+    if function in _SCALAR_RESULTS:
+        return SMALL
+    if function in _PART_OF_FIRST:
+        return first
+    if function in _OPAQUE_RESULTS:
+        return Abstract(max(first.size, OPAQUE.size), weight=1)
+    if function == "dyn":
+        return first
+    if function == "string":
+        return Abstract(max(first.size, 64))
+    if function in ("bytes", "quote", "strings.quote"):
+        return Abstract(first.size * 6 + 2)
+    if function == "_+_" and len(args) == 2:
+        second = args[1]
+        items = None if _scalar(first) and _scalar(second) else join(first.item(), second.item())
+        return Abstract(first.size + second.size, items, weight=first.weight + second.weight)
+    if function == "replace" and len(args) >= 3:
+        new = args[2].size
+        return Abstract(first.size * (1 + new) + new)
+    if function in ("split", "findAll"):
+        return Abstract(first.size + 1, Abstract(first.size))
+    if function == "join" and args:
+        separator = args[1].size if len(args) > 1 else 0
+        text = first.item()
+        return Abstract(first.size * (text.size + separator))
+    if function == "getQuery":
+        return Abstract(first.size, Abstract(first.size, Abstract(first.size)))
+    if function in ("min", "max") and len(args) == 1:
+        return first.item()
+    if function == "flatten" and args:
+        depth = args[1].value if len(args) > 1 else 1
+        if not isinstance(depth, int):
+            raise Unbounded("flatten() to a computed depth")
+        size, item, items = first.size, first.item(), first.item()
+        for _ in range(max(depth, 1)):
+            size *= max(item.size, 1)
+            item = item.item()
+            items = join(items, item)
+        return Abstract(size, items)
+    if function == "lists.range" and args:
+        if not isinstance(first.value, int):
+            raise Unbounded("lists.range() of a computed count")
+        return Abstract(first.value, SMALL)
+    raise Unbounded(f"{function}()")
+
+
+# ---- the walk
+
+
+_MACROS = {"all": 4, "exists": 4, "exists_one": 2, "map": 12, "filter": 13}
+"""Per iteration, at least what ``cost.macro_cost`` charges besides the bodies."""
+_NAMESPACES = frozenset({"sets", "lists", "strings", "math", "base64", "optional", "cel"})
+_RELATIONS = {
+    "relation_lt": "_<_",
+    "relation_le": "_<=_",
+    "relation_gt": "_>_",
+    "relation_ge": "_>=_",
+    "relation_eq": "_==_",
+    "relation_ne": "_!=_",
+    "relation_in": "_in_",
+}
+_ARITHMETIC = {
+    "addition_add": "_+_",
+    "addition_sub": "_-_",
+    "multiplication_mul": "_*_",
+    "multiplication_div": "_/_",
+    "multiplication_mod": "_%_",
+}
+
+
+@dataclass(frozen=True)
+class _Out:
+    shape: Shape
+    cost: int
+    iterations: int
+
+
+class _Walk:
+    def __init__(self, variables: Callable[[str], Shape | None]) -> None:
+        self.variables = variables
+
+    def visit(self, tree: Any, scope: Mapping[str, Shape]) -> _Out:
+        method = getattr(self, "_" + tree.data, None)
+        if method is None:
+            if len(tree.children) == 1 and not isinstance(tree.children[0], str):
+                return self.visit(tree.children[0], scope)
+            raise Unbounded(tree.data)
+        out: _Out = method(tree, scope)
+        return out
+
+    def _expr(self, tree: Any, scope: Mapping[str, Shape]) -> _Out:
+        if len(tree.children) == 1:
+            return self.visit(tree.children[0], scope)
+        condition, yes, no = (self.visit(c, scope) for c in tree.children)
+        return _Out(
+            join(yes.shape, no.shape),
+            condition.cost + max(yes.cost, no.cost),
+            condition.iterations + max(yes.iterations, no.iterations),
+        )
+
+    def _logic(self, tree: Any, scope: Mapping[str, Shape]) -> _Out:
+        if len(tree.children) == 1:
+            return self.visit(tree.children[0], scope)
+        left, right = (self.visit(c, scope) for c in tree.children)
+        return _Out(SMALL, left.cost + right.cost, left.iterations + right.iterations)
+
+    _conditionalor = _logic
+    _conditionaland = _logic
+
+    def _binary(self, tree: Any, scope: Mapping[str, Shape], names: Mapping[str, str]) -> _Out:
+        if len(tree.children) == 1:
+            return self.visit(tree.children[0], scope)
+        operator, operand = tree.children
+        function = names[operator.data]
+        return self._call(function, [operator.children[0], operand], scope)
+
+    def _relation(self, tree: Any, scope: Mapping[str, Shape]) -> _Out:
+        return self._binary(tree, scope, _RELATIONS)
+
+    def _addition(self, tree: Any, scope: Mapping[str, Shape]) -> _Out:
+        return self._binary(tree, scope, _ARITHMETIC)
+
+    _multiplication = _addition
+
+    def _unary(self, tree: Any, scope: Mapping[str, Shape]) -> _Out:
+        if len(tree.children) == 1:
+            return self.visit(tree.children[0], scope)
+        operand = self.visit(tree.children[1], scope)
+        return _Out(SMALL, operand.cost + 1, operand.iterations)
+
+    def _call(self, function: str, operands: Sequence[Any], scope: Mapping[str, Shape]) -> _Out:
+        outs = [self.visit(o, scope) for o in operands]
+        return self._apply(function, outs)
+
+    @staticmethod
+    def _apply(function: str, outs: Sequence[_Out]) -> _Out:
+        shapes = [o.shape for o in outs]
+        result = call_result(function, shapes)
+        spent = sum(o.cost for o in outs) + call_cost(function, shapes, result)
+        return _Out(result, spent, sum(o.iterations for o in outs))
+
+    def _member_dot(self, tree: Any, scope: Mapping[str, Shape]) -> _Out:
+        target = self.visit(tree.children[0], scope)
+        return _Out(target.shape.field(str(tree.children[1])), target.cost + 1, target.iterations)
+
+    def _member_index(self, tree: Any, scope: Mapping[str, Shape]) -> _Out:
+        target, key = (self.visit(c, scope) for c in tree.children)
+        return _Out(
+            target.shape.index(key.shape),
+            target.cost + key.cost + 1,
+            target.iterations + key.iterations,
+        )
+
+    def _member_dot_arg(self, tree: Any, scope: Mapping[str, Shape]) -> _Out:
+        method = str(tree.children[1])
+        arguments = list(tree.children[2].children) if len(tree.children) > 2 else []
+        namespace = _identifier(tree.children[0])
+        if namespace in _NAMESPACES and namespace not in scope:
+            return self._call(f"{namespace}.{method}", arguments, scope)
+        if method in _MACROS and arguments and _identifier(arguments[0]) is not None:
+            return self._macro(method, tree.children[0], arguments, scope)
+        return self._call(method, [tree.children[0], *arguments], scope)
+
+    def _macro(
+        self, macro: str, target_tree: Any, arguments: Sequence[Any], scope: Mapping[str, Shape]
+    ) -> _Out:
+        if len(arguments) not in (2, 3) or (len(arguments) == 3 and macro != "map"):
+            raise Unbounded(f"{macro}() with two variables")
+        target = self.visit(target_tree, scope)
+        name = _identifier(arguments[0])
+        assert name is not None
+        count, item = target.shape.size, target.shape.item()
+        inner = {**scope, name: item}
+        bodies = [self.visit(body, inner) for body in arguments[1:]]
+        body_cost = sum(b.cost for b in bodies)
+        body_iterations = sum(b.iterations for b in bodies)
+        spent = target.cost + count * (body_cost + _MACROS[macro]) + _MACROS[macro] + 2
+        iterations = target.iterations + count * (len(bodies) + body_iterations)
+        if macro == "map":
+            shape: Shape = Abstract(count, bodies[-1].shape)
+        elif macro == "filter":
+            shape = Abstract(count, item)
+        else:
+            shape = SMALL
+        return _Out(shape, spent, iterations)
+
+    def _primary(self, tree: Any, scope: Mapping[str, Shape]) -> _Out:
+        return self.visit(tree.children[0], scope)
+
+    def _paren_expr(self, tree: Any, scope: Mapping[str, Shape]) -> _Out:
+        return self.visit(tree.children[0], scope)
+
+    def _ident(self, tree: Any, scope: Mapping[str, Shape]) -> _Out:
+        name = str(tree.children[0])
+        if name in scope:
+            return _Out(scope[name], 1, 0)
+        found = self.variables(name)
+        return _Out(found if found is not None else SMALL, 1, 0)
+
+    def _ident_arg(self, tree: Any, scope: Mapping[str, Shape]) -> _Out:
+        name = str(tree.children[0])
+        arguments = list(tree.children[1].children) if len(tree.children) > 1 else []
+        if name == "has":
+            if len(arguments) != 1:
+                raise Unbounded("has() of many")
+            inner = self.visit(arguments[0], scope)
+            return _Out(SMALL, inner.cost + 1, inner.iterations)
+        out = self._call(name, arguments, scope)
+        if name == "dyn":  # a variable read and a call in cel-go's plan
+            return _Out(out.shape, out.cost + 1, out.iterations)
+        return out
+
+    def _list_lit(self, tree: Any, scope: Mapping[str, Shape]) -> _Out:
+        outs = [self.visit(c, scope) for c in tree.children[0].children] if tree.children else []
+        items = join_all([o.shape for o in outs]) if outs else None
+        return _Out(
+            Abstract(len(outs), items),
+            sum(o.cost for o in outs) + cost.LIST_CREATE,
+            sum(o.iterations for o in outs),
+        )
+
+    def _map_lit(self, tree: Any, scope: Mapping[str, Shape]) -> _Out:
+        outs = [self.visit(c, scope) for c in tree.children[0].children] if tree.children else []
+        items = join_all([o.shape for o in outs]) if outs else None
+        return _Out(
+            Abstract(len(outs) // 2, items),
+            sum(o.cost for o in outs) + cost.MAP_CREATE,
+            sum(o.iterations for o in outs),
+        )
+
+    def _literal(self, tree: Any, scope: Mapping[str, Shape]) -> _Out:
+        token = tree.children[0]
+        text, kind = str(token), token.type
+        if kind in ("INT_LIT", "UINT_LIT"):
+            digits = text.rstrip("uU")
+            negative = digits.startswith("-")
+            number = int(digits.lstrip("-"), 0)
+            return _Out(Abstract(1, weight=1, value=-number if negative else number), 0, 0)
+        if kind in ("STRING_LIT", "MLSTRING_LIT"):
+            return _Out(Abstract(len(text), weight=len(text)), 0, 0)
+        if kind == "BYTES_LIT":  # a non-ASCII character is up to 4 bytes
+            return _Out(Abstract(4 * len(text), weight=4 * len(text)), 0, 0)
+        return _Out(SMALL, 0, 0)
+
+
+def _identifier(tree: Any) -> str | None:
+    """The name a tree is, below its precedence levels (None: not a bare name)."""
+    while not isinstance(tree, str) and len(tree.children) == 1 and tree.data != "ident":
+        tree = tree.children[0]
+    if isinstance(tree, str) or tree.data != "ident":
+        return None
+    return str(tree.children[0])
+
+
+# ---- plans: an expression's bound, per activation
+
+
+class Sizes:
+    """One activation's variables as the walks read them: the JSON size of the whole (None:
+    not JSON) and the summaries of its values (memoized)."""
+
+    def __init__(self, variables: Mapping[str, Any]) -> None:
+        self.variables = variables
+        self.memo: dict[int, Shape] = {}
+        try:
+            self.total: int | None = len(orjson.dumps(dict(variables)))
+        except TypeError:  # an opaque value (a Quantity of the bundle's variables...)
+            self.total = None
+
+    def known(self, name: str) -> Shape | None:
+        if name not in self.variables:
+            return None
+        return Known(self.variables[name], self.memo)
+
+
+_BUCKET = 1024
+"""Static bounds are made for JSON sizes rounded up to a multiple of this."""
+ITERATIONS = 10_000
+"""Comprehension bodies one evaluation may run on either engine (``celpython.ITERATION_BUDGET``,
+cel-cpp's own budget): past it the engines fail each with its own message."""
+
+
+def fits(bound: Bound | None, within: int, iterations: int = ITERATIONS) -> bool:
+    """Whether ``bound`` says the evaluation stays within ``within`` and ``iterations``."""
+    return bound is not None and bound.cost <= within and bound.iterations <= iterations
+
+
+class Plan:
+    """One expression's parse, bounded against any activation; None from ``plan`` when it
+    does not parse."""
+
+    def __init__(self, tree: Any) -> None:
+        self._tree = tree
+        self._static: dict[int, Bound | None] = {}
+        self._lock = threading.Lock()
+
+    def bound(self, sizes: Sizes, within: int, iterations: int = ITERATIONS) -> Bound | None:
+        """A bound of the evaluation's cost on ``sizes``' activation: the static one when it
+        is within ``within`` and ``iterations``, else the exact one; None: unbounded."""
+        if sizes.total is not None:
+            static = self.static(sizes.total)
+            if fits(static, within, iterations):
+                return static
+        return self.exact(sizes)
+
+    def static(self, total: int) -> Bound | None:
+        """The bound for any variables whose JSON together is at most ``total`` bytes (made
+        once per expression and 1 KiB bucket)."""
+        bucket = -(-max(total, 1) // _BUCKET) * _BUCKET
+        if bucket in self._static:
+            return self._static[bucket]
+        found = self._walk(lambda name: _Any(bucket))
+        with self._lock:
+            self._static[bucket] = found
+        return found
+
+    def exact(self, sizes: Sizes) -> Bound | None:
+        """The bound for these variables' own sizes."""
+        return self._walk(sizes.known)
+
+    def _walk(self, variables: Callable[[str], Shape | None]) -> Bound | None:
+        try:
+            out = _Walk(variables).visit(self._tree, {})
+        except (Unbounded, RecursionError, ValueError, AttributeError, IndexError):
+            return None
+        return Bound(out.cost, out.iterations)
+
+
+def plan(expression: str) -> Plan | None:
+    """``expression``'s plan (None: it does not parse with the shared parser)."""
+    from webhook.engine.cel import grammar  # noqa: PLC0415 - lark, only when plans are made
+
+    try:
+        return Plan(grammar.parse(expression))
+    except Exception:  # lark's errors, or a tree too deep: no bound
+        return None
+
+
+def plans_fit(plans: Sequence[Plan | None], variables: Mapping[str, Any]) -> bool:
+    """Whether the API server would finish every one of these expressions (a proof's) on
+    ``variables``: each bound within the per-call limit, and all together within the smaller
+    of the budgets (matchConditions')."""
+    sizes = sizes_of(variables)
+    total = 0
+    for one in plans:
+        found = one.bound(sizes, cost.PER_CALL_LIMIT) if one is not None else None
+        if found is None or not fits(found, cost.PER_CALL_LIMIT):
+            return False
+        total += found.cost
+    return total <= cost.MATCH_CONDITIONS_BUDGET
+
+
+_LAST = threading.local()
+
+
+def sizes_of(variables: Mapping[str, Any]) -> Sizes:
+    """``Sizes`` of ``variables``, kept for the next call on this thread with the same dict
+    (the proofs of one request's rules share their variables)."""
+    last = getattr(_LAST, "pair", None)
+    if last is not None and last[0] is variables:
+        found: Sizes = last[1]
+        return found
+    made = Sizes(variables)
+    _LAST.pair = (variables, made)
+    return made
