@@ -45,3 +45,21 @@ def bundle_with(tmp_path: Path, rule: str, binding: str, backend: str = "cel-exp
 
 MATCH = "match:\n  kinds: [{apiGroups: [apps], kinds: [Deployment]}]\n"
 """A rule's match on Deployments."""
+
+
+HOSTILE_RULE = (
+    "validations:\n"
+    "  - expression: object.spec.l.all(x, object.spec.big == object.spec.big2)\n"
+    "    message: hostile\n"
+)
+"""A rule that compares two large lists once per item of a third: on cel-python about 5 ms an
+item with 2,000-element lists, so 5,000 items (within the 10,000-iteration budget) are about
+25 seconds of CPU."""
+
+
+def hostile(items: int) -> dict[str, Any]:
+    big = list(range(2000))
+    return {
+        **DEPLOYMENT,
+        "spec": {**DEPLOYMENT["spec"], "l": list(range(items)), "big": big, "big2": big},
+    }

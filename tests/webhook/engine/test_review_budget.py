@@ -9,11 +9,10 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from tests.webhook.engine.custom_rules import DEPLOYMENT, MATCH, bundle_with
+from tests.webhook.engine.custom_rules import HOSTILE_RULE, MATCH, bundle_with, hostile
 from webhook.bundle.model import Bundle
 from webhook.engine.budget import Budget, BudgetExceeded, spending
 from webhook.engine.review import review
@@ -22,23 +21,6 @@ from webhook.karmada.overriders import apply_overriders
 from webhook.shell.app import OVERTIME, create_app
 from webhook.shell.asgi import DEADLINE, Deadline
 from webhook.shell.settings import Settings
-
-HOSTILE_RULE = (
-    "validations:\n"
-    "  - expression: object.spec.l.all(x, object.spec.big == object.spec.big2)\n"
-    "    message: hostile\n"
-)
-"""A rule that compares two large lists once per item of a third: on cel-python about 5 ms an
-item with 2,000-element lists, so 5,000 items (within the 10,000-iteration budget) are about
-25 seconds of CPU."""
-
-
-def hostile(items: int) -> dict[str, Any]:
-    big = list(range(2000))
-    return {
-        **DEPLOYMENT,
-        "spec": {**DEPLOYMENT["spec"], "l": list(range(items)), "big": big, "big2": big},
-    }
 
 
 @pytest.fixture(scope="module", params=["cel-python", "cel-expr"])

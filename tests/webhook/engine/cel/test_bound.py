@@ -19,8 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.webhook.engine.test_celrules import DEPLOYMENT, MATCH, bundle_with
-from tests.webhook.engine.test_review_budget import HOSTILE_RULE, hostile
+from tests.webhook.engine.custom_rules import DEPLOYMENT, HOSTILE_RULE, MATCH, bundle_with, hostile
 from webhook.engine.cel import bound, cost
 from webhook.engine.cel.backend import VARIABLES, CelCompileError, CelEvalError
 from webhook.engine.cel.celpython import COST_EXCEEDED, CelPythonBackend
