@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))  # bench/webhook.py would shadow the webhook packa
 
 from tests.webhook.livecase import hand_made, policy  # noqa: E402
 from webhook.bundle.live import WATCHED  # noqa: E402
-from webhook.shell.watch import LiveIndex  # noqa: E402
+from webhook.shell.watch import LiveIndex, Source  # noqa: E402
 
 
 class Listed:
@@ -59,6 +59,17 @@ def _template(i: int) -> dict[str, Any]:
     return made
 
 
+def listed_and_built(source: Source) -> tuple[LiveIndex, list[Any]]:
+    """A live index over ``source`` as a worker's first sync leaves it: every kind listed once,
+    then built; with the list ``on_change`` appends each built index to (the first in it)."""
+    built: list[Any] = []
+    live = LiveIndex(source, git=None, on_change=built.append, stale_seconds=30)
+    for state in live.kinds:
+        live.relist(state)
+    live.build()
+    return live, built
+
+
 def rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
@@ -72,11 +83,7 @@ def main() -> None:
     gc.collect()
     before_rss = rss_mib()
     tracemalloc.start()
-    built: list[Any] = []
-    live = LiveIndex(source, git=None, on_change=built.append, stale_seconds=30)
-    for state in live.kinds:
-        live.relist(state)
-    live.build()
+    live, built = listed_and_built(source)
     gc.collect()
     held, _ = tracemalloc.get_traced_memory()
     tracemalloc.stop()
