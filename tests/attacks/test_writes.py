@@ -20,7 +20,9 @@ review() with the example bundle.
   several groups, cluster-wide policies from a tenant, quota for more kinds, autoscalers on
   Git's autoscalers). On 70946ed, 2 were allowed that must be denied: a template's annotation
   ``work.karmada.io/conflict-resolution: overwrite``, which Karmada's binding controller
-  prefers to its policy's conflictResolution, unread by tenancy.conflict-overwrite."""
+  prefers to its policy's conflictResolution, unread by tenancy.conflict-overwrite; and 2
+  overrides that move the member's copy to kube-system were denied only because the engine
+  refused its own request for the copy (request.unexpected), now refused as a move."""
 
 from __future__ import annotations
 
