@@ -310,37 +310,35 @@ def _metadata(obj: Mapping[str, Any]) -> Mapping[str, Any]:
     return metadata if is_mapping(metadata) else {}
 
 
+def _refused(message: str) -> Violation:
+    """A copy Karmada would not build, or must not: an error of the override itself."""
+    return Violation(
+        rule="karmada.override",
+        owner="karmada",
+        writer="karmada",
+        action="deny",
+        status="error",
+        message=message,
+    )
+
+
 def _copy_violations(
     review: Review, cluster: str, before: MemberCopy | None, after: MemberCopy
 ) -> list[Violation]:
     if after.object is None:
         if before is not None and before.object is None:
             return []  # it failed already: not this override's doing
-        return [
-            Violation(
-                rule="karmada.override",
-                owner="karmada",
-                writer="karmada",
-                action="deny",
-                status="error",
-                message=f"Karmada cannot build the copy with this override: {after.error}",
-            )
-        ]
+        return [_refused(f"Karmada cannot build the copy with this override: {after.error}")]
     if before is None or before.object is None or before.object == after.object:
         return []
     moved = _moved(before.object, after.object)
     if moved:
         return [
-            Violation(
-                rule="karmada.override",
-                owner="karmada",
-                writer="karmada",
-                action="deny",
-                status="error",
-                message=f"the override moves the member's copy {moved}: Karmada's execution "
+            _refused(
+                f"the override moves the member's copy {moved}: Karmada's execution "
                 "controller creates it where its own metadata says, outside the namespace "
                 "(and the name) every rule judged, so the override may not change "
-                "metadata.namespace or metadata.name",
+                "metadata.namespace or metadata.name"
             )
         ]
     if review.reviewer is None:
