@@ -14,7 +14,7 @@ review() with the example bundle.
   pods than minReplicas (2), a Job billed at a parallelism above its completions (1), and an
   OverridePolicy's deprecated top-level overriders, which Karmada still applies, unread by
   tenancy.override-registry and retain.override-owned-field (2).
-- heldback2/: a second held-back set of 53 requests, of members of the same classes the first
+- heldback2/: a second held-back set of 58 requests, of members of the same classes the first
   did not try (Karmada's agents, estimator, search and descheduler beyond their jobs, Argo CD's
   server-side diff and client-side apply, kubectl debug and scale, dry-run deletes, tenants in
   several groups, cluster-wide policies from a tenant, quota for more kinds, autoscalers on
