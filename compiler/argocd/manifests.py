@@ -12,6 +12,12 @@ A document whose top-level ``items`` is a list is a list, whatever its kind (a `
 ``Unstructured.IsList``: an ``items`` field holding a list); ``items: null`` with no ``spec``
 or ``status`` applies nothing (``isNullList``). Items are not expanded again.
 
+Scalars are typed as Argo CD's decoder types them (gitops-engine ``kube.SplitYAML``:
+apimachinery's YAML-or-JSON decoder over sigs.k8s.io/yaml and go-yaml v2), not as YAML 1.1:
+a plain ``y`` or ``N`` is a boolean and ``1e3`` the number 1000 (go-yaml's ``resolve``), so
+``privileged: y`` is the privileged container Argo CD applies. A number reaches the API server
+as encoding/json writes it, so an integral one below 1e21 (``1e3``, ``1000.0``) is an integer.
+
 ``parse_manifests`` is pure (text in, manifests out); ``read_tree`` is the only I/O.
 """
 
@@ -26,6 +32,7 @@ from typing import Any
 
 from webhook.base.errors import Finding, describe_os_error
 from webhook.base.yamlsource import YamlSyntaxError, parse_documents
+from webhook.karmada.goyaml import resolve_plain
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 UNREAD_SUFFIXES = (".jsonnet",)
@@ -81,9 +88,22 @@ def _invalid(obj: Any) -> tuple[str, str] | None:
     return None
 
 
+def _as_sent(value: Any) -> Any:
+    """A number as the API server receives it from Argo CD: encoding/json writes a float64
+    that is integral and below 1e21 as an integer's digits."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
+        return int(value)
+    return value
+
+
+def _go_plain(text: str) -> Any:
+    """A plain YAML scalar as Argo CD's decoder reads it (go-yaml v2), as it is sent."""
+    return _as_sent(resolve_plain(text))
+
+
 def _json_documents(text: str, file: str) -> Iterator[tuple[int, Any]]:
     try:
-        yield 1, json.loads(text)
+        yield 1, json.loads(text, parse_float=lambda t: _as_sent(float(t)))
     except json.JSONDecodeError as exc:
         raise YamlSyntaxError(Finding(file, exc.lineno, "", f"not valid JSON: {exc.msg}")) from None
 
@@ -115,7 +135,7 @@ def parse_manifests(text: str, file: str) -> tuple[list[Manifest], list[Finding]
         if file.endswith(".json"):
             documents = [(_json_line, obj) for _, obj in _json_documents(text, file)]
         else:
-            documents = [(d.line, d.data) for d in parse_documents(text, file)]
+            documents = [(d.line, d.data) for d in parse_documents(text, file, plain=_go_plain)]
     except YamlSyntaxError as exc:
         return [], [exc.finding]
     manifests, findings = [], []

@@ -20,6 +20,8 @@ from typing import Any
 
 import yaml
 
+from webhook.karmada.goyaml import resolve_plain
+
 _SAFE_PLAIN = re.compile(r"^[A-Za-z0-9_/][A-Za-z0-9_./@+:=~-]*$")
 _YAML12_SPECIAL = re.compile(
     r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|0o[0-7]+|0x[0-9a-fA-F]+"
@@ -31,9 +33,10 @@ _resolver = yaml.resolver.Resolver()
 
 
 def _resolves_to_str(value: str) -> bool:
-    """Whether a YAML 1.1 reader (PyYAML, go-yaml v2) takes plain ``value`` as a string."""
+    """Whether the YAML 1.1 readers (PyYAML, and go-yaml v2, Argo CD's) take plain ``value``
+    as a string: go-yaml v2 also reads ``y``, ``Y``, ``n`` and ``N`` as booleans."""
     tag: str = _resolver.resolve(yaml.ScalarNode, value, (True, False))  # type: ignore[no-untyped-call]
-    return tag == "tag:yaml.org,2002:str"
+    return tag == "tag:yaml.org,2002:str" and isinstance(resolve_plain(value), str)
 
 
 @lru_cache(maxsize=8192)

@@ -13,7 +13,16 @@ review() with the example bundle.
   tenant's quota billed beside Git's autoscaled templates as if their autoscalers kept fewer
   pods than minReplicas (2), a Job billed at a parallelism above its completions (1), and an
   OverridePolicy's deprecated top-level overriders, which Karmada still applies, unread by
-  tenancy.override-registry and retain.override-owned-field (2)."""
+  tenancy.override-registry and retain.override-owned-field (2).
+- heldback2/: a second held-back set of 58 requests, of members of the same classes the first
+  did not try (Karmada's agents, estimator, search and descheduler beyond their jobs, Argo CD's
+  server-side diff and client-side apply, kubectl debug and scale, dry-run deletes, tenants in
+  several groups, cluster-wide policies from a tenant, quota for more kinds, autoscalers on
+  Git's autoscalers). On 70946ed, 2 were allowed that must be denied: a template's annotation
+  ``work.karmada.io/conflict-resolution: overwrite``, which Karmada's binding controller
+  prefers to its policy's conflictResolution, unread by tenancy.conflict-overwrite; and 2
+  overrides that move the member's copy to kube-system were denied only because the engine
+  refused its own request for the copy (request.unexpected), now refused as a move."""
 
 from __future__ import annotations
 
@@ -25,7 +34,7 @@ from webhook.bundle.model import Bundle
 from webhook.suites import Case, load_suite, run_case
 
 HERE = Path(__file__).resolve().parent
-FOLDERS = ("writes", "heldback")
+FOLDERS = ("writes", "heldback", "heldback2")
 CASES = [(folder, case) for folder in FOLDERS for case in load_suite(HERE / folder / "tests.yaml")]
 
 

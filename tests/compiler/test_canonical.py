@@ -8,6 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from compiler.compile.canonical import dump, scalar_text
+from webhook.karmada.goyaml import yaml_to_json
 
 
 @pytest.mark.parametrize(
@@ -19,6 +20,8 @@ from compiler.compile.canonical import dump, scalar_text
         pytest.param("true", "'true'", id="bool-like"),
         pytest.param("yes", "'yes'", id="yaml11-bool"),
         pytest.param("no", "'no'", id="norway"),
+        pytest.param("y", "'y'", id="go-yaml-bool"),
+        pytest.param("N", "'N'", id="go-yaml-bool-upper"),
         pytest.param("1", "'1'", id="int-like"),
         pytest.param("1.0", "'1.0'", id="float-like"),
         pytest.param("1e3", "'1e3'", id="yaml12-float"),
@@ -34,6 +37,7 @@ from compiler.compile.canonical import dump, scalar_text
 def test_scalar_quoting(value: str, text: str) -> None:
     assert scalar_text(value) == text
     assert yaml.safe_load(f"k: {text}")["k"] == value
+    assert yaml_to_json(f"k: {text}")["k"] == value  # as Argo CD reads it
 
 
 def test_layout() -> None:
@@ -56,4 +60,15 @@ values: st.SearchStrategy[Any] = st.recursive(
 def test_round_trip(document: dict[str, Any]) -> None:
     text = dump(document)
     assert yaml.safe_load(text) == document
+    assert _strings(yaml_to_json(text.decode())) == _strings(document)  # Argo CD's reader
     assert dump(document) == text  # deterministic
+
+
+def _strings(value: Any) -> Any:
+    """The strings of a document, where go-yaml's reading is held to PyYAML's (numbers come
+    back from ``yaml_to_json`` as the text encoding/json writes)."""
+    if isinstance(value, dict):
+        return {k: _strings(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_strings(v) for v in value]
+    return value if type(value) is str else None

@@ -10,8 +10,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from compiler.argocd.manifests import parse_manifests
+from webhook.karmada.gojson import EncodingError, RawNumber
+from webhook.karmada.goyaml import yaml_to_json
 
-NAMES = st.from_regex(r"[a-z][a-z0-9-]{0,8}", fullmatch=True)
+# PyYAML's dumper leaves y and n unquoted, which go-yaml (and so Argo CD) reads as booleans
+NAMES = st.from_regex(r"[a-z][a-z0-9-]{0,8}", fullmatch=True).filter(lambda n: n not in "yn")
 OBJECTS = st.builds(
     lambda kind, name, data: {
         "apiVersion": "v1",
@@ -87,3 +90,64 @@ def test_lists_as_argo_cd_reads_them(
     found, findings = parse_manifests(text, "x.yaml")
     assert [(m.object["kind"], m.line) for m in found] == objects
     assert [(f.line, f.path, f.message) for f in findings] == problems
+
+
+# Argo CD decodes manifests with go-yaml v2 (sigs.k8s.io/yaml), and sends what encoding/json
+# writes: YAML 1.1 as PyYAML reads it would call `y` text and `1e3` text.
+@pytest.mark.parametrize(
+    ("scalar", "applied"),
+    [
+        ("y", True),
+        ("Y", True),
+        ("n", False),
+        ("N", False),
+        ("yes", True),
+        ("off", False),
+        ("1e3", 1000),
+        ("1.0", 1),
+        ("1.5", 1.5),
+        ("0o17", 15),
+        ("1_000", 1000),
+        ("1:30", "1:30"),
+        ("'y'", "y"),
+        ("!!str y", "y"),
+        ("~", None),
+        ("2026-12-01", "2026-12-01"),
+    ],
+)
+def test_scalars_are_typed_as_argo_cd_applies_them(scalar: str, applied: object) -> None:
+    text = f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: x}}\nvalue: {scalar}\n"
+    [manifest], findings = parse_manifests(text, "x.yaml")
+    assert findings == []
+    assert manifest.object["value"] == applied
+    assert type(manifest.object["value"]) is type(applied)
+
+
+PLAIN = st.one_of(
+    st.sampled_from(["y", "N", "on", "Off", "~", "null", ".inf", "-.Inf", ".5", "0x1F", "0b101"]),
+    st.from_regex(r"[-+]?[0-9_]{1,6}(\.[0-9]{0,3})?([eE][-+]?[0-9]{1,2})?", fullmatch=True),
+    st.from_regex(r"[a-zA-Z][a-zA-Z0-9]{0,4}", fullmatch=True),
+)
+
+
+@given(PLAIN)
+def test_every_plain_scalar_is_what_go_yaml_hands_encoding_json(scalar: str) -> None:
+    """Held to the go-yaml v2 reader Karmada's fieldOverrider path already uses
+    (``webhook.karmada.goyaml``): the API server reads the JSON number it writes."""
+    text = f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: x}}\nvalue: {scalar}\n"
+    try:
+        expected = json.loads(json.dumps(yaml_to_json(text)["value"]))
+    except EncodingError:  # NaN or an infinity: json.Marshal fails, Argo CD applies nothing
+        return
+    if isinstance(expected, str) and isinstance(yaml_to_json(text)["value"], RawNumber):
+        expected = json.loads(expected)
+    [manifest], _ = parse_manifests(text, "x.yaml")
+    assert manifest.object["value"] == expected
+    assert type(manifest.object["value"]) is type(expected)
+
+
+def test_a_merge_key_is_still_refused_when_scalars_are_read_as_argo_cd_reads_them() -> None:
+    """go-yaml merges ``<<``; fedgate refuses it rather than read a literal key."""
+    text = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata:\n  <<: {a: b}\n"
+    found, [finding] = parse_manifests(text, "x.yaml")
+    assert found == [] and "merge keys" in finding.message

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,6 +41,22 @@ _FLOAT_TAG = "tag:yaml.org,2002:float"
 _NULL_TAG = "tag:yaml.org,2002:null"
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 _PLAIN_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
+_PLAIN_TAG = "tag:fedgate,2026:plain"
+_NULLS = ("", "~", "null", "Null", "NULL")
+"""The tag a plain, untagged scalar gets when a caller resolves plain scalars itself."""
+
+PlainResolver = Callable[[str], Any]
+"""What a plain, untagged scalar's text is (``parse_documents(plain=...)``)."""
+
+
+class _PlainMarkingLoader(_Loader):
+    """Composes as ``_Loader`` does, but tags each plain untagged scalar ``_PLAIN_TAG``
+    instead of resolving it by YAML 1.1 (libyaml's composer asks ``resolve`` for each)."""
+
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
+        if kind is yaml.ScalarNode and implicit[0]:
+            return _PLAIN_TAG
+        return super().resolve(kind, value, implicit)  # type: ignore[no-untyped-call]
 
 
 class YamlSyntaxError(Exception):
@@ -107,10 +123,15 @@ def render_path(path: Path) -> str:
     return out
 
 
-def parse_documents(text: str, file: str) -> list[Document]:
-    """Every non-empty document of ``text``; raises YamlSyntaxError with its location."""
+def parse_documents(text: str, file: str, *, plain: PlainResolver | None = None) -> list[Document]:
+    """Every non-empty document of ``text``; raises YamlSyntaxError with its location.
+
+    ``plain`` reads each plain, untagged scalar instead of YAML 1.1's resolution (PyYAML's):
+    how another reader (Argo CD's go-yaml v2) types ``y`` or ``1e3``."""
     try:
-        nodes = list(yaml.compose_all(text, Loader=_Loader))
+        nodes = list(
+            yaml.compose_all(text, Loader=_Loader if plain is None else _PlainMarkingLoader)
+        )
     except yaml.MarkedYAMLError as exc:
         raise YamlSyntaxError(_syntax_finding(text, file, exc)) from None
     except yaml.reader.ReaderError as exc:  # a character YAML forbids, e.g. a control character
@@ -124,7 +145,7 @@ def parse_documents(text: str, file: str) -> list[Document]:
         raise YamlSyntaxError(Finding(file, 1, "", f"not valid YAML: {exc}")) from None
     documents = []
     for index, node in enumerate(n for n in nodes if not _empty(n)):
-        builder = _Builder(file)
+        builder = _Builder(file, plain)
         data = builder.build(node, ())
         documents.append(Document(file, data, builder.lines, index))
     return documents
@@ -133,7 +154,10 @@ def parse_documents(text: str, file: str) -> list[Document]:
 def _empty(node: yaml.Node | None) -> bool:
     """An empty document (``---`` with nothing after it, or ``null``): skipped, as kubectl
     skips it."""
-    return node is None or (isinstance(node, yaml.ScalarNode) and node.tag == _NULL_TAG)
+    return node is None or (
+        isinstance(node, yaml.ScalarNode)
+        and (node.tag == _NULL_TAG or (node.tag == _PLAIN_TAG and node.value in _NULLS))
+    )
 
 
 def _syntax_finding(text: str, file: str, exc: yaml.MarkedYAMLError) -> Finding:
@@ -162,8 +186,9 @@ def parse_single(text: str, file: str) -> Document:
 
 
 class _Builder:
-    def __init__(self, file: str) -> None:
+    def __init__(self, file: str, plain: PlainResolver | None = None) -> None:
         self.file = file
+        self.plain = plain
         self.lines: dict[Path, int] = {}
         self.count = 0
 
@@ -184,6 +209,8 @@ class _Builder:
             )
         self.lines.setdefault(path, node.start_mark.line + 1)
         if isinstance(node, yaml.ScalarNode):
+            if node.tag == _PLAIN_TAG and self.plain is not None:
+                return self.plain(node.value)
             return _scalar(node)
         if isinstance(node, yaml.SequenceNode):
             return [self.build(item, (*path, i)) for i, item in enumerate(node.value)]
@@ -194,9 +221,17 @@ class _Builder:
     def _pairs(self, node: yaml.MappingNode, path: Path) -> Iterator[tuple[str, Any]]:
         seen: set[str] = set()
         for key_node, value_node in node.value:
-            if key_node.tag == _MERGE_TAG:
+            if key_node.tag == _MERGE_TAG or (
+                key_node.tag == _PLAIN_TAG and key_node.value == "<<"
+            ):
                 raise self.fail(key_node, path, "merge keys (<<) are not supported")
-            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == _NULL_TAG:
+            if (
+                not isinstance(key_node, yaml.ScalarNode)
+                or key_node.tag == _NULL_TAG
+                or (
+                    key_node.tag == _PLAIN_TAG and self.plain and self.plain(key_node.value) is None
+                )
+            ):
                 raise self.fail(key_node, path, "mapping keys must be strings")
             key = key_node.value
             if key in seen:

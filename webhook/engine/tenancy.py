@@ -375,10 +375,41 @@ platform knows what the members hold; a tenant's policy would take over a member
 default-deny NetworkPolicy or another team's Secret of the same name."""
 
 
+CONFLICT_ANNOTATION = "work.karmada.io/conflict-resolution"
+"""A resource template's own conflict resolution: Karmada's binding controller prefers it to
+its policy's ``conflictResolution`` (pkg/controllers/binding/common.go mergeConflictResolution,
+read after the overrides are applied), so ``overwrite`` there is Overwrite."""
+
+
 def check_conflict_overwrite(review: Review, rule: Rule) -> Iterator[Violation]:
-    if review.identity.writer in OVERWRITERS or _spec(review).get("conflictResolution") != (
-        "Overwrite"
+    if review.identity.writer in OVERWRITERS:
+        return
+    request = review.request
+    if request.kind.group == "policy.karmada.io":
+        yield from _policy_overwrites(review, rule)
+        return
+    if _template_overwrites(request.object) and not (
+        request.operation == "UPDATE" and _template_overwrites(request.old_object)
     ):
+        yield review.violation(
+            rule,
+            f"annotation {CONFLICT_ANNOTATION}: overwrite makes Karmada take over an object of "
+            "the same name that a member cluster already has, whatever the policy says "
+            "(Karmada prefers the template's annotation to the policy's conflictResolution); "
+            "only git and the platform team may choose it, not "
+            f"{review.identity.describe()}: remove it, or use abort",
+            pointer="/metadata/annotations/" + CONFLICT_ANNOTATION.replace("/", "~1"),
+        )
+
+
+def _template_overwrites(obj: Any) -> bool:
+    metadata = obj.get("metadata") if is_mapping(obj) else None
+    annotations = metadata.get("annotations") if is_mapping(metadata) else None
+    return is_mapping(annotations) and annotations.get(CONFLICT_ANNOTATION) == "overwrite"
+
+
+def _policy_overwrites(review: Review, rule: Rule) -> Iterator[Violation]:
+    if _spec(review).get("conflictResolution") != "Overwrite":
         return
     old = review.request.old_object if review.request.operation == "UPDATE" else None
     old_spec = old.get("spec") if is_mapping(old) else None

@@ -193,12 +193,13 @@ def test_invalid_manifests_are_errors_and_the_json_still_prints(tmp_path: Path) 
         **{
             "broken.yaml": "kind: [\n",
             "nokind.yaml": "apiVersion: v1\nmetadata: {name: x}\n",
-            "twice/a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: n}\n",
+            # (not namespace n: Argo CD's go-yaml reads a plain n as false)
+            "twice/a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: ns}\n",
             "twice/b.json": json.dumps(
                 {
                     "apiVersion": "v1",
                     "kind": "ConfigMap",
-                    "metadata": {"name": "c", "namespace": "n"},
+                    "metadata": {"name": "c", "namespace": "ns"},
                 }
             ),
         },

@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from compiler.cli import main
+from compiler.compile.canonical import dump
 from tests.compiler.plan.test_tree_karmada import plan_tree, refused_in
 from tests.webhook.karmada.tables import (
     Observed,
@@ -32,7 +32,8 @@ def bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_variation_through_plan_tree(row: dict[str, Any], bundle: Path, tmp_path: Path) -> None:
     tree = tmp_path / "tree"
     tree.mkdir()
-    (tree / "objects.yaml").write_text(yaml.safe_dump_all(row["objects"]))
+    # canonical YAML: PyYAML's dumper leaves y and n plain, which Argo CD reads as booleans
+    (tree / "objects.yaml").write_bytes(b"".join(b"---\n" + dump(o) for o in row["objects"]))
     code, report = plan_tree(tree, bundle)
     planned = {template_key(t): t for t in report["templates"]}
     failing = False
@@ -66,7 +67,7 @@ def test_a_refused_policy_is_a_warning_in_the_text_report(bundle: Path, tmp_path
     [row] = [r.values[0] for r in variation_cases() if "imageOverrider with no operator" in r.id]
     tree = tmp_path / "tree"
     tree.mkdir()
-    (tree / "objects.yaml").write_text(yaml.safe_dump_all(row["objects"]))
+    (tree / "objects.yaml").write_bytes(b"".join(b"---\n" + dump(o) for o in row["objects"]))
     stdout, stderr = io.StringIO(), io.StringIO()
     code = main(
         ["plan", "--tree", str(tree), "--policies", str(bundle)], stdout=stdout, stderr=stderr

@@ -294,24 +294,53 @@ def _could_run(review: Review, template: Mapping[str, Any]) -> Mapping[str, Clus
     return {n: c for n, c in clusters.items() if n in tenant.clusters}
 
 
+def _moved(before: Mapping[str, Any], after: Mapping[str, Any]) -> str:
+    """How an override moved a copy (plaintext is a JSON patch of the whole object: Karmada's
+    overridemanager applies ``/metadata/namespace`` as any other path); "" when it did not."""
+    moves = []
+    for field in ("namespace", "name"):
+        was, now = (_metadata(o).get(field) for o in (before, after))
+        if was != now:
+            moves.append(f"from {field} {was!r} to {now!r}")
+    return " and ".join(moves)
+
+
+def _metadata(obj: Mapping[str, Any]) -> Mapping[str, Any]:
+    metadata = obj.get("metadata")
+    return metadata if is_mapping(metadata) else {}
+
+
+def _refused(message: str) -> Violation:
+    """A copy Karmada would not build, or must not: an error of the override itself."""
+    return Violation(
+        rule="karmada.override",
+        owner="karmada",
+        writer="karmada",
+        action="deny",
+        status="error",
+        message=message,
+    )
+
+
 def _copy_violations(
     review: Review, cluster: str, before: MemberCopy | None, after: MemberCopy
 ) -> list[Violation]:
     if after.object is None:
         if before is not None and before.object is None:
             return []  # it failed already: not this override's doing
-        return [
-            Violation(
-                rule="karmada.override",
-                owner="karmada",
-                writer="karmada",
-                action="deny",
-                status="error",
-                message=f"Karmada cannot build the copy with this override: {after.error}",
-            )
-        ]
+        return [_refused(f"Karmada cannot build the copy with this override: {after.error}")]
     if before is None or before.object is None or before.object == after.object:
         return []
+    moved = _moved(before.object, after.object)
+    if moved:
+        return [
+            _refused(
+                f"the override moves the member's copy {moved}: Karmada's execution "
+                "controller creates it where its own metadata says, outside the namespace "
+                "(and the name) every rule judged, so the override may not change "
+                "metadata.namespace or metadata.name"
+            )
+        ]
     if review.reviewer is None:
         raise RuntimeError("the member-copy review needs the context's reviewer (review.review)")
     request = review.request
