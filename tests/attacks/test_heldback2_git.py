@@ -64,6 +64,7 @@ CASES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "text", "rule"), CASES, ids=[c[0] for c in CASES])
 def test_check_reads_a_manifest_as_argo_cd_applies_it(
     platform_repo: Path, name: str, text: str, rule: str
