@@ -11,13 +11,33 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+import jsonpointer
+
 from compiler.render.pipeline import RenderedApp
 from webhook.base.errors import Finding
 from webhook.base.quantity import parse_quantity
 from webhook.base.yamlsource import Path, render_path
 
 Owned = tuple[str, str, str, tuple[str, ...]]
-"""(apiVersion, kind, name, the pointers of that object git does not own, but status)."""
+"""(apiVersion, kind, name, the pointers of that object git does not own, but status and what
+git renders): what Argo CD ignores."""
+_ABSENT = object()
+
+
+def _ignored(obj: Mapping[str, Any], ledger: Mapping[str, str]) -> tuple[str, ...]:
+    """The pointers of ``obj`` its ledger gives to an owner other than git, but ``/status``
+    (Argo CD ignores it anyway) and those git renders a value for (a member-hpa app's retain
+    label: Argo CD applies it, and the webhook lets git set it to that value, never another)."""
+    return tuple(
+        sorted(
+            p
+            for p, owner in ledger.items()
+            if owner != "git"
+            and p
+            and not p.startswith("/status")
+            and jsonpointer.resolve_pointer(obj, p, _ABSENT) is _ABSENT
+        )
+    )
 
 
 @dataclass(frozen=True)
@@ -107,13 +127,7 @@ def summarize(rendered: RenderedApp, billed_replicas: int) -> AppSummary:
             obj["apiVersion"],
             obj["kind"],
             obj["metadata"]["name"],
-            tuple(
-                sorted(
-                    p
-                    for p, owner in ledger.items()
-                    if owner != "git" and p and not p.startswith("/status")
-                )
-            ),
+            _ignored(obj, ledger),
         )
         for obj, ledger in zip(rendered.objects, rendered.ledgers, strict=True)
     )

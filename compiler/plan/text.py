@@ -359,8 +359,8 @@ def app_block(change: AppChange, diffs: Mapping[str, str] | None = None) -> list
                 lines.append(
                     _field(
                         "owns",
-                        f"{path.rsplit('/', 1)[1]}: {owned} (Argo CD ignores these and "
-                        "Karmada's fields)",
+                        f"{path.rsplit('/', 1)[1]}: {owned} (Argo CD ignores these, but "
+                        "what Git renders, and Karmada's fields)",
                     )
                 )
     if change.files and change.action != "add":

@@ -11,6 +11,7 @@ from webhook.base.ledger import pointer
 FEDERATED_HPA = "FederatedHPA"
 MEMBER_HPA = "HorizontalPodAutoscaler"
 REPLICAS = pointer("spec", "replicas")
+RETAIN_LABEL = pointer("metadata", "labels", RETAIN_REPLICAS_LABEL)
 
 
 def _hpa_spec(r: Rendering) -> dict[str, Any]:
@@ -50,6 +51,10 @@ def render(r: Rendering) -> None:
             },
         )
         return
+    # The label is the member HPAs' too: Karmada's hpaScaleTargetMarker removes it from the
+    # target when the HPA is deleted (a namespace's deletion deletes the HPA first) and adds it
+    # back when an HPA targets it again; its deploymentReplicasSyncer writes the replicas.
+    r.claim(workload.KIND, RETAIN_LABEL, owner)
     deployment = r.objects[workload.KIND]
     labels = deployment["metadata"]["labels"]
     labels[RETAIN_REPLICAS_LABEL] = "true"

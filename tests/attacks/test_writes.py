@@ -13,7 +13,10 @@ review() with the example bundle.
   tenant's quota billed beside Git's autoscaled templates as if their autoscalers kept fewer
   pods than minReplicas (2), a Job billed at a parallelism above its completions (1), and an
   OverridePolicy's deprecated top-level overriders, which Karmada still applies, unread by
-  tenancy.override-registry and retain.override-owned-field (2).
+  tenancy.override-registry and retain.override-owned-field (2). Eleven more hold a member-hpa
+  app's retain label and replicas, which Karmada's hpaScaleTargetMarker and
+  deploymentReplicasSyncer write as the controller-manager (in both layouts) and nobody else
+  may: on 70946ed the marker's removal, its add and the syncer's write (5) were denied.
 - heldback2/: a second held-back set of 58 requests, of members of the same classes the first
   did not try (Karmada's agents, estimator, search and descheduler beyond their jobs, Argo CD's
   server-side diff and client-side apply, kubectl debug and scale, dry-run deletes, tenants in

@@ -115,6 +115,15 @@ def federation(
         yield federation
 
 
+@pytest.fixture(scope="session")
+def synced(federation: Federation, tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """The examples compiled and synced as Argo CD does, once per layout (tests/e2e/sync.py;
+    imported here, not at the top, since that module imports this one)."""
+    from tests.e2e.sync import sync_examples  # noqa: PLC0415 - sync.py imports this module
+
+    return sync_examples(federation, tmp_path_factory.mktemp(f"sync-{federation.identities}"))
+
+
 @contextmanager
 def running(directory: Path, policies: Path, identities: str) -> Iterator[Federation]:
     """`up` in ``directory`` (one that fails fails the test, naming the layout), `down` after."""

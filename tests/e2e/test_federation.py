@@ -17,7 +17,6 @@ import os
 import shutil
 import ssl
 import subprocess
-import sys
 import time
 import urllib.parse
 from collections.abc import Callable
@@ -33,8 +32,9 @@ import yaml
 from tests.deploy.helm import Unavailable, helm_binary
 from tests.e2e import controlplane
 from tests.e2e.conftest import ARGOCD, ARGOCD_GROUPS, Federation, eventually
-from tests.e2e.identities import ALICE, TEAM_A, cluster_admin, control_plane_denials
+from tests.e2e.identities import ALICE, TEAM_A, control_plane_denials
 from tests.e2e.rollouts import finished
+from tests.e2e.sync import FEDGATE, TENANT_FOLDERS, Synced, argocd_sync, compile_apps
 from tests.webhook.exception_files import LEGACY_EXCEPTION
 from tests.webhook.livecase import hand_made, policy
 from webhook.suites import load_suite
@@ -42,34 +42,9 @@ from webhook.suites import load_suite
 pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[2]
-FEDGATE = str(Path(sys.executable).with_name("fedgate"))
 REQUESTS = REPO / "examples" / "requests"
-TENANT_FOLDERS = ("payments", "platform-demo")
 POLICY_KINDS = {"PropagationPolicy", "OverridePolicy", "FederatedHPA", "CronFederatedHPA"}
 DENIED = 'admission webhook "validate.fedgate.dev" denied the request'
-
-
-@dataclass
-class Synced:
-    rendered: Path
-    first: subprocess.CompletedProcess[str]
-    resync: subprocess.CompletedProcess[str]
-    change: subprocess.CompletedProcess[str]
-
-
-def _compile(apps: Path, out: Path) -> None:
-    subprocess.run(
-        [FEDGATE, "compile", str(apps), "--out", str(out), "--policies", str(REPO / "policies")],
-        cwd=REPO,
-        check=True,
-        capture_output=True,
-    )
-
-
-def _argocd_sync(federation: Federation, rendered: Path) -> subprocess.CompletedProcess[str]:
-    """What Argo CD's default sync runs: client-side kubectl apply of each tenant's folder."""
-    paths = [arg for folder in TENANT_FOLDERS for arg in ("-f", str(rendered / folder))]
-    return federation.kubectl("apply", "-R", *paths, user=ARGOCD[0], groups=ARGOCD_GROUPS)
 
 
 def _templates(rendered: Path) -> list[dict[str, Any]]:
@@ -80,34 +55,6 @@ def _templates(rendered: Path) -> list[dict[str, Any]]:
                 if document and document["kind"] not in POLICY_KINDS:
                     found.append(document)
     return found
-
-
-@pytest.fixture(scope="session")
-def synced(federation: Federation, tmp_path_factory: pytest.TempPathFactory) -> Synced:
-    work = tmp_path_factory.mktemp(f"sync-{federation.identities}")
-    rendered = work / "rendered"
-    _compile(REPO / "examples" / "apps", rendered)
-    # The platform's part, outside fedgate: the tenants' namespaces, and RBAC letting Argo CD
-    # (as `argocd cluster add` does) and the tenants write, so only fedgate stands in the way.
-    setup = [
-        *(
-            {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
-            for name in TENANT_FOLDERS
-        ),
-        cluster_admin("e2e-argocd-manager", "User", ARGOCD[0]),
-        cluster_admin("e2e-team-a", "Group", "team-a"),
-    ]
-    result = federation.kubectl("apply", "-f", "-", stdin=yaml.safe_dump_all(setup))
-    assert result.returncode == 0, result.stderr
-    first = _argocd_sync(federation, rendered)
-    resync = _argocd_sync(federation, rendered)
-    apps = work / "apps"
-    shutil.copytree(REPO / "examples" / "apps", apps)
-    spec = apps / "checkout.yaml"
-    spec.write_text(spec.read_text().replace("checkout:1.8.0", "checkout:1.8.1"))
-    _compile(apps, rendered)
-    change = _argocd_sync(federation, rendered)
-    return Synced(rendered, first, resync, change)
 
 
 # --- 1. Argo CD's sync -------------------------------------------------------------------------
@@ -545,10 +492,10 @@ def test_fedgate_stopped_mid_sync_then_restarted(federation: Federation, synced:
     apps = synced.rendered.parent / "apps"
     spec = apps / "status-page.yaml"
     spec.write_text(spec.read_text().replace("status-page:2.3.1", "status-page:2.3.2"))
-    _compile(apps, synced.rendered)
+    compile_apps(apps, synced.rendered)
     controlplane.stop(federation.directory, "fedgate")
     try:
-        failed = _argocd_sync(federation, synced.rendered)
+        failed = argocd_sync(federation, synced.rendered)
         assert failed.returncode != 0
         assert 'failed calling webhook "validate.fedgate.dev"' in failed.stderr, failed.stderr
         live = federation.json("get", "deployment", "status-page", "-n", "platform-demo")
@@ -557,7 +504,7 @@ def test_fedgate_stopped_mid_sync_then_restarted(federation: Federation, synced:
     finally:
         controlplane.restart(federation.directory, "fedgate")
     eventually("fedgate ready again", lambda: _fedgate_ready(federation), seconds=60)
-    again = _argocd_sync(federation, synced.rendered)
+    again = argocd_sync(federation, synced.rendered)
     assert again.returncode == 0, again.stderr
     assert "deployment.apps/status-page configured" in again.stdout
     paths = [arg for folder in TENANT_FOLDERS for arg in ("-f", str(synced.rendered / folder))]

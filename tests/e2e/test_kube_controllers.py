@@ -23,8 +23,9 @@ from typing import Any
 import pytest
 
 from tests.e2e import controlplane
-from tests.e2e.conftest import Federation, eventually
-from tests.e2e.identities import ALICE, TEAM_A, cluster_admin, control_plane_denials
+from tests.e2e.conftest import ARGOCD, ARGOCD_GROUPS, Federation, eventually
+from tests.e2e.identities import ALICE, TEAM_A, TEST_USERS, cluster_admin, control_plane_denials
+from tests.e2e.sync import Synced
 from tests.webhook.livecase import NAMESPACE, hand_made, policy
 from webhook.engine import controllers
 
@@ -75,6 +76,17 @@ def _create(federation: Federation, obj: dict[str, Any], *extra: str) -> None:
 
 def _exists(federation: Federation, *args: str, member: str | None = None) -> bool:
     return federation.kubectl("get", *args, "-o", "name", member=member).returncode == 0
+
+
+def _delete_namespace(federation: Federation, namespace: str) -> None:
+    """Delete ``namespace`` and wait, within the bound, until it is gone."""
+    deleted = federation.kubectl("delete", "namespace", namespace, "--wait=false")
+    assert deleted.returncode == 0, deleted.stderr
+    eventually(
+        f"namespace {namespace} gone",
+        lambda: not _exists(federation, "namespace", namespace),
+        seconds=NAMESPACE_GONE_SECONDS,
+    )
 
 
 def _audit_of(federation: Federation, namespace: str) -> list[dict[str, Any]]:
@@ -182,13 +194,7 @@ def test_deleting_a_tenant_namespace_completes(federation: Federation, scratch: 
 
     eventually("the template in cluster-a, overridden", overridden)
 
-    deleted = federation.kubectl("delete", "namespace", scratch, "--wait=false")
-    assert deleted.returncode == 0, deleted.stderr
-    eventually(
-        f"namespace {scratch} gone",
-        lambda: not _exists(federation, "namespace", scratch),
-        seconds=NAMESPACE_GONE_SECONDS,
-    )
+    _delete_namespace(federation, scratch)
     eventually(
         "cluster-a's copy gone with its Work",
         lambda: not _exists(federation, "deployment", name, "-n", scratch, member="cluster-a"),
@@ -350,6 +356,76 @@ def test_a_finished_job_is_deleted_after_its_ttl(federation: Federation) -> None
     finally:
         as_alice("delete", "job", name, "-n", NAMESPACE, "--ignore-not-found")
         as_alice("delete", "propagationpolicy", name, "-n", NAMESPACE, "--ignore-not-found")
+
+
+# --- a namespace Argo CD synced: Karmada's hpaScaleTargetMarker on the way --------------------
+
+SYNCED_NAMESPACE = "payments"
+"""team-b's synced namespace: payments-api is a member-hpa app (its HPA beside it)."""
+
+
+RETAIN_LABEL = "resourcetemplate.karmada.io/retain-replicas"
+
+
+def _marker_writes(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The control plane's UPDATEs of payments-api: the marker's removal of the label."""
+    return [
+        r
+        for r in records
+        if r["user"] not in TEST_USERS
+        and r["name"] == "payments-api"
+        and r["kind"] == "apps/v1/Deployment"
+        and r["operation"] == "UPDATE"
+    ]
+
+
+def _labels(federation: Federation, namespace: str) -> dict[str, str]:
+    """payments-api's labels."""
+    found = federation.json("get", "deployment", "payments-api", "-n", namespace)
+    return dict(found["metadata"].get("labels") or {})
+
+
+def test_deleting_a_synced_namespace_denies_no_control_plane_write(
+    federation: Federation,
+    synced: Synced,
+) -> None:
+    """Deleting `payments` (synced from Git) completes, and no write of the control plane is
+    denied on the way. The namespace controller deletes in no set order (deleteAllContent
+    ranges over a map): when it deletes payments-api's HPA before the Deployment, Karmada's
+    hpaScaleTargetMarker removes the retain-replicas label from it (reviewed in the one-user
+    layout, as system:admin). So the HPA goes first here, pruned by Argo CD, and the label must
+    go with it (the ledger gives it to member-hpa, which the controller-manager writes); then
+    the namespace. Synced again after, as Argo CD would."""
+    namespace = SYNCED_NAMESPACE
+    assert _labels(federation, namespace).get(RETAIN_LABEL)
+    before = len(federation.audit())
+    try:
+        pruned = federation.kubectl(
+            "delete", "hpa", "payments-api", "-n", namespace, user=ARGOCD[0], groups=ARGOCD_GROUPS
+        )
+        assert pruned.returncode == 0, pruned.stderr
+        eventually(
+            "the marker's removal of the retain label admitted",
+            lambda: RETAIN_LABEL not in _labels(federation, namespace),
+        )
+        _delete_namespace(federation, namespace)
+        during = federation.audit()[before:]
+        denied = [r for r in during if r["user"] not in TEST_USERS and not r["allowed"]]
+        assert not denied, "\n".join(json.dumps(r) for r in denied)
+        if federation.identities == "admin":
+            marker = _marker_writes(during)
+            assert marker, "the marker's label removal never reached fedgate"
+            assert all(r["user"] == controlplane.ADMIN_USER for r in marker), marker
+    finally:
+        federation.kubectl("create", "namespace", namespace)
+        federation.kubectl(
+            "apply",
+            "-R",
+            "-f",
+            str(synced.rendered / namespace),
+            user=ARGOCD[0],
+            groups=ARGOCD_GROUPS,
+        )
 
 
 # --- over the module: no write of kube-controller-manager's was denied -----------------------

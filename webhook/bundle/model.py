@@ -28,8 +28,9 @@ MEMO_ENTRY_BYTES = 512 * 1024
 
 LEDGER_OWNERS = ("git", "karmada", "federated-hpa", "member-hpa", "platform")
 """Who may own a field in an ownership ledger. ``federated-hpa`` acts through the karmada writer
-(the controller-manager runs it); ``member-hpa`` writes only in member clusters, so nobody may
-write its fields on the federation."""
+(the controller-manager runs it); so does ``member-hpa``: the HPAs scale in the member clusters,
+and on the federation the controller-manager's hpaScaleTargetMarker and
+deploymentReplicasSyncer write their fields of the template (the retain label, the replicas)."""
 
 
 @dataclass(frozen=True)
@@ -154,7 +155,7 @@ class Writer:
 @dataclass(frozen=True)
 class OwnerBinding:
     """Who may write the fields a ledger gives to one owner: a writer, optionally only some of
-    its usernames. ``writer`` None: nobody on the federation (member HPAs write members only)."""
+    its usernames. ``writer`` None: nobody on the federation."""
 
     owner: str
     writer: str | None = None

@@ -185,7 +185,10 @@ def check_field_owner(review: Review, rule: Rule) -> Iterator[Violation]:
         if review.identity.writer in REPAIRERS and review.old_ledger is None:
             return  # the live ledger is broken or gone: git or the platform restores it
         key, git = _git_ledger(indexed)
-        yield from _owned_changes(review, rule, key, git, request.sub_resource == "status")
+        restores = indexed if may_write(review, git.get("", "git")) else None
+        yield from _owned_changes(
+            review, rule, key, git, request.sub_resource == "status", restores=restores
+        )
         return
     text = annotations_of(old).get(ANNOTATION)
     if not isinstance(text, str):
@@ -202,9 +205,21 @@ def check_field_owner(review: Review, rule: Rule) -> Iterator[Violation]:
 
 
 def _owned_changes(
-    review: Review, rule: Rule, text: str, ledger: Ledger, status_write: bool
+    review: Review,
+    rule: Rule,
+    text: str,
+    ledger: Ledger,
+    status_write: bool,
+    *,
+    restores: Mapping[str, Any] | None = None,
 ) -> Iterator[Violation]:
-    """Every field the UPDATE changes that ``ledger`` gives to a writer other than this one."""
+    """Every field the UPDATE changes that ``ledger`` gives to a writer other than this one.
+
+    ``restores``: Git's object (the index), when Git's own writer writes it. A field Git
+    renders but gives to another owner (a member-hpa app's retain label, which Karmada's
+    hpaScaleTargetMarker removes when the HPA goes and adds back) may be set by Git to the
+    value the index holds, never changed to another one or removed: Argo CD applies Git's
+    manifest."""
     request = review.request
     old, new = request.old_object, request.object
     assert old is not None and new is not None
@@ -220,6 +235,8 @@ def _owned_changes(
         status_write=status_write,
         handover=_handover(review, ledger),
     ):
+        if restores is not None and _as_in_git(new, restores, shown):
+            continue
         yield review.violation(
             rule,
             f"{shown} is owned by {_owner_label(review, owner)}; "
@@ -227,6 +244,12 @@ def _owned_changes(
             pointer=shown,
             owner=owner,
         )
+
+
+def _as_in_git(new: Mapping[str, Any], git: Mapping[str, Any], pointer: str) -> bool:
+    """Whether the write leaves ``pointer`` as Git's object holds it (present in both)."""
+    value = _resolve(new, pointer)
+    return value is not _MISSING and same_json(value, _resolve(git, pointer))
 
 
 MINTED_BY_KARMADA = {

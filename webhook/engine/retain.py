@@ -21,10 +21,13 @@ from webhook.engine.context import (
     ledger_of,
 )
 from webhook.engine.decision import Violation
+from webhook.engine.ownership import git_object, may_write
 from webhook.engine.targets.selection import selected_templates
 from webhook.karmada.overridemanager import overriders_at
 
 RETAIN_LABEL = "resourcetemplate.karmada.io/retain-replicas"
+RETAIN_POINTER = f"/metadata/labels/{escape(RETAIN_LABEL)}"
+MEMBER_HPA = "member-hpa"
 CONTAINERS = "/spec/template/spec/containers"
 
 
@@ -34,19 +37,33 @@ def check_replicas_label(review: Review, rule: Rule) -> Iterator[Violation]:
     if request.object is None or ledger is None:
         return
     found = owner_of("/spec/replicas", ledger)
-    if found is None or found[0] != "member-hpa":
+    if found is None or found[0] != MEMBER_HPA:
         return
     if labels_of(request.object).get(RETAIN_LABEL) == "true":
         return
     had = labels_of(request.old_object).get(RETAIN_LABEL) == "true"
+    if had and _writes_for_member_hpas(review):
+        return  # Karmada's hpaScaleTargetMarker: the HPA is gone, and with it the label
     yield review.violation(
         rule,
         (f"removing {RETAIN_LABEL} is denied" if had else f'{RETAIN_LABEL}: "true" is missing')
         + ": member HPAs own /spec/replicas, and without the label Karmada would overwrite "
         "every member's replica count from the template",
-        pointer=f"/metadata/labels/{escape(RETAIN_LABEL)}",
-        owner="member-hpa",
+        pointer=RETAIN_POINTER,
+        owner=MEMBER_HPA,
     )
+
+
+def _writes_for_member_hpas(review: Review) -> bool:
+    """Whether the label is the member HPAs' in the object's ledger (Git's, in the index;
+    else the live one, which only git and the platform write: never the request's) and this
+    writer writes their fields on the federation (``writers.yaml`` ``ledgerOwners``: the
+    controller-manager, whose hpaScaleTargetMarker removes the label from an HPA's target
+    when the HPA is deleted, first of all in a namespace's deletion)."""
+    indexed = git_object(review)
+    ledger = ledger_of(indexed) if indexed is not None else review.old_ledger
+    found = owner_of(RETAIN_POINTER, ledger) if ledger is not None else None
+    return found is not None and found[0] == MEMBER_HPA and may_write(review, MEMBER_HPA)
 
 
 def written_pointers(overriders: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
