@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from contextvars import ContextVar
 from decimal import Decimal
@@ -58,10 +59,18 @@ def cel_equal(a: Any, b: Any) -> bool:
     if kind == "list":
         if len(a) != len(b):
             return False
+        last = getattr(_LAST_LISTS, "pair", None)
+        if last is not None and last[0] is a and last[1] is b:
+            answer: bool = last[2]
+            return answer
         same = _same_type_equality(a, b)
         if same is not None:
-            return all(map(same, a, b))
-        return all(cel_equal(x, y) for x, y in zip(a, b, strict=True))
+            answer = all(map(same, a, b))
+        else:
+            answer = all(cel_equal(x, y) for x, y in zip(a, b, strict=True))
+        if len(a) >= _REMEMBERED_LENGTH:
+            _LAST_LISTS.pair = (a, b, answer)
+        return answer
     if kind == "map":
         if len(a) != len(b):
             return False
@@ -75,6 +84,15 @@ def cel_equal(a: Any, b: Any) -> bool:
     if kind == "number":  # celpy's own int == double raises: compare the exact values
         return _number(a) == _number(b)
     return bool(a == b)
+
+
+_LAST_LISTS = threading.local()
+"""The last two long lists compared on this thread, and their equality: CEL's values do not
+change, so the same two lists compared again (a comparison in a comprehension's body, once per
+item) give the same answer without another pass over their items. The pair is held, so their
+ids cannot be taken by other lists."""
+_REMEMBERED_LENGTH = 64
+"""Lists shorter than this are compared again: a pass over them costs less than remembering."""
 
 
 _SCALAR_EQUALITY: dict[type, Callable[[Any, Any], Any]] = {

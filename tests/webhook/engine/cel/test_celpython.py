@@ -113,3 +113,22 @@ def test_refuses_at_load_what_it_would_answer_wrongly(
 @pytest.mark.parametrize("expression", [r"'\n\t\\\'\"'", r"r'\d'", "'''plain'''", "b'ß'"])
 def test_keeps_the_escapes_it_reads_rightly(backend: Backend, expression: str) -> None:
     backend.compile(expression)
+
+
+def test_two_long_lists_compared_again_answer_as_the_first_time() -> None:
+    """The equality of the last two long lists is remembered: compared again they give the
+    same answer (a NaN in both keeps them unequal), and other lists are compared anew."""
+    from celpy import celtypes  # noqa: PLC0415 - celpy's values, as the evaluator holds them
+
+    from webhook.engine.cel.celpython import cel_equal  # noqa: PLC0415
+
+    ints = celtypes.ListType([celtypes.IntType(i) for i in range(100)])
+    same = celtypes.ListType([celtypes.IntType(i) for i in range(100)])
+    other = celtypes.ListType([celtypes.IntType(i) for i in range(99)] + [celtypes.IntType(0)])
+    nans = celtypes.ListType([celtypes.DoubleType(float("nan"))] * 100)
+    answers = [
+        cel_equal(a, b)
+        for a, b in [(ints, same), (ints, same), (ints, other), (ints, other), (nans, nans)]
+    ]
+    assert answers == [True, True, False, False, False]
+    assert cel_equal(nans, nans) is False
