@@ -396,7 +396,7 @@ def call_result(function: str, args: Sequence[Shape]) -> Shape:
 _MACROS = {"all": 4, "exists": 4, "exists_one": 2, "map": 12, "filter": 13}
 """Per iteration, at least what ``cost.macro_cost`` charges besides the bodies."""
 _NAMESPACES = frozenset({"sets", "lists", "strings", "math", "base64", "optional", "cel"})
-_RELATIONS = {
+RELATIONS = {
     "relation_lt": "_<_",
     "relation_le": "_<=_",
     "relation_gt": "_>_",
@@ -461,7 +461,7 @@ class _Walk:
         return self._call(function, [operator.children[0], operand], scope)
 
     def _relation(self, tree: Any, scope: Mapping[str, Shape]) -> _Out:
-        return self._binary(tree, scope, _RELATIONS)
+        return self._binary(tree, scope, RELATIONS)
 
     def _addition(self, tree: Any, scope: Mapping[str, Shape]) -> _Out:
         return self._binary(tree, scope, _ARITHMETIC)

@@ -19,7 +19,7 @@ from celpy.evaluation import CELEvalError, Evaluator, base_functions
 
 from webhook.engine.budget import BudgetExceeded
 from webhook.engine.budget import check as check_budget
-from webhook.engine.cel import cost, library, netlib, rewrite
+from webhook.engine.cel import bound, cost, library, netlib, rewrite
 from webhook.engine.cel.backend import CelCompileError
 from webhook.engine.cel.backend import CelEvalError as EvalError
 from webhook.engine.cel.celexpr import CelExprBackend
@@ -487,12 +487,41 @@ class _Evaluator(Evaluator):
 
     def ident_value(self, name: str, root_scope: bool = False) -> Any:
         """``string``, ``int``... as values are the types (``type(s) == string``): fedgate's
-        conversions had taken the names, and ``type('x') == string`` was false."""
-        found: Any = super().ident_value(name, root_scope)
+        conversions had taken the names, and ``type('x') == string`` was false. The name is
+        resolved as celpy's ``Activation.resolve_variable`` resolves it, without its
+        ``typing.cast`` of a Union built at every read (a fifth of a comprehension's time)."""
+        activation = self.activation
+        try:
+            found: Any = activation.identifiers.resolve_name(activation.package, name).value
+        except KeyError:
+            found = activation.functions[name]
         found = getattr(found, "__wrapped__", found)  # a name, not a call: not charged
         if name in _TYPE_NAMES and found is OPERATORS.get(name):
             return _TYPE_NAMES[name]
         return found
+
+    def relation(self, tree: lark.Tree[Any]) -> Any:
+        """celpy's ``relation`` without its ``typing.cast`` of generics built at every
+        comparison (a quarter of a comparison's time in a comprehension's body)."""
+        if len(tree.children) != 2:
+            return super().relation(tree)
+        operator = tree.children[0]
+        assert isinstance(operator, lark.Tree)
+        function = self.activation.resolve_function(bound.RELATIONS[operator.data])
+        operands: Any = self.visit_children(tree)  # [[left], right]
+        (left, *_), right = operands
+        try:
+            return function(left, right)
+        except TypeError as error:
+            failed = CELEvalError(
+                f"found no matching overload for {operator.data!r} "
+                f"applied to '({type(left)}, {type(right)})'",
+                error.__class__,
+                error.args,
+                tree=tree,
+            )
+            failed.__cause__ = error
+            return failed
 
     budget: list[int] | None = None
     """Iterations left, shared by an evaluation and its macro bodies (None: not a body)."""
