@@ -443,6 +443,11 @@ def _costed(name: str, function: Callable[..., Any]) -> Callable[..., Any]:
     return call
 
 
+_OPAQUE_NAMES = frozenset(name.rsplit(".", 1)[1] for name in library.OPAQUE_TYPES)
+"""The last parts of the opaque types' names: a field of another name is no type (a field
+selection in a comprehension's body is not unwrapped to find out)."""
+
+
 class _Evaluator(Evaluator):
     """celpy's evaluator with cel-go's ``has()``: on a map, whether it has the key; an error
     inside the operand is that error; on a list, an error; on anything else (a string, a
@@ -464,7 +469,7 @@ class _Evaluator(Evaluator):
     def member_dot(self, tree: lark.Tree[Any]) -> Any:
         """``net.IP``, ``net.CIDR``, ``kubernetes.Quantity``...: the opaque types by name, as
         ``type(ip('::1')) == net.IP`` compares them (celpy read ``net`` as a variable)."""
-        target = _unwrap(tree.children[0])
+        target = _unwrap(tree.children[0]) if tree.children[1] in _OPAQUE_NAMES else None
         if isinstance(target, lark.Tree) and target.data == "ident":
             opaque = library.OPAQUE_TYPES.get(f"{target.children[0]}.{tree.children[1]}")
             if opaque is not None:
@@ -896,6 +901,8 @@ def _without_trailing_commas(expression: str) -> str:
 def _to_cel(value: Any) -> Any:
     """JSON as celpy's values; an opaque library value (a variable's Quantity) and a value
     already celpy's as they are (json_to_cel would make celpy's bool an int)."""
+    if type(value) is int and -(2**63) <= value < 2**63:  # celpy's IntType(value), whose
+        return int.__new__(celtypes.IntType, value)  # range check wraps a function each time
     if isinstance(value, (*_OPAQUE, *_CELPY_SCALARS)):
         return value
     if isinstance(value, dict):

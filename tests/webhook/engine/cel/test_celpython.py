@@ -132,3 +132,22 @@ def test_two_long_lists_compared_again_answer_as_the_first_time() -> None:
     ]
     assert answers == [True, True, False, False, False]
     assert cel_equal(nans, nans) is False
+
+
+@pytest.mark.parametrize(
+    ("value", "kind"),
+    [(5, "IntType"), (-(2**63), "IntType"), (2**63 - 1, "IntType"), (True, "BoolType")],
+)
+def test_json_numbers_become_celpys_own(value: object, kind: str) -> None:
+    """A JSON int within int64 becomes celpy's IntType of the same value (a bool its bool)."""
+    from webhook.engine.cel.celpython import _to_cel  # noqa: PLC0415
+
+    made = _to_cel(value)
+    assert (type(made).__name__, made) == (kind, value)
+
+
+def test_a_json_number_past_int64_is_refused_as_celpy_refuses_it() -> None:
+    from webhook.engine.cel.celpython import _to_cel  # noqa: PLC0415
+
+    with pytest.raises(ValueError, match="overflow"):
+        _to_cel(2**63)
