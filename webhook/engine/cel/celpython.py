@@ -448,6 +448,13 @@ _OPAQUE_NAMES = frozenset(name.rsplit(".", 1)[1] for name in library.OPAQUE_TYPE
 selection in a comprehension's body is not unwrapped to find out)."""
 
 
+_PASS_THROUGH = frozenset(
+    {"expr", "conditionalor", "conditionaland", "relation", "addition", "multiplication"}
+    | {"unary", "member"}
+)
+"""celpy's levels whose method, on a single operand, is that operand's value."""
+
+
 class _Evaluator(Evaluator):
     """celpy's evaluator with cel-go's ``has()``: on a map, whether it has the key; an error
     inside the operand is that error; on a list, an error; on anything else (a string, a
@@ -504,6 +511,19 @@ class _Evaluator(Evaluator):
         if name in _TYPE_NAMES and found is OPERATORS.get(name):
             return _TYPE_NAMES[name]
         return found
+
+    def _visit_tree(self, tree: lark.Tree[Any]) -> Any:
+        """Below a precedence level of one operand (``a.b`` is an expr of a conditionalor of
+        ... of a member), celpy's method only hands on its child's value: the child is
+        visited at once, not through the eight levels, at every item of a comprehension's
+        body. (lark's ``Interpreter`` visits every child through this method.)"""
+        children = tree.children
+        while len(children) == 1 and tree.data in _PASS_THROUGH:
+            child = children[0]
+            if not isinstance(child, lark.Tree):
+                break
+            tree, children = child, child.children
+        return super()._visit_tree(tree)
 
     def relation(self, tree: lark.Tree[Any]) -> Any:
         """celpy's ``relation`` without its ``typing.cast`` of generics built at every
