@@ -171,6 +171,8 @@ def summary(value: Any, memo: dict[int, Shape]) -> Shape:
             if isinstance(key, str):
                 fields[key] = shape
         made: Shape = Abstract(len(value), join_all(parts) if parts else None, fields, weight)
+    elif isinstance(value, list | tuple) and not any(map(_container, value)):
+        made = _scalars(value)
     elif isinstance(value, list | tuple):
         shapes = [summary(item, memo) for item in value]
         made = Abstract(
@@ -183,6 +185,27 @@ def summary(value: Any, memo: dict[int, Shape]) -> Shape:
     if isinstance(value, dict | list | tuple):
         memo[id(value)] = made
     return made
+
+
+def _container(value: Any) -> bool:
+    return isinstance(value, dict | list | tuple)
+
+
+_UNIT_SCALARS = frozenset({int, float, bool, type(None)})
+"""Scalars of size 1 and traversal 1 (``cost.size``, ``cost.traversal``)."""
+
+
+def _scalars(values: list[Any] | tuple[Any, ...]) -> Shape:
+    """``summary`` of a list of scalars without a shape per item: the join of scalars' shapes
+    is their largest size and weight, the list's weight their sum (a list of 9,000 numbers
+    is one set of their types, not 9,000 shapes joined)."""
+    if not values:
+        return Abstract(0, weight=0)
+    if set(map(type, values)) <= _UNIT_SCALARS:
+        return Abstract(len(values), Abstract(1, weight=1), weight=len(values))
+    weights = list(map(cost.traversal, values))
+    item = Abstract(max(map(cost.size, values)), weight=max(weights))
+    return Abstract(len(values), item, weight=sum(weights))
 
 
 def join(a: Shape, b: Shape) -> Shape:
@@ -373,7 +396,7 @@ def call_result(function: str, args: Sequence[Shape]) -> Shape:
 _MACROS = {"all": 4, "exists": 4, "exists_one": 2, "map": 12, "filter": 13}
 """Per iteration, at least what ``cost.macro_cost`` charges besides the bodies."""
 _NAMESPACES = frozenset({"sets", "lists", "strings", "math", "base64", "optional", "cel"})
-_RELATIONS = {
+RELATIONS = {
     "relation_lt": "_<_",
     "relation_le": "_<=_",
     "relation_gt": "_>_",
@@ -438,7 +461,7 @@ class _Walk:
         return self._call(function, [operator.children[0], operand], scope)
 
     def _relation(self, tree: Any, scope: Mapping[str, Shape]) -> _Out:
-        return self._binary(tree, scope, _RELATIONS)
+        return self._binary(tree, scope, RELATIONS)
 
     def _addition(self, tree: Any, scope: Mapping[str, Shape]) -> _Out:
         return self._binary(tree, scope, _ARITHMETIC)

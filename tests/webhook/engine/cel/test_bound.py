@@ -318,3 +318,33 @@ def test_the_all_pass_fast_path_never_hands_an_evaluation_to_cel_python() -> Non
 
 def _spread_like(items: int) -> dict[str, Any]:
     return {"object": {"l": list(range(items)), "s": "x" * 100_000, "t": "y" * 10}}
+
+
+_SCALAR = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(allow_nan=False),
+    st.text(max_size=40),
+    st.binary(max_size=40),
+)
+
+
+def _shape(shape: bound.Shape) -> tuple[Any, ...]:
+    inner = shape.item() if isinstance(shape, bound.Abstract) and shape._items else None
+    return (shape.size, shape.weight, None if inner is None else _shape(inner))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(_SCALAR, max_size=30))
+def test_a_list_of_scalars_is_summarised_as_its_items_joined(values: list[Any]) -> None:
+    """The summary of a list of scalars made without a shape per item is the join of its
+    items' shapes: the same sizes and weights the walk reads."""
+    items = [bound.summary(v, {}) for v in values]
+    joined = bound.join_all(items) if items else None
+    expected = (
+        max(len(values), 1),
+        sum(s.weight for s in items),
+        None if joined is None else _shape(joined),
+    )
+    assert _shape(bound.summary(values, {})) == expected

@@ -113,3 +113,41 @@ def test_refuses_at_load_what_it_would_answer_wrongly(
 @pytest.mark.parametrize("expression", [r"'\n\t\\\'\"'", r"r'\d'", "'''plain'''", "b'ß'"])
 def test_keeps_the_escapes_it_reads_rightly(backend: Backend, expression: str) -> None:
     backend.compile(expression)
+
+
+def test_two_long_lists_compared_again_answer_as_the_first_time() -> None:
+    """The equality of the last two long lists is remembered: compared again they give the
+    same answer (a NaN in both keeps them unequal), and other lists are compared anew."""
+    from celpy import celtypes  # noqa: PLC0415 - celpy's values, as the evaluator holds them
+
+    from webhook.engine.cel.celpython import cel_equal  # noqa: PLC0415
+
+    ints = celtypes.ListType([celtypes.IntType(i) for i in range(100)])
+    same = celtypes.ListType([celtypes.IntType(i) for i in range(100)])
+    other = celtypes.ListType([celtypes.IntType(i) for i in range(99)] + [celtypes.IntType(0)])
+    nans = celtypes.ListType([celtypes.DoubleType(float("nan"))] * 100)
+    answers = [
+        cel_equal(a, b)
+        for a, b in [(ints, same), (ints, same), (ints, other), (ints, other), (nans, nans)]
+    ]
+    assert answers == [True, True, False, False, False]
+    assert cel_equal(nans, nans) is False
+
+
+@pytest.mark.parametrize(
+    ("value", "kind"),
+    [(5, "IntType"), (-(2**63), "IntType"), (2**63 - 1, "IntType"), (True, "BoolType")],
+)
+def test_json_numbers_become_celpys_own(value: object, kind: str) -> None:
+    """A JSON int within int64 becomes celpy's IntType of the same value (a bool its bool)."""
+    from webhook.engine.cel.celpython import _to_cel  # noqa: PLC0415
+
+    made = _to_cel(value)
+    assert (type(made).__name__, made) == (kind, value)
+
+
+def test_a_json_number_past_int64_is_refused_as_celpy_refuses_it() -> None:
+    from webhook.engine.cel.celpython import _to_cel  # noqa: PLC0415
+
+    with pytest.raises(ValueError, match="overflow"):
+        _to_cel(2**63)
