@@ -49,3 +49,8 @@ _.measure
 # Karmada's select-then-divide as one call, the division oracle's fedgate side
 # (tests/oracles/test_karmada_division.py); plan and the webhook call its parts
 assign
+# celpy's evaluator calls these overrides by name (webhook/engine/cel/celpython.py), and
+# CELEvalError is chained to the TypeError it reports
+_.ident_value
+root_scope
+_.__cause__
