@@ -114,6 +114,8 @@ def run(args: argparse.Namespace, out: Output) -> int:
         known = source_dates(read_source(args.policies), judging_day(args), args.expiry_warning)
         notes = [d.finding() for d in known if d.status != "in force"]
         raise SpecError([*exc.findings, *notes]) from None
+    for warning in bundle.warnings:  # a rule that may fail closed on large requests
+        out.error(f"warning: {warning.render()}")
     memo_file = cache.with_name(statmemo.TREE_FILE) if cache is not None else None
     memo_key = str(tree.resolve())
     memo = statmemo.load(memo_file, memo_key)

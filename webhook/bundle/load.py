@@ -204,8 +204,9 @@ def bundle_from_source(
     if findings:
         raise BundleError(findings)
     engine = make_backend(backend) if isinstance(backend, str) else backend
-    rules, compiled, rule_findings = load_rules(source, engine)
-    vap_rules, vap_compiled, vap_findings, namespaces = load_vaps(source, engine)
+    warnings: list[Finding] = []
+    rules, compiled, rule_findings = load_rules(source, engine, warnings)
+    vap_rules, vap_compiled, vap_findings, namespaces = load_vaps(source, engine, warnings)
     rules = tuple(sorted((*rules, *vap_rules), key=lambda r: r.id))
     compiled = {**compiled, **vap_compiled}
     rule_findings += vap_findings
@@ -229,6 +230,7 @@ def bundle_from_source(
         rules=rules,
         compiled=compiled,
         backend=engine,
+        warnings=tuple(warnings),
         cel_runtime=CelRuntime(
             engine,
             rules,

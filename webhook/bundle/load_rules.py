@@ -19,7 +19,7 @@ from webhook.bundle.rules import FailurePolicy, Match, Rule, Scope, Validation
 from webhook.engine.builtins import BUILTINS
 from webhook.engine.cel import Backend
 from webhook.engine.cel.values import problems
-from webhook.engine.celruntime import CompiledRule, compile_rule
+from webhook.engine.celruntime import CompiledRule, compile_rule, load_warnings
 
 RULE_KEYS = ("id", "description", "builtin", "matchConditions", "validations")
 BINDING_KEYS = ("action", "scopedEnforcementActions", "failurePolicy", "match", "params")
@@ -29,9 +29,10 @@ RULE_FILES = ("rule.yaml", "binding.yaml")
 
 
 def load_rules(
-    source: BundleSource, backend: Backend
+    source: BundleSource, backend: Backend, warnings: list[Finding] | None = None
 ) -> tuple[tuple[Rule, ...], dict[str, CompiledRule], list[Finding]]:
-    """Every rule of the source (sorted by id), compiled; and every finding."""
+    """Every rule of the source (sorted by id), compiled; and every finding. ``warnings``
+    receives what the backend warns of an expression that compiles (``load_warnings``)."""
     rules, compiled, findings = [], {}, []
     for folder in source.rule_folders:
         documents: dict[str, Document] = {}
@@ -68,6 +69,11 @@ def load_rules(
             if program is None:
                 continue
             compiled[rule.id] = program
+            if warnings is not None:
+                warnings += [
+                    documents["rule.yaml"].finding(field_path(where), message)
+                    for where, message in load_warnings(rule, backend)
+                ]
         rules.append(rule)
     return tuple(sorted(rules, key=lambda r: r.id)), compiled, findings
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from webhook.base.memo import Memo
 
 if TYPE_CHECKING:
+    from webhook.base.errors import Finding
     from webhook.bundle.index import TreeIndex
     from webhook.bundle.rules import Rule
     from webhook.engine.cel import Backend
@@ -283,6 +284,9 @@ class Bundle:
     rules: tuple[Rule, ...] = ()
     compiled: Mapping[str, CompiledRule] = field(default_factory=dict)
     backend: Backend | None = None
+    warnings: tuple[Finding, ...] = field(default=(), compare=False)
+    """What loading found worth telling and not refusing: an expression the default CEL
+    backend may refuse to evaluate on large requests (``RoutedBackend.load_warning``)."""
     source: str = "<memory>"
     cel_runtime: CelRuntime | None = field(default=None, compare=False, repr=False)
     index: TreeIndex | None = field(default=None, compare=False, repr=False)

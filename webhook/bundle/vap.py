@@ -29,7 +29,7 @@ from webhook.bundle import gatekeeper
 from webhook.bundle.load_rules import field_path
 from webhook.bundle.rules import FailurePolicy, Rule, Validation
 from webhook.engine.cel import Backend
-from webhook.engine.celruntime import CompiledRule, compile_rule
+from webhook.engine.celruntime import CompiledRule, compile_rule, load_warnings
 from webhook.engine.decision import Action
 from webhook.engine.request import AdmissionRequest
 
@@ -216,10 +216,11 @@ class _Parsed:
 
 
 def load_vaps(
-    source: BundleSource, backend: Backend
+    source: BundleSource, backend: Backend, warnings: list[Finding] | None = None
 ) -> tuple[tuple[Rule, ...], dict[str, CompiledRule], list[Finding], dict[str, Any]]:
     """Every binding's rule (sorted by id), compiled; every finding; and the Namespace objects
-    the files hold, by name (what ``namespaceObject`` and namespace selectors read)."""
+    the files hold, by name (what ``namespaceObject`` and namespace selectors read).
+    ``warnings`` receives what the backend warns of an expression (``load_warnings``)."""
     parsed = _parse(source)
     namespaces = {
         str(_metadata(obj, "name")): obj
@@ -259,6 +260,11 @@ def load_vaps(
         if program is not None:
             compiled[rule.id] = program
             rules.append(rule)
+            if warnings is not None:
+                warnings += [
+                    policy_document.finding(("spec", *field_path(w)), m)
+                    for w, m in load_warnings(rule, backend)
+                ]
     findings += [f for _, checker in parsed.policies.values() for f in checker.findings]
     return tuple(sorted(rules, key=lambda r: r.id)), compiled, findings, namespaces
 

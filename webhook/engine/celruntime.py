@@ -69,6 +69,35 @@ def compile_rule(rule: Rule, backend: Backend) -> tuple[CompiledRule | None, lis
     return CompiledRule(conditions, validations, variables, audit), []
 
 
+def load_warnings(rule: Rule, backend: Backend) -> list[tuple[str, str]]:
+    """(field path, warning) for each expression of ``rule`` that ``backend`` says it may
+    refuse to evaluate on large requests (the default backend's ``load_warning``: a cost it
+    cannot bound, in a construct cel-python cannot count)."""
+    warn = getattr(backend, "load_warning", None)
+    if warn is None:
+        return []
+    expressions = [
+        *((f"matchConditions[{i}]", c) for i, c in enumerate(rule.match_conditions)),
+        *((f"validations[{i}].expression", v.expression) for i, v in enumerate(rule.validations)),
+        *(
+            (f"validations[{i}].messageExpression", v.message_expression)
+            for i, v in enumerate(rule.validations)
+            if v.message_expression
+        ),
+        *((f"variables[{i}].expression", e) for i, (_, e) in enumerate(rule.variables)),
+        *(
+            (f"auditAnnotations[{i}].valueExpression", e)
+            for i, (_, e) in enumerate(rule.audit_annotations)
+        ),
+    ]
+    found = []
+    for where, expression in expressions:
+        message = warn(expression)
+        if message is not None:
+            found.append((where, message))
+    return found
+
+
 @dataclass(frozen=True)
 class Scope:
     """Where one request is reviewed, as the bundle's variables need it: the tenant owning the

@@ -6,9 +6,12 @@ walks the expression once with the sizes of what it reads: the variables' values
 length, a list's, a map's), literals by their text, and what each function can make of them.
 Each step is charged as ``cost.py`` charges it, by the largest size its operands can have: a
 comprehension costs its range, ``size x body`` and its macro's steps; a size-proportional
-function its formula on the operands' largest sizes. Where the walk cannot bound a construct
-(an unknown function, a two-variable comprehension, ``lists.range`` of a computed count...)
-the answer is None: unbounded.
+function its formula on the operands' largest sizes. It follows cel-go's expansions of the
+macros cel-python has not (two-variable comprehensions, ``cel.bind``, ``sortBy``, ``optMap``),
+optional syntax read as its plain form (``without_optional_syntax``), the optional, math and
+format libraries and ``format()``. Where the walk cannot bound a construct (an unknown
+function, ``lists.range`` of a count it has no top for, ``flatten`` to a computed depth,
+``format()`` of a computed format string) the answer is None: unbounded.
 
 Two walks, the second only when the first does not fit: ``static`` with every variable standing
 for any value whose JSON is at most the activation's size (one walk per expression and size
@@ -21,6 +24,7 @@ Pure: no engine here, nothing evaluated.
 from __future__ import annotations
 
 import math
+import re
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -54,6 +58,10 @@ class Shape:
 
     size: int
     value: Any = _NO_VALUE
+    top: int | None = None
+    """An int's largest value, where the walk knows one (a literal, a ``size()``)."""
+    text: str | None = None
+    """A string literal's source text (quotes and all)."""
 
     @property
     def weight(self) -> int:
@@ -78,13 +86,18 @@ class Abstract(Shape):
         items: Shape | None = None,
         fields: Mapping[str, Shape] | None = None,
         weight: int | None = None,
+        *,
         value: Any = _NO_VALUE,
+        top: int | None = None,
+        text: str | None = None,
     ) -> None:
         self.size = max(size, 1)
         self._items = items
         self._fields = fields or {}
         self._weight = weight
         self.value = value
+        self.top = value if top is None and isinstance(value, int) else top
+        self.text = text
 
     @property
     def weight(self) -> int:
@@ -130,7 +143,7 @@ class Known(Shape):
         self._value, self._memo = value, memo
         self.size = cost.size(value)
         if isinstance(value, int) and not isinstance(value, bool):
-            self.value = value
+            self.value = self.top = value
 
     @property
     def weight(self) -> int:
@@ -223,7 +236,8 @@ def join(a: Shape, b: Shape) -> Shape:
     if isinstance(a, _Any) or isinstance(b, _Any):
         fields = {}  # an _Any's field is itself: the items' join covers every field
     items = None if _scalar(a) and _scalar(b) else join(a.item(), b.item())
-    return Abstract(max(a.size, b.size), items, fields, max(a.weight, b.weight))
+    top = None if a.top is None or b.top is None else max(a.top, b.top)
+    return Abstract(max(a.size, b.size), items, fields, max(a.weight, b.weight), top=top)
 
 
 def _scalar(shape: Shape) -> bool:
@@ -290,6 +304,9 @@ def call_cost(function: str, args: Sequence[Shape], result: Shape) -> int:
         )
     if function in _ONCE:
         costs.append(_ceil(first * cost.STRING_TRAVERSAL))
+    if function == "validate" and len(args) >= 2:  # Kubernetes' CallCost: the format's regex
+        regex = args[0].regex if isinstance(args[0], Format) else FORMAT_REGEX_MAX
+        costs.append(_ceil((1 + second) * cost.STRING_TRAVERSAL) * _ceil(regex * cost.REGEX_LENGTH))
     if function == "check":
         raise Unbounded("an authorizer check")
     if function == "_in_" and len(args) == 2:
@@ -307,10 +324,58 @@ _ONCE = frozenset(
     {
         *("url", "lowerAscii", "upperAscii", "substring", "trim", "jsonpatch.escapeKey"),
         *("cidr", "isIP", "isCIDR", "ip", "quantity", "isQuantity", "semver", "isSemver"),
-        *("startsWith", "endsWith", "bytes", "quote", "strings.quote"),
+        *("startsWith", "endsWith", "bytes", "quote", "strings.quote", "format"),
     }
 )
 _PAIRWISE = frozenset({"_==_", "_!=_", "_<_", "_<=_", "_>_", "_>=_"})
+
+_MATH = (
+    *("greatest", "least", "ceil", "floor", "round", "trunc", "abs", "sign", "sqrt"),
+    *("isInf", "isNaN", "isFinite", "bitAnd", "bitOr", "bitXor", "bitNot", "bitShiftLeft"),
+    *("bitShiftRight",),
+)
+"""cel-go's math extension: every function's result is a number or a bool, at cost 1 (it
+has no cost tracker of its own)."""
+
+FORMAT_REGEX = {
+    **dict.fromkeys(("dns1123Label", "dns1035Label", "dns1123LabelPrefix"), 30),
+    **dict.fromkeys(("dns1035LabelPrefix",), 30),
+    **dict.fromkeys(("dns1123Subdomain", "qualifiedName", "dns1123SubdomainPrefix"), 60),
+    "labelValue": 40,
+    "uri": 1103,
+    "uuid": 70,
+    "byte": 84,
+    "date": 71,
+    "datetime": 71,
+}
+"""Kubernetes' format library (pkg/cel/library/format.go): each format's ``MaxRegexSize``,
+which ``<Format>.validate(s)`` is charged by (``CallCost``), as a regex of that length."""
+FORMAT_REGEX_MAX = max(FORMAT_REGEX.values())
+"""A format not known until the evaluation (``format.named(n)``): the longest."""
+FORMAT_MESSAGES = 4
+"""At most this many messages from one ``validate`` (Kubernetes' validators give one or two)."""
+
+
+class Format(Abstract):
+    """One of Kubernetes' formats (``format.dns1123Label()``...): its regex's length."""
+
+    def __init__(self, regex: int) -> None:
+        super().__init__(1, weight=1)
+        self.regex = regex
+
+
+def rendered(shape: Shape) -> int:
+    """At most how many characters ``string()`` or ``format()``'s ``%s`` makes of a value of
+    ``shape`` (a string escaped at worst 6 to a character, a number at most 32, a list or a
+    map its items each with a separator and quotes)."""
+    if isinstance(shape, Known):
+        shape = summary(shape._value, shape._memo)
+    if isinstance(shape, _Any):
+        return 6 * shape.size + 32
+    if _scalar(shape):
+        return 6 * shape.size + 32
+    return shape.size * (rendered(shape.item()) * 2 + 4) + 2
+
 
 _SCALAR_RESULTS = frozenset(
     {
@@ -325,7 +390,8 @@ _SCALAR_RESULTS = frozenset(
         *("prefixLength", "containsIP", "containsCIDR", "ip.isCanonical", "major", "minor"),
         *("patch", "add", "sub", "getDate", "getDayOfMonth", "getDayOfWeek", "getDayOfYear"),
         *("getFullYear", "getHours", "getMilliseconds", "getMinutes", "getMonth"),
-        *("getSeconds",),
+        *("getSeconds", "hasValue", "optional.none"),
+        *(f"math.{name}" for name in _MATH),
     }
 )
 """Functions whose result is a bool, a number, a type, a duration, a timestamp or a
@@ -344,8 +410,26 @@ _OPAQUE_RESULTS = frozenset({"quantity", "semver", "url", "ip", "cidr", "masked"
 def call_result(function: str, args: Sequence[Shape]) -> Shape:
     """A shape of what ``function`` can return on operands of these shapes."""
     first = args[0] if args else SMALL
+    if function == "size":
+        return Abstract(1, weight=1, top=first.size)
     if function in _SCALAR_RESULTS:
         return SMALL
+    if function in ("optional.of", "optional.ofNonZeroValue", "value"):
+        return first
+    if function in ("orValue", "or") and len(args) == 2:
+        return join(first, args[1])
+    if function.startswith("format.") and not args:
+        return Format(FORMAT_REGEX.get(function.removeprefix("format."), FORMAT_REGEX_MAX))
+    if function == "format.named":
+        name = first.text[1:-1] if first.text and first.text[:1] in "'\"" else None
+        return Format(FORMAT_REGEX.get(name or "", FORMAT_REGEX_MAX))
+    if function == "validate" and len(args) == 2:  # messages may quote the string (uri)
+        return Abstract(FORMAT_MESSAGES, Abstract(10 * args[1].size + 1024))
+    if function == "format" and len(args) == 2:
+        if first.text is None:
+            raise Unbounded("format() of a computed format string")
+        widest = max(map(int, re.findall(r"\d+", first.text)), default=0)
+        return Abstract(first.size + (rendered(args[1]) + widest) * max(args[1].size, 1))
     if function in _PART_OF_FIRST:
         return first
     if function in _OPAQUE_RESULTS:
@@ -359,7 +443,10 @@ def call_result(function: str, args: Sequence[Shape]) -> Shape:
     if function == "_+_" and len(args) == 2:
         second = args[1]
         items = None if _scalar(first) and _scalar(second) else join(first.item(), second.item())
-        return Abstract(first.size + second.size, items, weight=first.weight + second.weight)
+        top = None if first.top is None or second.top is None else first.top + second.top
+        return Abstract(
+            first.size + second.size, items, weight=first.weight + second.weight, top=top
+        )
     if function == "replace" and len(args) >= 3:
         new = args[2].size
         return Abstract(first.size * (1 + new) + new)
@@ -384,9 +471,9 @@ def call_result(function: str, args: Sequence[Shape]) -> Shape:
             items = join(items, item)
         return Abstract(size, items)
     if function == "lists.range" and args:
-        if not isinstance(first.value, int):
+        if first.top is None:
             raise Unbounded("lists.range() of a computed count")
-        return Abstract(first.value, SMALL)
+        return Abstract(first.top, SMALL)
     raise Unbounded(f"{function}()")
 
 
@@ -395,7 +482,22 @@ def call_result(function: str, args: Sequence[Shape]) -> Shape:
 
 _MACROS = {"all": 4, "exists": 4, "exists_one": 2, "map": 12, "filter": 13}
 """Per iteration, at least what ``cost.macro_cost`` charges besides the bodies."""
-_NAMESPACES = frozenset({"sets", "lists", "strings", "math", "base64", "optional", "cel"})
+_NAMESPACES = frozenset({"sets", "lists", "strings", "math", "base64", "optional", "cel", "format"})
+_TWO_VARIABLES = {
+    "all": 4,
+    "exists": 4,
+    "exists_one": 2,
+    "existsOne": 2,
+    "transformList": 13,
+    "transformMap": 13,
+    "transformMapEntry": 13,
+}
+"""Per iteration, at least what cel-go's expansion charges besides the bodies (as
+``_MACROS``; ``transformList`` as ``map`` or ``filter``'s, ``transformMap`` reads the
+accumulator and the key and calls ``cel.@mapInsert``)."""
+_OPT_MAP = 2 * cost.SELECT + 3 + cost.LIST_CREATE
+"""``optMap``'s expansion besides its target and body: ``hasValue()``, ``value()``,
+``optional.of()`` or ``optional.none()``, and the bind's empty range."""
 RELATIONS = {
     "relation_lt": "_<_",
     "relation_le": "_<=_",
@@ -501,10 +603,29 @@ class _Walk:
         method = str(tree.children[1])
         arguments = list(tree.children[2].children) if len(tree.children) > 2 else []
         namespace = _identifier(tree.children[0])
+        names = [_identifier(a) for a in arguments]
         if namespace in _NAMESPACES and namespace not in scope:
-            return self._call(f"{namespace}.{method}", arguments, scope)
-        if method in _MACROS and arguments and _identifier(arguments[0]) is not None:
+            if f"{namespace}.{method}" == "cel.bind" and len(arguments) == 3 and names[0]:
+                return self._bind(names[0], arguments[1], arguments[2], scope)
+            out = self._call(f"{namespace}.{method}", arguments, scope)
+            if namespace == "math" and len(arguments) > 1:  # the arguments made one list
+                return _Out(out.shape, out.cost + cost.LIST_CREATE, out.iterations)
+            return out
+        two = method in _TWO_VARIABLES and len(arguments) in (3, 4) and names[0] and names[1]
+        if two and (len(arguments) == 3 or method.startswith("transform")):
+            return self._two(method, tree.children[0], names[:2], arguments[2:], scope)
+        if method in _MACROS and arguments and names[0] is not None:
             return self._macro(method, tree.children[0], arguments, scope)
+        if method == "sortBy" and len(arguments) == 2 and names[0]:
+            return self._sort_by(tree.children[0], names[0], arguments[1], scope)
+        if method in ("optMap", "optFlatMap") and len(arguments) == 2 and names[0]:
+            target = self.visit(tree.children[0], scope)
+            body = self.visit(arguments[1], {**scope, names[0]: target.shape})
+            return _Out(  # o.hasValue() ? optional.of(cel.bind(x, o.value(), body)) : none
+                body.shape,
+                2 * target.cost + body.cost + _OPT_MAP,
+                2 * target.iterations + body.iterations,
+            )
         return self._call(method, [tree.children[0], *arguments], scope)
 
     def _macro(
@@ -529,6 +650,66 @@ class _Walk:
         else:
             shape = SMALL
         return _Out(shape, spent, iterations)
+
+    def _bind(self, name: str, init: Any, body: Any, scope: Mapping[str, Shape]) -> _Out:
+        """``cel.bind(name, init, body)``: cel-go's comprehension over ``[]`` whose
+        accumulator is ``init`` and whose result is ``body``."""
+        value = self.visit(init, scope)
+        result = self.visit(body, {**scope, name: value.shape})
+        return _Out(
+            result.shape,
+            value.cost + result.cost + cost.LIST_CREATE,
+            value.iterations + result.iterations,
+        )
+
+    def _two(
+        self,
+        macro: str,
+        target_tree: Any,
+        names: Sequence[str | None],
+        bodies_trees: Sequence[Any],
+        scope: Mapping[str, Shape],
+    ) -> _Out:
+        """cel-go's two-variable comprehensions (ext/comprehensions.go): over a list, an index
+        and an item; over a map, a key and its value; each step charged as ``map``'s at most
+        (``cel.@mapInsert`` is a call of cost 1), and a map made first for ``transformMap``."""
+        target = self.visit(target_tree, scope)
+        count, item = target.shape.size, target.shape.item()
+        inner = {**scope, **{str(n): item for n in names}}
+        bodies = [self.visit(body, inner) for body in bodies_trees]
+        step = _TWO_VARIABLES[macro]
+        body_cost = sum(b.cost for b in bodies)
+        spent = target.cost + count * (body_cost + step) + step + 2
+        if macro.startswith("transformMap"):
+            spent += cost.MAP_CREATE
+        iterations = target.iterations + count * (len(bodies) + sum(b.iterations for b in bodies))
+        last = bodies[-1].shape
+        shape: Shape = SMALL
+        if macro == "transformList":
+            shape = Abstract(count, last)
+        elif macro == "transformMap":
+            shape = Abstract(count, join(item, last))
+        elif macro == "transformMapEntry":
+            shape = Abstract(count * last.size, last.item())
+        return _Out(shape, spent, iterations)
+
+    def _sort_by(self, target_tree: Any, name: str, key: Any, scope: Mapping[str, Shape]) -> _Out:
+        """``l.sortBy(x, key)``: cel-go's ``cel.bind(@input, l, @input.@sortByAssociatedKeys(
+        @input.map(x, key)))``, the sort charged on the keys' list (ext/lists.go)."""
+        target = self.visit(target_tree, scope)
+        count, item = target.shape.size, target.shape.item()
+        keys = self.visit(key, {**scope, name: item})
+        listed = Abstract(count, keys.shape)
+        spent = (
+            target.cost
+            + cost.LIST_CREATE  # the bind's empty range
+            + count * (keys.cost + _MACROS["map"])
+            + _MACROS["map"]
+            + 2
+            + 2  # the input read twice
+            + call_cost("sortBy", [target.shape, listed], target.shape)
+        )
+        return _Out(target.shape, spent, target.iterations + count * (1 + keys.iterations))
 
     def _primary(self, tree: Any, scope: Mapping[str, Shape]) -> _Out:
         return self.visit(tree.children[0], scope)
@@ -583,7 +764,7 @@ class _Walk:
             number = int(digits.lstrip("-"), 0)
             return _Out(Abstract(1, weight=1, value=-number if negative else number), 0, 0)
         if kind in ("STRING_LIT", "MLSTRING_LIT"):
-            return _Out(Abstract(len(text), weight=len(text)), 0, 0)
+            return _Out(Abstract(len(text), weight=len(text), text=text), 0, 0)
         if kind == "BYTES_LIT":  # a non-ASCII character is up to 4 bytes
             return _Out(Abstract(4 * len(text), weight=4 * len(text)), 0, 0)
         return _Out(SMALL, 0, 0)
@@ -677,9 +858,33 @@ def plan(expression: str) -> Plan | None:
     from webhook.engine.cel import grammar  # noqa: PLC0415 - lark, only when plans are made
 
     try:
-        return Plan(grammar.parse(expression))
+        return Plan(grammar.parse(without_optional_syntax(expression)))
     except Exception:  # lark's errors, or a tree too deep: no bound
         return None
+
+
+OPTIONAL_MARK = re.compile(r"([.\[{,]\s*)\?")
+"""A ``?`` that makes a selection, an index, a list element or a map entry optional (after
+``.``, ``[``, ``{`` or ``,``; a conditional's ``?`` follows an operand)."""
+
+
+def without_optional_syntax(expression: str) -> str:
+    """``expression`` with optional syntax made plain (``a.?b`` -> ``a.b``, ``a[?k]`` ->
+    ``a[k]``, ``[?x]`` -> ``[x]``, ``{?k: v}`` -> ``{k: v}``), which the shared parser reads:
+    each costs as its plain form in cel-go (a qualifier, or an element of a list or a map
+    made) and gives at most its values; literals and comments are left alone."""
+    if "?" not in expression:
+        return expression
+    from webhook.engine.cel.rewrite import blanked  # noqa: PLC0415 - only for optionals
+
+    masked = blanked(expression)
+    marks = [m.end() - 1 for m in OPTIONAL_MARK.finditer(masked)]
+    if not marks:
+        return expression
+    chars = list(expression)
+    for at in marks:
+        chars[at] = " "
+    return "".join(chars)
 
 
 def plans_fit(plans: Sequence[Plan | None], variables: Mapping[str, Any]) -> bool:

@@ -16,8 +16,11 @@ exact counts (``cost.settle``: each such evaluation counted again on cel-python)
 runs out where the API server's does, not earlier.
 
 An expression cel-python refuses (optionals, ``format``, two-variable comprehensions...) and
-whose bound does not fit is evaluated on cel-expr as before: its cost is not bounded
-(docs/cel.md).
+whose cost bound does not fit is not evaluated: it fails closed with an error naming the
+construct (``unbounded``), which the rule's failurePolicy decides as it decides the API
+server's out-of-budget error. Where only the iteration bound passes, cel-expr evaluates: its
+own iteration budget stops it. When a bundle loads, ``fails_closed_above`` tells from which
+request size an expression would fail so (``webhook/engine/celruntime.py`` warns).
 """
 
 from __future__ import annotations
@@ -31,6 +34,33 @@ from webhook.engine.cel.backend import CelCompileError, CelEvalError
 from webhook.engine.cel.celexpr import CelExprBackend
 
 _UNSET: Any = object()
+
+
+LARGEST_REQUEST = 3 * 1024 * 1024
+"""The largest request body the API server accepts (3 MiB): the bound a bundle is checked at."""
+_KIB = 1024
+
+
+def _kib(size: int) -> str:
+    return f"{size / _KIB / 1024:g} MiB" if size >= _KIB * 1024 else f"{-(-size // _KIB)} KiB"
+
+
+def _static_fits(plan: bound.Plan, total: int) -> bool:
+    found = plan.static(total)
+    return found is not None and found.cost <= cost.PER_CALL_LIMIT
+
+
+def unbounded(expression: str, found: bound.Bound | None, within: int) -> str:
+    """The error of an evaluation neither bounded within Kubernetes' budget nor countable."""
+    from webhook.engine.cel.refusal import refused  # noqa: PLC0415 - cel-python's parser
+
+    constructs = ", ".join(refused(expression)) or "it"
+    reach = "cannot be bounded" if found is None else f"may reach {found.cost:,}"
+    return (
+        f"the cost of this expression {reach} on this request, past what Kubernetes allows "
+        f"it ({within:,}), and cel-python, which would count it, cannot run {constructs}: "
+        "not evaluated (fails closed, as the API server's out-of-budget error)"
+    )
 
 
 class RoutedProgram:
@@ -93,32 +123,86 @@ class RoutedBackend:
 
     def route(self, program: RoutedProgram, activation: RoutedActivation) -> bound.Bound | None:
         """The bound under which cel-expr may evaluate, or None: cel-python's to evaluate."""
+        found, within = self._bound(program, activation)
+        return found if bound.fits(found, within) else None
+
+    def _bound(
+        self, program: RoutedProgram, activation: RoutedActivation
+    ) -> tuple[bound.Bound | None, int]:
+        """The evaluation's bound (None: unbounded) and the cost it must stay within."""
         left = cost.remaining()
         within = cost.PER_CALL_LIMIT if left is None else min(cost.PER_CALL_LIMIT, left)
         plan = program.plan()
         found = plan.bound(activation.sizes, max(within, 0)) if plan is not None else None
-        if bound.fits(found, within):
-            return found
-        if cost.settle():  # the bounds spent so far, counted exactly: maybe it fits now
-            left = cost.remaining()
+        if not bound.fits(found, within) and cost.settle():
+            left = cost.remaining()  # the bounds spent so far, counted exactly: maybe it fits
             assert left is not None
             within = min(cost.PER_CALL_LIMIT, left)
-            if bound.fits(found, within):
-                return found
-        return None
+        return found, max(within, 0)
 
     def evaluate(self, program: RoutedProgram, activation: RoutedActivation) -> Any:
-        found = self.route(program, activation)
-        if found is None:
+        found, within = self._bound(program, activation)
+        if not bound.fits(found, within):
             python = self._python_program(program)
             if python is not None:
                 engine = self.cel_python()
                 if activation.python is None:
                     activation.python = engine.activation(activation.variables)
                 return engine.evaluate(python, activation.python)
-        else:
-            cost.reserve(found.cost, lambda: self._count(program, activation, found.cost))
+            if found is None or found.cost > within:  # neither bounded nor counted: closed
+                raise CelEvalError(unbounded(program.expression, found, within))
+        assert found is not None  # within its cost: cel-expr's iteration budget stops it
+        cost.reserve(found.cost, lambda: self._count(program, activation, found.cost))
         return self.expr.evaluate(program.program, activation.expr)
+
+    def load_warning(self, expression: str) -> str | None:
+        """What a bundle's author is told of ``expression`` when the bundle loads: above which
+        request size the default backend may refuse to evaluate it (None: never)."""
+        found = self.fails_closed_above(expression)
+        if found is None:
+            return None
+        size, constructs = found
+        named = ", ".join(constructs)
+        if size is None:
+            reach = "the cost of this expression cannot be bounded on any request"
+        else:
+            above = f"larger than {_kib(size)}" if size else "of any size"
+            reach = (
+                f"the cost bound of this expression passes Kubernetes' per-call limit "
+                f"({cost.PER_CALL_LIMIT:,}) on requests {above} (of the "
+                f"{_kib(LARGEST_REQUEST)} the API server accepts) whose values are that large"
+            )
+        return (
+            f"{reach}, and cel-python, which would count it, cannot run {named}: there the "
+            "rule fails closed (its failurePolicy decides, as for the API server's "
+            f"out-of-budget error); written without {named}, it is counted instead"
+        )
+
+    def fails_closed_above(self, expression: str) -> tuple[int | None, tuple[str, ...]] | None:
+        """The largest JSON size of an activation (a multiple of 1 KiB below
+        ``LARGEST_REQUEST``, 0: none) whose static bound is within the per-call limit, with the
+        constructs cel-python refuses in ``expression``: above that size ``evaluate`` may fail
+        closed (the exact bound of a request's own values may still fit); None as the size:
+        on any request, the walk not following the expression. None: it never does."""
+        from webhook.engine.cel.refusal import might_refuse, refused  # noqa: PLC0415
+
+        if not might_refuse(expression):  # most expressions: nothing parsed
+            return None
+        plan = bound.plan(expression)
+        if plan is not None and _static_fits(plan, LARGEST_REQUEST):
+            return None
+        constructs = refused(expression)
+        if not constructs:
+            return None
+        if plan is None or plan.static(LARGEST_REQUEST) is None:
+            return None, constructs
+        if not _static_fits(plan, 1):
+            return 0, constructs
+        low, high = 1, LARGEST_REQUEST // _KIB  # fits at low KiB, not at high KiB
+        while high - low > 1:
+            middle = (low + high) // 2
+            low, high = (middle, high) if _static_fits(plan, middle * _KIB) else (low, middle)
+        return low * _KIB, constructs
 
     def evaluate_bounded(self, program: RoutedProgram, activation: RoutedActivation) -> Any:
         """``evaluate`` on cel-expr only: where the bound does not fit, an evaluation error

@@ -24,6 +24,7 @@ from webhook.engine.cel import bound, cost
 from webhook.engine.cel.backend import VARIABLES, CelCompileError, CelEvalError
 from webhook.engine.cel.celpython import COST_EXCEEDED, CelPythonBackend
 from webhook.engine.cel.proof import compile_proof
+from webhook.engine.cel.refusal import might_refuse, refused
 from webhook.engine.cel.routed import RoutedBackend
 from webhook.engine.review import review
 from webhook.engine.synthesize import sync_request
@@ -129,15 +130,135 @@ def test_the_bound_is_at_least_cel_pythons_count(expression: str) -> None:
 @pytest.mark.parametrize(
     "expression",
     [
-        "object.l.all(x, cel.bind(y, x, y > 0))",  # cel.bind: cel-python refuses it too
-        "object.l.all(i, x, x > 0)",  # two variables
-        "lists.range(size(object.l)).size() == 3",  # a computed count
-        "object.l.all(x, optional.of(x).hasValue())",
+        "lists.range(object.l.sum()).size() == 6",  # a count the walk has no top for
+        "object.nested.flatten(object.l.sum()).size() > 0",  # a computed depth
     ],
 )
 def test_what_the_walk_does_not_follow_is_unbounded(expression: str) -> None:
     plan = bound.plan(expression)
     assert plan is None or plan.exact(bound.Sizes(OBJECT)) is None
+
+
+BEYOND_CEL_PYTHON = [
+    "object.l.all(x, cel.bind(y, x, y > 0))",
+    "object.l.all(i, x, x > 0) && object.m.exists(k, v, k == 'k' && v == 1)",
+    "object.l.existsOne(i, v, v == 1) && object.l.exists_one(i, v, i == 0)",
+    "object.l.transformList(i, v, v * 2).size() == 3",
+    "object.l.transformList(i, v, v > 1, v).size() == 2",
+    "object.m.transformMap(k, v, k).size() == 2",
+    "object.m.transformMapEntry(k, v, {k: k}).size() == 2",
+    "object.l.all(x, optional.of(x).hasValue())",
+    "object.m.?k.orValue(0) == 1 && !object.m.?z.hasValue()",
+    "object.l[?0].value() == 1 && object.m[?'z'].or(optional.of(2)).value() == 2",
+    "[?object.m.?k, ?optional.none()].size() == 1",
+    "{?'a': object.m.?k}.size() == 1",
+    "object.m.?k.optMap(v, v + 1).orValue(0) == 2",
+    "object.ls.sortBy(x, x.size()).size() == 3",
+    "lists.range(size(object.l)).size() == 3",
+    "math.greatest(object.n, 3) == 4 && math.abs(-1) == 1",
+    "format.dns1123Label().validate(object.t).hasValue() == false",
+    "format.named('uri').value().validate(object.s).hasValue()",
+    "'%s and %d'.format([object.t, object.n]).size() > 0",
+]
+"""Constructs cel-python refuses (or refused when written): the walk follows each."""
+
+
+@pytest.mark.parametrize("expression", BEYOND_CEL_PYTHON)
+def test_the_walk_follows_what_cel_python_refuses_and_cel_expr_runs_it(expression: str) -> None:
+    """Each is bounded (its bound against the API server's own count: the cost oracle's
+    ``test_constructs_beyond_cel_python_cost_at_most_their_bound``), within the limit on a
+    small object, so the default backend evaluates it on cel-expr, as cel-expr alone does."""
+    exact, static = bounds(expression, OBJECT)
+    assert exact is not None and static is not None and static.cost >= exact.cost
+    engine = RoutedBackend()
+    program = engine.compile(expression)
+    assert engine.route(program, engine.activation(OBJECT)) is not None
+    alone = engine.expr
+    value = alone.evaluate(alone.compile(expression), alone.activation(OBJECT))
+    assert engine.evaluate(program, engine.activation(OBJECT)) == value is True
+    assert engine._python is None
+
+
+def _hostile_spread(items: int) -> dict[str, Any]:
+    return {"object": {"l": list(range(items)), "s": "x" * 100_000, "t": "y" * 10, "m": {}}}
+
+
+@pytest.mark.parametrize(
+    ("expression", "construct"),
+    [
+        ("object.l.all(i, x, !object.s.contains(object.t))", "all() with two variables"),
+        ("object.l.all(x, !object.s.contains(object.m.?t.orValue(object.t)))", "optional .?"),
+        ("object.l.transformList(i, x, object.s.contains(object.t)).size() > 0", "transformList"),
+    ],
+)
+def test_an_unbounded_expression_cel_python_refuses_fails_closed(
+    expression: str, construct: str
+) -> None:
+    """300 searches of a 100,000-character string: about 3,000,000 in Kubernetes' count, past
+    its per-call limit; cel-python cannot count the construct, so the default backend does not
+    evaluate it (cel-expr would run it to its end): an evaluation error naming the construct,
+    which the rule's failurePolicy decides."""
+    engine = RoutedBackend()
+    program = engine.compile(expression)
+    with pytest.raises(CelEvalError, match=r"may reach 3,0[0-9,]+ on this request") as caught:
+        engine.evaluate(program, engine.activation(_hostile_spread(300)))
+    assert construct in str(caught.value) and "fails closed" in str(caught.value)
+    assert engine.evaluate(program, engine.activation(_hostile_spread(3))) is True
+
+
+def test_an_expression_past_only_the_iteration_bound_runs_on_cel_expr() -> None:
+    """Within the cost limit but maybe past 10,000 iterations: cel-expr evaluates, and its own
+    iteration budget stops it (cel-python, which cannot run the construct, is not needed)."""
+    engine = RoutedBackend()
+    program = engine.compile("object.l.all(i, x, x >= 0)")
+    activation = engine.activation(_hostile_spread(20_000))
+    found = engine._bound(program, activation)[0]
+    assert found is not None and found.cost <= cost.PER_CALL_LIMIT < 100 * found.iterations
+    with pytest.raises(CelEvalError, match=r"(?i)budget|iteration"):
+        engine.evaluate(program, activation)
+    assert engine.evaluate(program, engine.activation(_hostile_spread(9_000))) is True
+
+
+def test_a_rule_that_may_fail_closed_is_warned_of_when_the_bundle_loads(tmp_path: Path) -> None:
+    """At the largest request the API server accepts (3 MiB) the rule's bound passes the
+    per-call limit and cel-python cannot count its construct: the bundle loads, with a
+    warning naming the file and line, the construct and the size from which it fails closed;
+    an expression cel-python counts, or one within the limit at 3 MiB, is not warned of."""
+    rule = (
+        "validations:\n"
+        "  - expression: object.spec.template.spec.containers.all(c, c.name.size() < 64)\n"
+        "    message: counted by cel-python\n"
+        "  - expression: object.metadata.?name.orValue('') != 'x'\n"
+        "    message: small at any size\n"
+        "  - expression: >-\n"
+        "      object.spec.template.spec.containers.all(i, c,\n"
+        "      !format.dns1123Label().validate(c.name).hasValue())\n"
+        "    message: names\n"
+    )
+    bundle = bundle_with(tmp_path, rule, f"action: deny\n{MATCH}", "cel-expr")
+    [warning] = bundle.warnings
+    assert warning.file.endswith("rules/custom/rule.yaml") and warning.line == 8  # id, description
+    assert warning.path == "validations[2].expression"
+    assert "on requests larger than 1 KiB (of the 3 MiB the API server accepts)" in warning.message
+    assert "cannot run all() with two variables, format.dns1123Label()" in warning.message
+    python = bundle_with(
+        tmp_path / "python", rule.split("  - expression: >-", maxsplit=1)[0], MATCH_DENY
+    )
+    assert python.warnings == ()
+
+
+MATCH_DENY = f"action: deny\n{MATCH}"
+
+
+def test_the_textual_filter_never_misses_what_cel_python_refuses() -> None:
+    """``might_refuse`` (no parse) says True wherever ``refused`` (cel-python's own checks on
+    the tree) finds a construct: over Kubernetes' test tables and the expressions here."""
+    from tests.webhook.engine.cel.kubernetes_tables import CASES  # noqa: PLC0415
+
+    expressions = [c.expression for c in CASES] + BEYOND_CEL_PYTHON
+    refusing = [e for e in expressions if refused(e)]
+    assert len(refusing) > 100
+    assert [e for e in refusing if not might_refuse(e)] == []
 
 
 # ---- generated: expressions of three kinds, each over the ones below it
