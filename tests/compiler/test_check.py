@@ -946,3 +946,23 @@ scopedEnforcementActions:
   - {action: warn, enforcementPoints: [{name: check}, {name: plan}]}
   - {action: audit, enforcementPoints: [{name: webhook}]}
   - {action: deny, enforcementPoints: [{name: '*'}]}"""
+
+
+@pytest.mark.slow
+def test_a_rule_that_may_fail_closed_on_large_requests_is_warned_of(repo: Path) -> None:
+    """A rule whose cost cel-python cannot count and the bound cannot fit at 3 MiB: check
+    passes and warns on stderr, naming the file, line and construct."""
+    folder = repo / "policies" / "rules" / "custom"
+    folder.mkdir()
+    (folder / "rule.yaml").write_text(
+        "id: custom\ndescription: names\nvalidations:\n"
+        "  - expression: object.spec.template.spec.containers.all(i, c, c.name.size() < 64)\n"
+        "    message: names\n"
+    )
+    (folder / "binding.yaml").write_text(
+        "action: deny\nmatch:\n  kinds: [{apiGroups: [apps], kinds: [Deployment]}]\n"
+    )
+    code, _, err = run(["check"])
+    assert code == 0, err
+    assert "warning: policies/rules/custom/rule.yaml:4: validations[0].expression" in err
+    assert "cannot run all() with two variables" in err

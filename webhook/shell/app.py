@@ -59,6 +59,8 @@ def create_app(bundle: Bundle | None = None, settings: Settings | None = None) -
         started = time.perf_counter()
         bundle = load_bundle(settings.policies, settings.cel_backend, proofs=settings.cel_proofs)
         metrics.bundle_load_seconds.set(time.perf_counter() - started)
+    for warning in bundle.warnings:  # a rule that may fail closed on large requests
+        LOG.warning("policy bundle: %s", warning.render())
     for fault in bundle.cel_runtime.proof_faults if bundle.cel_runtime is not None else ():
         LOG.error("a rule's proof failed to build (the engine judges it instead): %s", fault)
         metrics.engine_faults.labels("proof").inc()

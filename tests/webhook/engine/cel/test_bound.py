@@ -12,6 +12,7 @@ and every evaluation stops within 10,000 comprehension iterations (both engines'
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,8 @@ from webhook.engine.cel.refusal import might_refuse, refused
 from webhook.engine.cel.routed import RoutedBackend
 from webhook.engine.review import review
 from webhook.engine.synthesize import sync_request
+from webhook.shell.app import create_app
+from webhook.shell.settings import Settings
 
 PYTHON = CelPythonBackend()
 ROUTED = RoutedBackend()
@@ -248,6 +251,21 @@ def test_a_rule_that_may_fail_closed_is_warned_of_when_the_bundle_loads(tmp_path
 
 
 MATCH_DENY = f"action: deny\n{MATCH}"
+
+
+def test_the_webhook_logs_the_bundles_warnings_when_it_starts(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    rule = (
+        "validations:\n"
+        "  - expression: object.spec.template.spec.containers.all(i, c, c.name.size() < 64)\n"
+        "    message: names\n"
+    )
+    bundle = bundle_with(tmp_path, rule, MATCH_DENY)
+    with caplog.at_level(logging.WARNING, logger="fedgate.webhook"):
+        create_app(bundle, Settings(audit_log=False))
+    [logged] = [r.getMessage() for r in caplog.records if "fails closed" in r.getMessage()]
+    assert "rules/custom/rule.yaml:4: validations[0].expression" in logged
 
 
 def test_the_textual_filter_never_misses_what_cel_python_refuses() -> None:
