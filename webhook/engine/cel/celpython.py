@@ -19,7 +19,7 @@ from celpy.evaluation import CELEvalError, Evaluator, base_functions
 
 from webhook.engine.budget import BudgetExceeded
 from webhook.engine.budget import check as check_budget
-from webhook.engine.cel import bound, cost, library, netlib, rewrite
+from webhook.engine.cel import bound, comprehensions, cost, library, netlib, rewrite
 from webhook.engine.cel.backend import CelCompileError
 from webhook.engine.cel.backend import CelEvalError as EvalError
 from webhook.engine.cel.celexpr import CelExprBackend
@@ -473,6 +473,29 @@ class _Evaluator(Evaluator):
             return CELEvalError("unsupported index type 'string' in list (has() of a list's field)")
         return celtypes.BoolType(False)
 
+    def mapinits(self, tree: lark.Tree[Any]) -> Any:
+        """A map literal as cel-go builds it: keys and values in order, the first error is
+        the map's value; a key computed twice keeps its last value (celpy raised on it and
+        kept an error as a value)."""
+        built = celtypes.MapType()
+        kinds: dict[Any, str] = {}
+        children = tree.children
+        for key_tree, value_tree in zip(children[0::2], children[1::2], strict=True):
+            key = self.visit(key_tree)
+            if isinstance(key, CELEvalError):
+                return key
+            value = self.visit(value_tree)
+            if isinstance(value, CELEvalError):
+                return value
+            if isinstance(key, list | dict):  # cel-go keys its map by the list's identity
+                return CELEvalError(f"Invalid map key type: {_kind(key)}")
+            kind = type(key).__name__
+            if kinds.get(key, kind) != kind:  # 1 and 1.0: two keys in cel-go, one in Python
+                return CELEvalError(f"Invalid map key type: {kind} beside an equal {kinds[key]}")
+            kinds[key] = kind
+            built[key] = value
+        return built
+
     def member_dot(self, tree: lark.Tree[Any]) -> Any:
         """``net.IP``, ``net.CIDR``, ``kubernetes.Quantity``...: the opaque types by name, as
         ``type(ip('::1')) == net.IP`` compares them (celpy read ``net`` as a variable)."""
@@ -607,8 +630,12 @@ class _Evaluator(Evaluator):
             return result
         if method == "map" and len(arguments) == 3:
             return self._map_filter(tree.children[0], arguments)
-        if method in ("all", "exists") and len(arguments) == 2:
+        if method in ("all", "exists") and len(arguments) in (2, 3):
             return self._quantified(tree.children[0], arguments, every=method == "all")
+        if method in ("exists_one", "existsOne") and len(arguments) in (2, 3):
+            return self._fold(method, tree.children[0], arguments, variables=len(arguments) - 1)
+        if method in comprehensions.TRANSFORMS and len(arguments) in (3, 4):
+            return self._fold(method, tree.children[0], arguments, variables=2)
         if method in _MACROS:
             counter = _COST.get()
             before = counter[0] if counter is not None else 0
@@ -617,7 +644,10 @@ class _Evaluator(Evaluator):
                 return CELEvalError(f"no such overload: {method}() over a {_kind(target)}")
             if counter is not None:  # celpy evaluates the range again: charged once
                 counter[0] = before
-            result = super().member_dot_arg(tree)
+            try:  # celpy raises a body's error: it is the macro's value, which || may absorb
+                result = super().member_dot_arg(tree)
+            except CELEvalError as exc:
+                return exc
             if isinstance(target, list | dict):
                 kept = len(result) if isinstance(result, list) else len(target)
                 _charge(cost.macro_cost(method, len(target), kept))
@@ -635,17 +665,16 @@ class _Evaluator(Evaluator):
         method = "all" if every else "exists"
         if not isinstance(target, list | dict):
             return CELEvalError(f"no such overload: {method}() over a {_kind(target)}")
-        variable = _unwrap(arguments[0])
-        if not (isinstance(variable, lark.Tree) and variable.data == "ident"):
+        names = _variables(arguments[:-1])
+        if names is None:
             return CELEvalError(f"{method}() needs a variable name")
-        name, body = str(variable.children[0]), self.sub_evaluator(arguments[1])
+        body = self.sub_evaluator(arguments[-1])
         deciding = not every
         error: Any = None
-        for done, item in enumerate(target, start=1):
-            try:
-                value: Any = body.evaluate({name: item})
-            except CELEvalError as exc:
-                value = exc
+        ranged = comprehensions.items(target, len(names) == 2)
+        for done, (first, second) in enumerate(ranged, start=1):
+            variables = comprehensions.bindings(names, first, second)
+            value: Any = comprehensions.evaluate(body.evaluate, variables)
             if isinstance(value, CELEvalError) or _kind(value) != "bool":
                 if error is None:
                     error = (
@@ -659,6 +688,24 @@ class _Evaluator(Evaluator):
                 return celtypes.BoolType(deciding)
         _charge(cost.macro_cost(method, len(target), len(target)))
         return error if error is not None else celtypes.BoolType(not deciding)
+
+    def _fold(self, method: str, target_tree: Any, arguments: list[Any], variables: int) -> Any:
+        """``exists_one`` and cel-go's two-variable macros, as cel-go's expansion runs them
+        (``comprehensions.py``)."""
+        target = self.visit(target_tree)
+        if isinstance(target, CELEvalError):
+            return target
+        if not isinstance(target, list | dict):
+            return CELEvalError(f"no such overload: {method}() over a {_kind(target)}")
+        names = _variables(arguments[:variables])
+        if names is None:
+            return CELEvalError(f"{method}() needs a variable name")
+        bodies = [self.sub_evaluator(body).evaluate for body in arguments[variables:]]
+        if method in comprehensions.TRANSFORMS:
+            return comprehensions.transform(
+                method, target, names, bodies, charge=_charge, equal=cel_equal
+            )
+        return comprehensions.exists_one(target, names, bodies[0], _charge)
 
     def _map_filter(self, target_tree: Any, arguments: list[Any]) -> Any:
         """``list.map(x, keep, make)``: CEL's map with a filter (celpy has only two
@@ -692,6 +739,17 @@ class _Evaluator(Evaluator):
         return celtypes.ListType(found)
 
 
+def _variables(trees: list[Any]) -> list[str] | None:
+    """The names a macro's first arguments bind, each an identifier (else None)."""
+    names = []
+    for tree in trees:
+        variable = _unwrap(tree)
+        if not (isinstance(variable, lark.Tree) and variable.data == "ident"):
+            return None
+        names.append(str(variable.children[0]))
+    return names
+
+
 _MACROS = frozenset({"all", "exists", "exists_one", "map", "filter"})
 _BUILT = {"list_lit": cost.LIST_CREATE, "map_lit": cost.MAP_CREATE}
 _NAMESPACES = ("optional", "strings", "math", "base64", "lists", "format")
@@ -700,6 +758,8 @@ _NAMESPACES = ("optional", "strings", "math", "base64", "lists", "format")
 
 _KNOWN = frozenset(
     {*base_functions, *FUNCTIONS, *_MACROS, "has", "dyn", "min", "max", "size", "type"}
+    | comprehensions.TWO_VARIABLE
+    | comprehensions.TRANSFORMS
 )
 
 
@@ -712,12 +772,6 @@ def _unsupported(ast: Any) -> set[str]:
             name = str(node.children[0])
         elif node.data == "member_dot_arg":
             name = str(node.children[1])
-            arguments = (
-                node.children[2].children if len(node.children) > 2 and node.children[2] else []
-            )
-            if name in ("all", "exists", "exists_one") and len(arguments) == 3:
-                found.add(f"{name}() with two variables")
-                continue
             target = _unwrap(node.children[0])
             if isinstance(target, lark.Tree) and target.data == "ident":
                 qualified = f"{target.children[0]}.{name}"
@@ -753,10 +807,9 @@ def _inexact(ast: Any) -> set[str]:
     for node in ast.iter_subtrees():
         if node.data == "map_lit" and node.children and node.children[0] is not None:
             entries = node.children[0].children
-            inits = [(_literal if i % 2 == 0 else _constant)(e) for i, e in enumerate(entries)]
-            if None in inits:
-                found.add("a map literal with a computed key or value")
-            elif len(set(inits[0::2])) < len(inits[0::2]):
+            keys = [_literal(key) for key in entries[0::2]]
+            constant = [key for key in keys if key is not None]
+            if len(set(constant)) < len(constant):
                 found.add("a map literal with a repeated key")
     return found
 

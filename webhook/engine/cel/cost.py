@@ -277,8 +277,6 @@ def macro_cost(macro: str, iterations: int, kept: int, *, early: bool = False) -
     if macro in MACRO_STEP:
         step = MACRO_STEP[macro]
         return iterations * step + (step - 1 if early else 0) + 1
-    if macro == "exists_one":  # p ? __result__ + 1 : __result__, then __result__ == 1
-        return kept * 2 + 2
     if macro == "map":  # __result__ + [f(x)]: a variable, a list, an addition
         return iterations * (SELECT + LIST_CREATE + 1) + 1
     if macro == "filter":  # p ? __result__ + [x] : __result__ (x is read again)
@@ -286,3 +284,23 @@ def macro_cost(macro: str, iterations: int, kept: int, *, early: bool = False) -
     if macro == "map_filter":  # map(x, p, f): p ? __result__ + [f] : __result__
         return kept * (SELECT + LIST_CREATE + 1) + 1
     return 0
+
+
+FOLD_STEP = {
+    "existsOne": 2,
+    "transformList": SELECT + LIST_CREATE + 1,
+    "transformMap": SELECT + SELECT + 1,
+    "transformMapEntry": SELECT + 1,
+}
+"""What a step of cel-go's expansion of these macros costs besides its bodies, on an item the
+step takes (``existsOne``: a true predicate; with a filter: a true filter): ``@r + 1`` (a
+variable and a call); ``@r + [t]`` (a variable, a list built, a call);
+``cel.@mapInsert(@r, k, t)`` (two variables, a call); ``cel.@mapInsert(@r, t)``. The branch
+not taken, ``@r``, costs nothing."""
+FOLD_RESULT = {
+    "existsOne": SELECT + 1,
+    "transformList": SELECT,
+    "transformMap": SELECT,
+    "transformMapEntry": SELECT,
+}
+"""The fold's result: ``@r == 1`` (a variable, a call), or ``@r``."""

@@ -1,0 +1,66 @@
+"""cel-python runs cel-go's two-variable comprehensions (``all``, ``exists``, ``existsOne`` /
+``exists_one`` with two variables, ``transformList``, ``transformMap``, ``transformMapEntry``)
+and map literals with computed keys and values, with the value or the failure and the cost
+the API server gives (each row answered by the ``cel/`` oracle, k8s.io/apiserver v0.34.3 with
+cel-go v0.26.0; ``tests/oracles/`` compares generated ones on every run)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from webhook.engine.cel.backend import CelEvalError
+from webhook.engine.cel.celpython import CelPythonBackend
+
+VARIABLES = {
+    "object": {"a": {"b": 1}, "l": [1, 2, 3], "s": "hello world" * 10, "m": {"k": 1}},
+}
+ENGINE = CelPythonBackend()
+FAILS = CelEvalError
+
+
+@pytest.mark.parametrize(
+    ("expression", "value", "kubernetes"),
+    [
+        ("object.l.exists_one(x, x > 1)", False, 14),
+        ("object.l.exists_one(x, x > 2)", True, 12),
+        ("object.l.existsOne(i, x, i == x)", False, 13),
+        ("object.l.all(i, x, i < x)", True, 21),
+        ("object.l.exists(i, x, i == 2)", True, 21),
+        ("object.m.all(k, v, k == 'k' && v == 1)", True, 10),
+        ("object.l.all(i, v, v)", FAILS, 15),
+        ("object.l.existsOne(i, v, v)", FAILS, 7),
+        ("object.l.existsOne(i, x, x / (x - 2) > 0)", FAILS, 21),
+        ("object.l.transformList(i, x, i * x)", [0, 2, 6], 48),
+        ("object.l.transformList(i, x, x > 1, [i])", [[1], [2]], 55),
+        ("object.l.transformList(i, x, x / (x - 2))", FAILS, 51),
+        ("object.l.transformList(i, x, x / (x - 2) > 0, x)", FAILS, 31),
+        ("object.m.transformMap(k, v, v + 1)", {"k": 2}, 8),
+        ("object.l.transformMap(i, x, i > 0, x)", {1: 2, 2: 3}, 17),
+        ("object.l.transformMap(i, x, x).size()", 3, 16),
+        ("object.l.transformMapEntry(i, x, {string(x): i})", {"1": 0, "2": 1, "3": 2}, 108),
+        ("object.l.transformMapEntry(i, x, {'k': i})", FAILS, 102),
+        ("object.l.transformMapEntry(i, x, x)", FAILS, 12),
+        ("{object.s: 1, object.a.b: 2}", {"hello world" * 10: 1, 1: 2}, 35),
+        ("{object.s: 1, object.s: 2}", {"hello world" * 10: 2}, 34),
+    ],
+)
+def test_value_and_cost_are_kubernetes(expression: str, value: Any, kubernetes: int) -> None:
+    answer, cost = ENGINE.measure(ENGINE.compile(expression), ENGINE.activation(VARIABLES))
+    if value is FAILS:
+        assert isinstance(answer, CelEvalError)
+    else:
+        assert answer == value
+    assert cost == kubernetes
+
+
+def test_a_fold_stops_at_the_per_call_limit() -> None:
+    """A long ``transformList`` is charged item by item (a search of a 10,000-character
+    string, 1,000 an item), and stopped past Kubernetes' limit, within 1,001 items."""
+    many = {"object": {"l": list(range(2_000)), "s": "x" * 10_000}}
+    program = ENGINE.compile("object.l.transformList(i, x, object.s.contains('y')).size() > 0")
+    answer, cost = ENGINE.measure(program, ENGINE.activation(many))
+    assert isinstance(answer, CelEvalError)
+    assert "cost limit exceeded" in str(answer)
+    assert 1_000_000 < cost < 1_002_000
