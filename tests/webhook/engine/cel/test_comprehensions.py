@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from webhook.engine.cel.backend import CelEvalError
-from webhook.engine.cel.celpython import CelPythonBackend
+from webhook.engine.cel.celpython import COST_EXCEEDED, CelPythonBackend
+from webhook.engine.cel.engines import make_backend
 
 VARIABLES = {
     "object": {"a": {"b": 1}, "l": [1, 2, 3], "s": "hello world" * 10, "m": {"k": 1}},
@@ -64,3 +65,21 @@ def test_a_fold_stops_at_the_per_call_limit() -> None:
     assert isinstance(answer, CelEvalError)
     assert "cost limit exceeded" in str(answer)
     assert 1_000_000 < cost < 1_002_000
+
+
+@pytest.mark.parametrize(("items", "stopped"), [(90, False), (110, True)])
+def test_the_default_backend_stops_a_fold_where_the_api_server_stops(
+    items: int, stopped: bool
+) -> None:
+    """Where the bound does not fit, the default backend hands the fold to cel-python, which
+    counts it (each item searches a 100,000-character string: 10,000)."""
+    variables = {"object": {"l": list(range(items)), "s": "x" * 100_000, "t": "y" * 10}}
+    engine = make_backend()
+    program = engine.compile("object.l.existsOne(i, x, object.s.contains(object.t))")
+    try:
+        answer = engine.evaluate(program, engine.activation(variables))
+    except CelEvalError as exc:
+        answer = exc
+    assert (isinstance(answer, CelEvalError) and COST_EXCEEDED in str(answer)) is stopped
+    if not stopped:
+        assert answer is False
