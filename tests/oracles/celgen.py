@@ -381,6 +381,7 @@ class Generator:
                 lambda: f"{e('list', d)}.map(x, {self.x_expr(d)})",
                 lambda: f"{e('list', d)}.filter(x, {self.about_x(d)})",
                 lambda: f"{e('list', d)}.{r.choice(['distinct', 'reverse', 'sort', 'flatten'])}()",
+                lambda: f"{e('list', d)}.sortBy(x, {self.x_expr(d)})",
                 lambda: f"{e('list', d)}.slice({e('int', d)}, {e('int', d)})",
                 lambda: f"lists.range({e('int', d)} % 5)",
                 lambda: f"{e('string', d)}.split({e('string', d)})",

@@ -634,6 +634,8 @@ class _Evaluator(Evaluator):
             return self._quantified(tree.children[0], arguments, every=method == "all")
         if method in ("exists_one", "existsOne") and len(arguments) in (2, 3):
             return self._fold(method, tree.children[0], arguments, variables=len(arguments) - 1)
+        if method == "sortBy" and len(arguments) == 2:
+            return self._sort_by(tree.children[0], arguments)
         if method in comprehensions.TRANSFORMS and len(arguments) in (3, 4):
             return self._fold(method, tree.children[0], arguments, variables=2)
         if method in _MACROS:
@@ -707,6 +709,32 @@ class _Evaluator(Evaluator):
             )
         return comprehensions.exists_one(target, names, bodies[0], _charge)
 
+    def _sort_by(self, target_tree: Any, arguments: list[Any]) -> Any:
+        """The lists extension's ``sortBy(x, key)`` as cel-go expands it: the list bound once,
+        its keys made by ``map(x, key)`` (the first error is the value), then
+        ``@sortByAssociatedKeys``: 1 where cel-go's checker types the keys ``dyn`` (a
+        selection from the item of a list selected from ``object`` or ``params``: no overload
+        is chosen, no tracker charges), else its n^2 tracker (wherever fedgate cannot tell,
+        so this count may be higher than cel-go's, never lower)."""
+        target = self.visit(target_tree)
+        if isinstance(target, CELEvalError):
+            return target
+        if not isinstance(target, list):
+            return CELEvalError(f"no such overload: sortBy() over a {_kind(target)}")
+        names = _variables(arguments[:1])
+        if names is None:
+            return CELEvalError("sortBy() needs a variable name")
+        body = self.sub_evaluator(arguments[1]).evaluate
+        keys = [comprehensions.evaluate(body, {names[0]: item}) for item in target]
+        _charge(2 * cost.SELECT + cost.macro_cost("map", len(keys), len(keys)))
+        failed = next((key for key in keys if isinstance(key, CELEvalError)), None)
+        if failed is not None:
+            return failed
+        result = comprehensions.sort_by(target, keys)
+        dyn = _rooted(target_tree, _DYN_VARIABLES) and _rooted(arguments[1], {names[0]})
+        _charge(1 if dyn else cost.call_cost("sortBy", [target, keys], result))
+        return result
+
     def _map_filter(self, target_tree: Any, arguments: list[Any]) -> Any:
         """``list.map(x, keep, make)``: CEL's map with a filter (celpy has only two
         arguments)."""
@@ -739,6 +767,20 @@ class _Evaluator(Evaluator):
         return celtypes.ListType(found)
 
 
+_DYN_VARIABLES = frozenset({"object", "oldObject", "params"})
+"""The variables the API server declares ``dyn`` (a ValidatingAdmissionPolicy's object and
+params: ``request`` and ``namespaceObject`` have types)."""
+
+
+def _rooted(tree: Any, roots: set[str] | frozenset[str]) -> bool:
+    """Whether ``tree`` is one of ``roots`` or a chain of field selections and indexes on one:
+    its type is then ``dyn`` in cel-go's checker, where one of ``roots`` is."""
+    node = _unwrap(tree)
+    while isinstance(node, lark.Tree) and node.data in ("member_dot", "member_index", "primary"):
+        node = _unwrap(node.children[0])
+    return isinstance(node, lark.Tree) and node.data == "ident" and node.children[0] in roots
+
+
 def _variables(trees: list[Any]) -> list[str] | None:
     """The names a macro's first arguments bind, each an identifier (else None)."""
     names = []
@@ -760,6 +802,7 @@ _KNOWN = frozenset(
     {*base_functions, *FUNCTIONS, *_MACROS, "has", "dyn", "min", "max", "size", "type"}
     | comprehensions.TWO_VARIABLE
     | comprehensions.TRANSFORMS
+    | {"sortBy"}
 )
 
 

@@ -143,3 +143,58 @@ def _insert(into: Any, entries: list[tuple[Any, Any]], equal: Callable[[Any, Any
             return CELEvalError(f"insert failed: key {key} already exists")
         into[key] = value
     return into
+
+
+_COMPARABLE = (
+    celtypes.BoolType,
+    celtypes.IntType,
+    celtypes.UintType,
+    celtypes.DoubleType,
+    celtypes.StringType,
+    celtypes.BytesType,
+    celtypes.TimestampType,
+    celtypes.DurationType,
+)
+"""The types whose values cel-go orders (``traits.Comparer``)."""
+GO_INSERTION_SORT = 12
+"""Go's ``sort.Slice`` sorts this many items or fewer by insertion (stable); more by pdqsort,
+whose order of equal keys is its own."""
+
+
+def sort_by(items: list[Any], keys: list[Any]) -> Any:
+    """cel-go's ``@sortByAssociatedKeys`` (ext/lists.go): ``items`` ordered by ``keys`` as Go's
+    ``sort.Slice`` orders them, every key of the first key's type, which must be ordered.
+    More than ``GO_INSERTION_SORT`` items with two equal keys (or a NaN) fail: pdqsort's order
+    of them is not reproduced here."""
+    if not items:
+        return celtypes.ListType()
+    first = keys[0]
+    if not isinstance(first, _COMPARABLE):
+        return CELEvalError("list elements must be comparable")
+    kind = type(first)
+    if len(items) > 1 and any(type(key) is not kind for key in keys):
+        return CELEvalError("list elements must have the same type")
+    order = list(range(len(items)))
+    if len(items) <= GO_INSERTION_SORT:
+        for i in range(1, len(order)):  # Go's insertionSortLessFunc
+            j = i
+            while j > 0 and _less(keys[order[j]], keys[order[j - 1]]):
+                order[j], order[j - 1] = order[j - 1], order[j]
+                j -= 1
+    else:
+        if any(isinstance(key, float) and key != key for key in keys) or len(  # noqa: PLR0124
+            set(keys)
+        ) < len(keys):
+            return CELEvalError(
+                "sortBy() with equal keys among more than 12 items: Go's pdqsort orders them "
+                "its own way, which cel-python does not reproduce"
+            )
+        order.sort(key=keys.__getitem__)
+    return celtypes.ListType([items[i] for i in order])
+
+
+def _less(a: Any, b: Any) -> bool:
+    """``a.Compare(b) == -1``: a NaN compares as an error, never less."""
+    if isinstance(a, float) and (a != a or b != b):  # noqa: PLR0124
+        return False
+    return bool(a < b)

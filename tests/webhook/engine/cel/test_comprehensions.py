@@ -56,6 +56,48 @@ def test_value_and_cost_are_kubernetes(expression: str, value: Any, kubernetes: 
     assert cost == kubernetes
 
 
+SORTABLE = {
+    "object": {
+        "l": [3, 1, 2, 1],
+        "s": ["b", "a", "c"],
+        "o": [{"n": "x", "k": 2}, {"n": "y", "k": 1}],
+        "mix": [1, 1.5],
+        "tie": [i % 3 for i in range(20)],
+    }
+}
+
+
+@pytest.mark.parametrize(
+    ("expression", "value", "kubernetes"),
+    [
+        ("object.l.sortBy(x, x)", [1, 1, 2, 3], 58),
+        ("object.s.sortBy(x, x)", ["a", "b", "c"], 45),
+        ("object.o.sortBy(e, e.k).map(e, e.n)", ["y", "x"], 63),
+        ("object.l.sortBy(x, x % 2)", [2, 3, 1, 1], 104),
+        ("[3, 1, 2].sortBy(x, x)", [1, 2, 3], 71),
+        ("[].sortBy(x, x)", [], 14),
+        ("object.mix.sortBy(x, x)", FAILS, 32),
+        ("[1.5, double('NaN'), 0.5, 0.2].sortBy(x, x)[3]", 0.5, None),
+    ],
+)
+def test_sort_by_is_kubernetes(expression: str, value: Any, kubernetes: int | None) -> None:
+    """Values, failures and costs the API server gives; the NaN one is Go's insertion sort's
+    order (cel-go folds the literal: its cost is fedgate's higher)."""
+    answer, cost = ENGINE.measure(ENGINE.compile(expression), ENGINE.activation(SORTABLE))
+    if value is FAILS:
+        assert isinstance(answer, CelEvalError)
+    else:
+        assert answer == value
+    assert kubernetes is None or cost == kubernetes
+
+
+def test_sort_by_fails_on_equal_keys_past_insertion_sort() -> None:
+    """Past 12 items Go's pdqsort decides the order of equal keys: not reproduced, refused."""
+    program = ENGINE.compile("object.tie.sortBy(x, x)")
+    with pytest.raises(CelEvalError, match="pdqsort"):
+        ENGINE.evaluate(program, ENGINE.activation(SORTABLE))
+
+
 def test_a_fold_stops_at_the_per_call_limit() -> None:
     """A long ``transformList`` is charged item by item (a search of a 10,000-character
     string, 1,000 an item), and stopped past Kubernetes' limit, within 1,001 items."""
