@@ -19,7 +19,7 @@ from celpy.evaluation import CELEvalError, Evaluator, base_functions
 
 from webhook.engine.budget import BudgetExceeded
 from webhook.engine.budget import check as check_budget
-from webhook.engine.cel import bound, comprehensions, cost, library, netlib, rewrite
+from webhook.engine.cel import bound, comprehensions, cost, library, mathlib, netlib, rewrite
 from webhook.engine.cel.backend import CelCompileError
 from webhook.engine.cel.backend import CelEvalError as EvalError
 from webhook.engine.cel.celexpr import CelExprBackend
@@ -623,6 +623,15 @@ class _Evaluator(Evaluator):
             result = _library(_NAMESPACED[qualified])(*values)
             _charge(cost.call_cost(qualified, values, result))
             return result
+        namespace = (
+            str(target_tree.children[0])
+            if isinstance(target_tree, lark.Tree) and target_tree.data == "ident"
+            else None
+        )
+        if namespace == "math" and method in mathlib.FUNCTIONS:
+            return self._math(method, arguments)
+        if namespace == "cel" and method == "bind" and len(arguments) == 3:
+            return self._bind(arguments)
         if method in ("min", "max") and not arguments:  # Kubernetes' lists, not celpy's macro
             items = self.visit(tree.children[0])
             result = _library(library.LIST_FUNCTIONS[method][0])(items)
@@ -709,6 +718,28 @@ class _Evaluator(Evaluator):
             )
         return comprehensions.exists_one(target, names, bodies[0], _charge)
 
+    def _math(self, method: str, arguments: list[Any]) -> Any:
+        """``math.<method>(...)`` (``mathlib.py``): a call of cost 1; ``greatest`` and
+        ``least`` of three or more arguments are of a list cel-go builds (10) unless every
+        argument is a constant."""
+        values = [self.visit(argument) for argument in arguments]
+        built = len(arguments) > 2 and any(_constant(a) is None for a in arguments)
+        _charge(1 + (cost.LIST_CREATE if built else 0))
+        failed = next((v for v in values if isinstance(v, CELEvalError)), None)
+        return failed if failed is not None else mathlib.FUNCTIONS[method](*values)
+
+    def _bind(self, arguments: list[Any]) -> Any:
+        """``cel.bind(name, init, body)``: cel-go's comprehension over an empty list whose
+        accumulator is ``init`` and whose result is ``body``; it costs what they cost (an
+        error of ``init`` is the variable's value: ``body`` may not read it)."""
+        names = _variables(arguments[:1])
+        if names is None:
+            return CELEvalError("cel.bind() needs a variable name")
+        value = self.visit(arguments[1])
+        body = _Evaluator(arguments[2], activation=self.activation)
+        body.budget = self.budget  # a scope, not an iteration: not counted as one
+        return comprehensions.evaluate(body.evaluate, {names[0]: value})
+
     def _sort_by(self, target_tree: Any, arguments: list[Any]) -> Any:
         """The lists extension's ``sortBy(x, key)`` as cel-go expands it: the list bound once,
         its keys made by ``map(x, key)`` (the first error is the value), then
@@ -793,6 +824,8 @@ def _variables(trees: list[Any]) -> list[str] | None:
 
 
 _MACROS = frozenset({"all", "exists", "exists_one", "map", "filter"})
+_NAMESPACED_MACROS = frozenset({"cel.bind", *(f"math.{name}" for name in mathlib.FUNCTIONS)})
+"""Namespaced functions and macros the evaluator runs itself (``member_dot_arg``)."""
 _BUILT = {"list_lit": cost.LIST_CREATE, "map_lit": cost.MAP_CREATE}
 _NAMESPACES = ("optional", "strings", "math", "base64", "lists", "format")
 """Namespaced functions cel-python has none of: named in full when refused."""
@@ -818,7 +851,7 @@ def _unsupported(ast: Any) -> set[str]:
             target = _unwrap(node.children[0])
             if isinstance(target, lark.Tree) and target.data == "ident":
                 qualified = f"{target.children[0]}.{name}"
-                if qualified in _NAMESPACED:
+                if qualified in _NAMESPACED or qualified in _NAMESPACED_MACROS:
                     continue
                 if str(target.children[0]) in _NAMESPACES:
                     name = qualified

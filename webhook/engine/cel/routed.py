@@ -15,7 +15,7 @@ cost; before an evaluation that would not fit, the bounds spent so far are repla
 exact counts (``cost.settle``: each such evaluation counted again on cel-python), so the budget
 runs out where the API server's does, not earlier.
 
-An expression cel-python refuses (optionals, ``format``, ``cel.bind``...) and
+An expression cel-python refuses (optionals, ``format``...) and
 whose bound does not fit is evaluated on cel-expr as before: its cost is not bounded
 (docs/cel.md).
 """
