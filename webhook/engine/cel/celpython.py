@@ -1018,16 +1018,7 @@ class CelPythonBackend:
         return _to_python(value)
 
 
-_CELPY_SCALARS = (
-    celtypes.BoolType,
-    celtypes.IntType,
-    celtypes.UintType,
-    celtypes.DoubleType,
-    celtypes.StringType,
-    celtypes.BytesType,
-    celtypes.TimestampType,
-    celtypes.DurationType,
-)
+_CELPY_SCALARS = comprehensions.SCALARS
 
 
 _TRAILING_COMMA = re.compile(r",(\s*[\]}])")

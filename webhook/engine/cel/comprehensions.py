@@ -145,7 +145,7 @@ def _insert(into: Any, entries: list[tuple[Any, Any]], equal: Callable[[Any, Any
     return into
 
 
-_COMPARABLE = (
+SCALARS = (
     celtypes.BoolType,
     celtypes.IntType,
     celtypes.UintType,
@@ -155,7 +155,7 @@ _COMPARABLE = (
     celtypes.TimestampType,
     celtypes.DurationType,
 )
-"""The types whose values cel-go orders (``traits.Comparer``)."""
+"""celpy's scalar types: the ones whose values cel-go orders (``traits.Comparer``)."""
 GO_INSERTION_SORT = 12
 """Go's ``sort.Slice`` sorts this many items or fewer by insertion (stable); more by pdqsort,
 whose order of equal keys is its own."""
@@ -169,7 +169,7 @@ def sort_by(items: list[Any], keys: list[Any]) -> Any:
     if not items:
         return celtypes.ListType()
     first = keys[0]
-    if not isinstance(first, _COMPARABLE):
+    if not isinstance(first, SCALARS):
         return CELEvalError("list elements must be comparable")
     kind = type(first)
     if len(items) > 1 and any(type(key) is not kind for key in keys):
