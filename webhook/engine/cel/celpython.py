@@ -748,16 +748,21 @@ class _Evaluator(Evaluator):
         is chosen, no tracker charges), else its n^2 tracker (wherever fedgate cannot tell,
         so this count may be higher than cel-go's, never lower)."""
         target = self.visit(target_tree)
+        _charge(2 * cost.SELECT)  # the bound list, read by map() and by the sorting call
         if isinstance(target, CELEvalError):
+            _charge(1)  # the sorting call, of the error (as the API server counts it)
             return target
-        if not isinstance(target, list):
+        if not isinstance(target, list | dict):  # a map's keys are mapped, then refused
             return CELEvalError(f"no such overload: sortBy() over a {_kind(target)}")
         names = _variables(arguments[:1])
         if names is None:
             return CELEvalError("sortBy() needs a variable name")
         body = self.sub_evaluator(arguments[1]).evaluate
         keys = [comprehensions.evaluate(body, {names[0]: item}) for item in target]
-        _charge(2 * cost.SELECT + cost.macro_cost("map", len(keys), len(keys)))
+        _charge(cost.macro_cost("map", len(keys), len(keys)))
+        if isinstance(target, dict):
+            _charge(1)
+            return CELEvalError("no such overload: sortBy() over a map")
         failed = next((key for key in keys if isinstance(key, CELEvalError)), None)
         if failed is not None:
             return failed

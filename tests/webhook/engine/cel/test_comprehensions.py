@@ -77,6 +77,7 @@ SORTABLE = {
         ("[3, 1, 2].sortBy(x, x)", [1, 2, 3], 71),
         ("[].sortBy(x, x)", [], 14),
         ("object.mix.sortBy(x, x)", FAILS, 32),
+        ("object.missing.sortBy(x, x)", FAILS, 5),
         ("[1.5, double('NaN'), 0.5, 0.2].sortBy(x, x)[3]", 0.5, None),
     ],
 )
