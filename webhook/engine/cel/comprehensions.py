@@ -23,7 +23,7 @@ from typing import Any
 from celpy import celtypes
 from celpy.evaluation import CELEvalError
 
-from webhook.engine.cel import cost
+from webhook.engine.cel import cost, gosort
 
 Body = Callable[[Any], Any]
 """Evaluates a macro's body with the iteration variables bound: its value or its error."""
@@ -156,16 +156,12 @@ SCALARS = (
     celtypes.DurationType,
 )
 """celpy's scalar types: the ones whose values cel-go orders (``traits.Comparer``)."""
-GO_INSERTION_SORT = 12
-"""Go's ``sort.Slice`` sorts this many items or fewer by insertion (stable); more by pdqsort,
-whose order of equal keys is its own."""
 
 
 def sort_by(items: list[Any], keys: list[Any]) -> Any:
     """cel-go's ``@sortByAssociatedKeys`` (ext/lists.go): ``items`` ordered by ``keys`` as Go's
-    ``sort.Slice`` orders them, every key of the first key's type, which must be ordered.
-    More than ``GO_INSERTION_SORT`` items with two equal keys (or a NaN) fail: pdqsort's order
-    of them is not reproduced here."""
+    ``sort.Slice`` orders them (``gosort.py``: equal keys where Go leaves them), every key of
+    the first key's type, which must be ordered."""
     if not items:
         return celtypes.ListType()
     first = keys[0]
@@ -175,21 +171,7 @@ def sort_by(items: list[Any], keys: list[Any]) -> Any:
     if len(items) > 1 and any(type(key) is not kind for key in keys):
         return CELEvalError("list elements must have the same type")
     order = list(range(len(items)))
-    if len(items) <= GO_INSERTION_SORT:
-        for i in range(1, len(order)):  # Go's insertionSortLessFunc
-            j = i
-            while j > 0 and _less(keys[order[j]], keys[order[j - 1]]):
-                order[j], order[j - 1] = order[j - 1], order[j]
-                j -= 1
-    else:
-        if any(isinstance(key, float) and key != key for key in keys) or len(  # noqa: PLR0124
-            set(keys)
-        ) < len(keys):
-            return CELEvalError(
-                "sortBy() with equal keys among more than 12 items: Go's pdqsort orders them "
-                "its own way, which cel-python does not reproduce"
-            )
-        order.sort(key=keys.__getitem__)
+    gosort.sort_slice(order, lambda i, j: _less(keys[i], keys[j]))
     return celtypes.ListType([items[i] for i in order])
 
 

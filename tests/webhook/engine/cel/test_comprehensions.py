@@ -92,11 +92,31 @@ def test_sort_by_is_kubernetes(expression: str, value: Any, kubernetes: int | No
     assert kubernetes is None or cost == kubernetes
 
 
-def test_sort_by_fails_on_equal_keys_past_insertion_sort() -> None:
-    """Past 12 items Go's pdqsort decides the order of equal keys: not reproduced, refused."""
-    program = ENGINE.compile("object.tie.sortBy(x, x)")
-    with pytest.raises(CelEvalError, match="pdqsort"):
-        ENGINE.evaluate(program, ENGINE.activation(SORTABLE))
+@pytest.mark.parametrize(
+    ("items", "step", "spread", "kubernetes", "cost"),
+    [
+        (20, 1, 3, [9, 18, 15, 3, 12, 0, 6, 10, 7, 4, 13, 16, 1, 19, 8, 5, 11, 14, 2, 17], 567),
+        (
+            60,
+            7,
+            5,
+            [
+                *(40, 25, 55, 30, 20, 5, 0, 10, 15, 45, 35, 50, 58, 13, 38, 8, 48, 33, 18, 43),
+                *(53, 3, 28, 23, 31, 36, 26, 1, 56, 51, 21, 6, 46, 11, 41, 16, 49, 24, 14, 39),
+                *(59, 34, 54, 4, 44, 9, 29, 19, 47, 7, 37, 32, 52, 17, 42, 2, 22, 57, 27, 12),
+            ],
+            1687,
+        ),
+    ],
+)
+def test_sort_by_leaves_equal_keys_where_gos_sort_leaves_them(
+    items: int, step: int, spread: int, kubernetes: list[int], cost: int
+) -> None:
+    """Past 12 items Go's pdqsort (not stable) decides where items of equal keys go: the
+    order the API server answers (``gosort.py`` makes Go's comparisons and swaps)."""
+    variables = {"object": {"o": [{"i": i, "k": i * step % spread} for i in range(items)]}}
+    program = ENGINE.compile("object.o.sortBy(e, e.k).map(e, e.i)")
+    assert ENGINE.measure(program, ENGINE.activation(variables)) == (kubernetes, cost)
 
 
 def test_a_fold_stops_at_the_per_call_limit() -> None:
