@@ -661,7 +661,8 @@ class _Evaluator(Evaluator):
                 return exc
             if isinstance(target, list | dict):
                 kept = len(result) if isinstance(result, list) else len(target)
-                _charge(cost.macro_cost(method, len(target), kept))
+                folded = method == "map" and _constant(arguments[-1]) is not None
+                _charge(cost.macro_cost(method, len(target), kept, folded=folded))
             return result
         return super().member_dot_arg(tree)
 
@@ -713,8 +714,9 @@ class _Evaluator(Evaluator):
             return CELEvalError(f"{method}() needs a variable name")
         bodies = [self.sub_evaluator(body).evaluate for body in arguments[variables:]]
         if method in comprehensions.TRANSFORMS:
+            folded = method == "transformList" and _constant(arguments[-1]) is not None
             return comprehensions.transform(
-                method, target, names, bodies, charge=_charge, equal=cel_equal
+                method, target, names, bodies, charge=_charge, equal=cel_equal, folded=folded
             )
         return comprehensions.exists_one(target, names, bodies[0], _charge)
 
@@ -759,7 +761,8 @@ class _Evaluator(Evaluator):
             return CELEvalError("sortBy() needs a variable name")
         body = self.sub_evaluator(arguments[1]).evaluate
         keys = [comprehensions.evaluate(body, {names[0]: item}) for item in target]
-        _charge(cost.macro_cost("map", len(keys), len(keys)))
+        folded = _constant(arguments[1]) is not None
+        _charge(cost.macro_cost("map", len(keys), len(keys), folded=folded))
         if isinstance(target, dict):
             _charge(1)
             return CELEvalError("no such overload: sortBy() over a map")
@@ -799,7 +802,8 @@ class _Evaluator(Evaluator):
         for value in found:
             if isinstance(value, CELEvalError):
                 return value
-        _charge(cost.macro_cost("map_filter", len(target), len(found)))
+        folded = _constant(arguments[2]) is not None
+        _charge(cost.macro_cost("map_filter", len(target), len(found), folded=folded))
         return celtypes.ListType(found)
 
 

@@ -103,9 +103,12 @@ def transform(
     *,
     charge: Callable[[int], None],
     equal: Callable[[Any, Any], bool],
+    folded: bool = False,
 ) -> Any:
     """``transformList``, ``transformMap`` or ``transformMapEntry`` with ``bodies`` the
-    transform, or the filter and the transform."""
+    transform, or the filter and the transform; ``folded``: ``transformList``'s ``[t]`` is a
+    constant in cel-go's plan (``t`` a literal), not a list built at each step."""
+    step = cost.FOLD_STEP[macro] - (cost.LIST_CREATE if folded else 0)
     *chooser, make = bodies
     result: Any = celtypes.ListType() if macro == "transformList" else celtypes.MapType()
     for first, second in pairs(target):
@@ -118,7 +121,7 @@ def transform(
             if not chosen:
                 continue
         made = evaluate(make, variables)
-        charge(cost.FOLD_STEP[macro])
+        charge(step)
         if isinstance(result, CELEvalError):
             continue
         if isinstance(made, CELEvalError):

@@ -269,20 +269,24 @@ MACRO_STEP = {
 ``__result__ ||``. Then 1 for reading ``__result__`` at the end."""
 
 
-def macro_cost(macro: str, iterations: int, kept: int, *, early: bool = False) -> int:
+def macro_cost(
+    macro: str, iterations: int, kept: int, *, early: bool = False, folded: bool = False
+) -> int:
     """The cost of a comprehension besides its range and its bodies: ``iterations`` run,
     ``kept`` of them true (``filter``, ``exists_one``) or mapped (``map``); ``early``: ``all``
     or ``exists`` stopped before the last item (cel-go evaluates the loop condition once more).
-    A conditional's branch not taken costs nothing (``p ? __result__ + [x] : __result__``)."""
+    A conditional's branch not taken costs nothing (``p ? __result__ + [x] : __result__``);
+    ``folded``: ``map``'s made item is a literal, so cel-go's plan holds ``[f(x)]`` as a
+    constant."""
     if macro in MACRO_STEP:
         step = MACRO_STEP[macro]
         return iterations * step + (step - 1 if early else 0) + 1
-    if macro == "map":  # __result__ + [f(x)]: a variable, a list, an addition
-        return iterations * (SELECT + LIST_CREATE + 1) + 1
+    if macro == "map":  # __result__ + [f(x)]: a variable, a list (a constant: folded), a call
+        return iterations * (SELECT + (0 if folded else LIST_CREATE) + 1) + 1
     if macro == "filter":  # p ? __result__ + [x] : __result__ (x is read again)
         return kept * (SELECT + LIST_CREATE + 1 + SELECT) + 1
     if macro == "map_filter":  # map(x, p, f): p ? __result__ + [f] : __result__
-        return kept * (SELECT + LIST_CREATE + 1) + 1
+        return kept * (SELECT + (0 if folded else LIST_CREATE) + 1) + 1
     return 0
 
 

@@ -41,6 +41,8 @@ ENGINE = CelPythonBackend()
         ("object.l.map(x, x)", 42),
         ("object.l.filter(x, x > 1)", 35),
         ("object.l.map(x, x > 1, x)", 35),
+        ("object.l.map(x, 1)", 9),
+        ("object.l.transformList(i, x, x > 1, [1])", 13),
         ('object.s.contains("a")', 13),
         ('object.s.matches("a")', 14),
         ("object.s.startsWith('a')", 13),
