@@ -398,6 +398,12 @@ _TYPE_NAMES = {
 }
 
 
+_TYPE_IDENTS = frozenset(
+    {*_TYPE_NAMES, "bytes", "list", "map", "null_type", "type", "timestamp", "duration"}
+)
+"""CEL's type names, which read as types where no variable has the name."""
+
+
 ITERATION_BUDGET = 10_000
 """Macro-body evaluations (comprehension iterations) one evaluation may run, the budget
 cel-expr-python's runtime has: past it the evaluation stops and fails (closed), so a rule
@@ -513,12 +519,23 @@ class _Evaluator(Evaluator):
         child = tree.children[0] if len(tree.children) == 1 else None
         if isinstance(child, lark.Tree):
             if child.data == "ident":
-                _charge(cost.SELECT)
+                if not self._type_name(str(child.children[0])):
+                    _charge(cost.SELECT)
             elif child.data == "ident_arg" and str(child.children[0]) == "dyn":
                 _charge(1)  # a call in cel-go's plan
             elif child.data in _BUILT and child.children and _constant(child) is None:
                 _charge(_BUILT[child.data])
         return super().primary(tree)
+
+    def _type_name(self, name: str) -> bool:
+        """Whether ``name`` is a type (``int`` in ``type(x) == int``): a constant in cel-go's
+        plan, not a variable read."""
+        if name not in _TYPE_IDENTS:
+            return False
+        try:
+            return isinstance(self.ident_value(name), type)
+        except KeyError:
+            return False
 
     def ident_value(self, name: str, root_scope: bool = False) -> Any:
         """``string``, ``int``... as values are the types (``type(s) == string``): fedgate's

@@ -42,6 +42,7 @@ ENGINE = CelPythonBackend()
         ("object.l.filter(x, x > 1)", 35),
         ("object.l.map(x, x > 1, x)", 35),
         ("object.l.map(x, 1)", 9),
+        ("object.l.all(x, type(x) == int)", 21),
         ("object.l.transformList(i, x, x > 1, [1])", 13),
         ('object.s.contains("a")', 13),
         ('object.s.matches("a")', 14),
