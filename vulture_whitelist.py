@@ -52,5 +52,6 @@ assign
 # celpy's evaluator calls these overrides by name (webhook/engine/cel/celpython.py), and
 # CELEvalError is chained to the TypeError it reports
 _.ident_value
+_.mapinits
 root_scope
 _.__cause__

@@ -343,6 +343,9 @@ class Generator:
                 lambda: (
                     f"{e('map', d)}.{r.choice(['all', 'exists'])}(k, {r.choice(['k == ', 'k != ', 'k < '])}{e('string', d)})"
                 ),
+                lambda: (
+                    f"{e(r.choice(['list', 'map']), d)}.{r.choice(['all', 'exists', 'existsOne', 'exists_one'])}(i, x, {self.about_ix(d)})"
+                ),
                 lambda: f"bool({e('string', d)})",
                 lambda: f"{e('list', d)}.isSorted()",
                 lambda: (
@@ -378,14 +381,28 @@ class Generator:
                 lambda: f"{e('list', d)}.map(x, {self.x_expr(d)})",
                 lambda: f"{e('list', d)}.filter(x, {self.about_x(d)})",
                 lambda: f"{e('list', d)}.{r.choice(['distinct', 'reverse', 'sort', 'flatten'])}()",
+                lambda: f"{e('list', d)}.sortBy(x, {self.x_expr(d)})",
                 lambda: f"{e('list', d)}.slice({e('int', d)}, {e('int', d)})",
                 lambda: f"lists.range({e('int', d)} % 5)",
                 lambda: f"{e('string', d)}.split({e('string', d)})",
                 lambda: f"{e('string', d)}.findAll({self.regex()})",
                 lambda: f"{e('map', d)}.map(k, k)",
+                lambda: (
+                    f"{e(r.choice(['list', 'map']), d)}.transformList(i, x, {self.about_ix(d) + ', ' if r.random() < 0.4 else ''}{self.x_expr(d)})"
+                ),
             ]
         elif kind == "map":
-            options += [lambda: f"{{{e('string', d)}: {e('int', d)}}}", lambda: "object"]
+            options += [
+                lambda: f"{{{e('string', d)}: {e('int', d)}}}",
+                lambda: "object",
+                lambda: f"{{{e('string', d)}: {e('int', d)}, {e('string', d)}: {e('int', d)}}}",
+                lambda: (
+                    f"{e(r.choice(['list', 'map']), d)}.transformMap(i, x, {self.about_ix(d) + ', ' if r.random() < 0.4 else ''}{self.x_expr(d)})"
+                ),
+                lambda: (
+                    f"{e(r.choice(['list', 'map']), d)}.transformMapEntry(i, x, {self.about_ix(d) + ', ' if r.random() < 0.4 else ''}{r.choice(['{x: i}', '{i: x}', '{string(x): i}', '{1: x}', 'x', '{}'])})"
+                ),
+            ]
         elif kind == "timestamp":
             options += [
                 lambda: f"({e('timestamp', d)} {r.choice('+-')} {e('duration', d)})",
@@ -467,6 +484,19 @@ class Generator:
                 "x == null",
                 "has(x.a)",
                 "size(x) > 1",
+            ]
+        )
+
+    def about_ix(self, d: int) -> str:
+        """A two-variable macro's predicate: about the index or key ``i``, or the item ``x``."""
+        r = self.rng
+        return r.choice(
+            [
+                self.about_x(d),
+                f"i {r.choice(['==', '!=', '<'])} {self.expr(r.choice(['int', 'string']), d)}",
+                "type(i) == int",
+                "i == x",
+                "x",
             ]
         )
 

@@ -142,6 +142,18 @@ def _spread(items: int) -> dict[str, Any]:
         pytest.param("object.l.exists(x, object.s.matches('y+'))", 110, id="matches-110"),
         pytest.param("object.l.map(x, object.s.lowerAscii()).size() > 0", 90, id="map-90"),
         pytest.param("object.l.map(x, object.s.lowerAscii()).size() > 0", 110, id="map-110"),
+        pytest.param(
+            "object.l.existsOne(i, x, object.s.contains(object.t))", 90, id="exists-one-90"
+        ),
+        pytest.param(
+            "object.l.existsOne(i, x, object.s.contains(object.t))", 110, id="exists-one-110"
+        ),
+        pytest.param(
+            "object.l.transformMap(i, x, object.s.upperAscii()).size() > 0", 90, id="transform-90"
+        ),
+        pytest.param(
+            "object.l.transformMap(i, x, object.s.upperAscii()).size() > 0", 110, id="transform-110"
+        ),
     ],
 )
 def test_the_default_backend_stops_where_the_api_server_stops(expression: str, items: int) -> None:

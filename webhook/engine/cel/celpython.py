@@ -19,7 +19,7 @@ from celpy.evaluation import CELEvalError, Evaluator, base_functions
 
 from webhook.engine.budget import BudgetExceeded
 from webhook.engine.budget import check as check_budget
-from webhook.engine.cel import bound, cost, library, netlib, rewrite
+from webhook.engine.cel import bound, comprehensions, cost, library, mathlib, netlib, rewrite
 from webhook.engine.cel.backend import CelCompileError
 from webhook.engine.cel.backend import CelEvalError as EvalError
 from webhook.engine.cel.celexpr import CelExprBackend
@@ -398,6 +398,12 @@ _TYPE_NAMES = {
 }
 
 
+_TYPE_IDENTS = frozenset(
+    {*_TYPE_NAMES, "bytes", "list", "map", "null_type", "type", "timestamp", "duration"}
+)
+"""CEL's type names, which read as types where no variable has the name."""
+
+
 ITERATION_BUDGET = 10_000
 """Macro-body evaluations (comprehension iterations) one evaluation may run, the budget
 cel-expr-python's runtime has: past it the evaluation stops and fails (closed), so a rule
@@ -473,6 +479,29 @@ class _Evaluator(Evaluator):
             return CELEvalError("unsupported index type 'string' in list (has() of a list's field)")
         return celtypes.BoolType(False)
 
+    def mapinits(self, tree: lark.Tree[Any]) -> Any:
+        """A map literal as cel-go builds it: keys and values in order, the first error is
+        the map's value; a key computed twice keeps its last value (celpy raised on it and
+        kept an error as a value)."""
+        built = celtypes.MapType()
+        kinds: dict[Any, str] = {}
+        children = tree.children
+        for key_tree, value_tree in zip(children[0::2], children[1::2], strict=True):
+            key = self.visit(key_tree)
+            if isinstance(key, CELEvalError):
+                return key
+            value = self.visit(value_tree)
+            if isinstance(value, CELEvalError):
+                return value
+            if isinstance(key, list | dict):  # cel-go keys its map by the list's identity
+                return CELEvalError(f"Invalid map key type: {_kind(key)}")
+            kind = type(key).__name__
+            if kinds.get(key, kind) != kind:  # 1 and 1.0: two keys in cel-go, one in Python
+                return CELEvalError(f"Invalid map key type: {kind} beside an equal {kinds[key]}")
+            kinds[key] = kind
+            built[key] = value
+        return built
+
     def member_dot(self, tree: lark.Tree[Any]) -> Any:
         """``net.IP``, ``net.CIDR``, ``kubernetes.Quantity``...: the opaque types by name, as
         ``type(ip('::1')) == net.IP`` compares them (celpy read ``net`` as a variable)."""
@@ -490,12 +519,23 @@ class _Evaluator(Evaluator):
         child = tree.children[0] if len(tree.children) == 1 else None
         if isinstance(child, lark.Tree):
             if child.data == "ident":
-                _charge(cost.SELECT)
+                if not self._type_name(str(child.children[0])):
+                    _charge(cost.SELECT)
             elif child.data == "ident_arg" and str(child.children[0]) == "dyn":
                 _charge(1)  # a call in cel-go's plan
             elif child.data in _BUILT and child.children and _constant(child) is None:
                 _charge(_BUILT[child.data])
         return super().primary(tree)
+
+    def _type_name(self, name: str) -> bool:
+        """Whether ``name`` is a type (``int`` in ``type(x) == int``): a constant in cel-go's
+        plan, not a variable read."""
+        if name not in _TYPE_IDENTS:
+            return False
+        try:
+            return isinstance(self.ident_value(name), type)
+        except KeyError:
+            return False
 
     def ident_value(self, name: str, root_scope: bool = False) -> Any:
         """``string``, ``int``... as values are the types (``type(s) == string``): fedgate's
@@ -600,6 +640,15 @@ class _Evaluator(Evaluator):
             result = _library(_NAMESPACED[qualified])(*values)
             _charge(cost.call_cost(qualified, values, result))
             return result
+        namespace = (
+            str(target_tree.children[0])
+            if isinstance(target_tree, lark.Tree) and target_tree.data == "ident"
+            else None
+        )
+        if namespace == "math" and method in mathlib.FUNCTIONS:
+            return self._math(method, arguments)
+        if namespace == "cel" and method == "bind" and len(arguments) == 3:
+            return self._bind(arguments)
         if method in ("min", "max") and not arguments:  # Kubernetes' lists, not celpy's macro
             items = self.visit(tree.children[0])
             result = _library(library.LIST_FUNCTIONS[method][0])(items)
@@ -607,8 +656,14 @@ class _Evaluator(Evaluator):
             return result
         if method == "map" and len(arguments) == 3:
             return self._map_filter(tree.children[0], arguments)
-        if method in ("all", "exists") and len(arguments) == 2:
+        if method in ("all", "exists") and len(arguments) in (2, 3):
             return self._quantified(tree.children[0], arguments, every=method == "all")
+        if method in ("exists_one", "existsOne") and len(arguments) in (2, 3):
+            return self._fold(method, tree.children[0], arguments, variables=len(arguments) - 1)
+        if method == "sortBy" and len(arguments) == 2:
+            return self._sort_by(tree.children[0], arguments)
+        if method in comprehensions.TRANSFORMS and len(arguments) in (3, 4):
+            return self._fold(method, tree.children[0], arguments, variables=2)
         if method in _MACROS:
             counter = _COST.get()
             before = counter[0] if counter is not None else 0
@@ -617,10 +672,14 @@ class _Evaluator(Evaluator):
                 return CELEvalError(f"no such overload: {method}() over a {_kind(target)}")
             if counter is not None:  # celpy evaluates the range again: charged once
                 counter[0] = before
-            result = super().member_dot_arg(tree)
+            try:  # celpy raises a body's error: it is the macro's value, which || may absorb
+                result = super().member_dot_arg(tree)
+            except CELEvalError as exc:
+                return exc
             if isinstance(target, list | dict):
                 kept = len(result) if isinstance(result, list) else len(target)
-                _charge(cost.macro_cost(method, len(target), kept))
+                folded = method == "map" and _constant(arguments[-1]) is not None
+                _charge(cost.macro_cost(method, len(target), kept, folded=folded))
             return result
         return super().member_dot_arg(tree)
 
@@ -635,17 +694,16 @@ class _Evaluator(Evaluator):
         method = "all" if every else "exists"
         if not isinstance(target, list | dict):
             return CELEvalError(f"no such overload: {method}() over a {_kind(target)}")
-        variable = _unwrap(arguments[0])
-        if not (isinstance(variable, lark.Tree) and variable.data == "ident"):
+        names = _variables(arguments[:-1])
+        if names is None:
             return CELEvalError(f"{method}() needs a variable name")
-        name, body = str(variable.children[0]), self.sub_evaluator(arguments[1])
+        body = self.sub_evaluator(arguments[-1])
         deciding = not every
         error: Any = None
-        for done, item in enumerate(target, start=1):
-            try:
-                value: Any = body.evaluate({name: item})
-            except CELEvalError as exc:
-                value = exc
+        ranged = comprehensions.items(target, len(names) == 2)
+        for done, (first, second) in enumerate(ranged, start=1):
+            variables = comprehensions.bindings(names, first, second)
+            value: Any = comprehensions.evaluate(body.evaluate, variables)
             if isinstance(value, CELEvalError) or _kind(value) != "bool":
                 if error is None:
                     error = (
@@ -659,6 +717,79 @@ class _Evaluator(Evaluator):
                 return celtypes.BoolType(deciding)
         _charge(cost.macro_cost(method, len(target), len(target)))
         return error if error is not None else celtypes.BoolType(not deciding)
+
+    def _fold(self, method: str, target_tree: Any, arguments: list[Any], variables: int) -> Any:
+        """``exists_one`` and cel-go's two-variable macros, as cel-go's expansion runs them
+        (``comprehensions.py``)."""
+        target = self.visit(target_tree)
+        if isinstance(target, CELEvalError):
+            return target
+        if not isinstance(target, list | dict):
+            return CELEvalError(f"no such overload: {method}() over a {_kind(target)}")
+        names = _variables(arguments[:variables])
+        if names is None:
+            return CELEvalError(f"{method}() needs a variable name")
+        bodies = [self.sub_evaluator(body).evaluate for body in arguments[variables:]]
+        if method in comprehensions.TRANSFORMS:
+            folded = method == "transformList" and _constant(arguments[-1]) is not None
+            return comprehensions.transform(
+                method, target, names, bodies, charge=_charge, equal=cel_equal, folded=folded
+            )
+        return comprehensions.exists_one(target, names, bodies[0], _charge)
+
+    def _math(self, method: str, arguments: list[Any]) -> Any:
+        """``math.<method>(...)`` (``mathlib.py``): a call of cost 1; ``greatest`` and
+        ``least`` of three or more arguments are of a list cel-go builds (10) unless every
+        argument is a constant."""
+        values = [self.visit(argument) for argument in arguments]
+        built = len(arguments) > 2 and any(_constant(a) is None for a in arguments)
+        _charge(1 + (cost.LIST_CREATE if built else 0))
+        failed = next((v for v in values if isinstance(v, CELEvalError)), None)
+        return failed if failed is not None else mathlib.FUNCTIONS[method](*values)
+
+    def _bind(self, arguments: list[Any]) -> Any:
+        """``cel.bind(name, init, body)``: cel-go's comprehension over an empty list whose
+        accumulator is ``init`` and whose result is ``body``; it costs what they cost (an
+        error of ``init`` is the variable's value: ``body`` may not read it)."""
+        names = _variables(arguments[:1])
+        if names is None:
+            return CELEvalError("cel.bind() needs a variable name")
+        value = self.visit(arguments[1])
+        body = _Evaluator(arguments[2], activation=self.activation)
+        body.budget = self.budget  # a scope, not an iteration: not counted as one
+        return comprehensions.evaluate(body.evaluate, {names[0]: value})
+
+    def _sort_by(self, target_tree: Any, arguments: list[Any]) -> Any:
+        """The lists extension's ``sortBy(x, key)`` as cel-go expands it: the list bound once,
+        its keys made by ``map(x, key)`` (the first error is the value), then
+        ``@sortByAssociatedKeys``: 1 where cel-go's checker types the keys ``dyn`` (a
+        selection from the item of a list selected from ``object`` or ``params``: no overload
+        is chosen, no tracker charges), else its n^2 tracker (wherever fedgate cannot tell,
+        so this count may be higher than cel-go's, never lower)."""
+        target = self.visit(target_tree)
+        _charge(2 * cost.SELECT)  # the bound list, read by map() and by the sorting call
+        if isinstance(target, CELEvalError):
+            _charge(1)  # the sorting call, of the error (as the API server counts it)
+            return target
+        if not isinstance(target, list | dict):  # a map's keys are mapped, then refused
+            return CELEvalError(f"no such overload: sortBy() over a {_kind(target)}")
+        names = _variables(arguments[:1])
+        if names is None:
+            return CELEvalError("sortBy() needs a variable name")
+        body = self.sub_evaluator(arguments[1]).evaluate
+        keys = [comprehensions.evaluate(body, {names[0]: item}) for item in target]
+        folded = _constant(arguments[1]) is not None
+        _charge(cost.macro_cost("map", len(keys), len(keys), folded=folded))
+        if isinstance(target, dict):
+            _charge(1)
+            return CELEvalError("no such overload: sortBy() over a map")
+        failed = next((key for key in keys if isinstance(key, CELEvalError)), None)
+        if failed is not None:
+            return failed
+        result = comprehensions.sort_by(target, keys)
+        dyn = _rooted(target_tree, _DYN_VARIABLES) and _rooted(arguments[1], {names[0]})
+        _charge(1 if dyn else cost.call_cost("sortBy", [target, keys], result))
+        return result
 
     def _map_filter(self, target_tree: Any, arguments: list[Any]) -> Any:
         """``list.map(x, keep, make)``: CEL's map with a filter (celpy has only two
@@ -688,11 +819,39 @@ class _Evaluator(Evaluator):
         for value in found:
             if isinstance(value, CELEvalError):
                 return value
-        _charge(cost.macro_cost("map_filter", len(target), len(found)))
+        folded = _constant(arguments[2]) is not None
+        _charge(cost.macro_cost("map_filter", len(target), len(found), folded=folded))
         return celtypes.ListType(found)
 
 
+_DYN_VARIABLES = frozenset({"object", "oldObject", "params"})
+"""The variables the API server declares ``dyn`` (a ValidatingAdmissionPolicy's object and
+params: ``request`` and ``namespaceObject`` have types)."""
+
+
+def _rooted(tree: Any, roots: set[str] | frozenset[str]) -> bool:
+    """Whether ``tree`` is one of ``roots`` or a chain of field selections and indexes on one:
+    its type is then ``dyn`` in cel-go's checker, where one of ``roots`` is."""
+    node = _unwrap(tree)
+    while isinstance(node, lark.Tree) and node.data in ("member_dot", "member_index", "primary"):
+        node = _unwrap(node.children[0])
+    return isinstance(node, lark.Tree) and node.data == "ident" and node.children[0] in roots
+
+
+def _variables(trees: list[Any]) -> list[str] | None:
+    """The names a macro's first arguments bind, each an identifier (else None)."""
+    names = []
+    for tree in trees:
+        variable = _unwrap(tree)
+        if not (isinstance(variable, lark.Tree) and variable.data == "ident"):
+            return None
+        names.append(str(variable.children[0]))
+    return names
+
+
 _MACROS = frozenset({"all", "exists", "exists_one", "map", "filter"})
+_NAMESPACED_MACROS = frozenset({"cel.bind", *(f"math.{name}" for name in mathlib.FUNCTIONS)})
+"""Namespaced functions and macros the evaluator runs itself (``member_dot_arg``)."""
 _BUILT = {"list_lit": cost.LIST_CREATE, "map_lit": cost.MAP_CREATE}
 _NAMESPACES = ("optional", "strings", "math", "base64", "lists", "format")
 """Namespaced functions cel-python has none of: named in full when refused."""
@@ -700,6 +859,9 @@ _NAMESPACES = ("optional", "strings", "math", "base64", "lists", "format")
 
 _KNOWN = frozenset(
     {*base_functions, *FUNCTIONS, *_MACROS, "has", "dyn", "min", "max", "size", "type"}
+    | comprehensions.TWO_VARIABLE
+    | comprehensions.TRANSFORMS
+    | {"sortBy"}
 )
 
 
@@ -712,16 +874,10 @@ def _unsupported(ast: Any) -> set[str]:
             name = str(node.children[0])
         elif node.data == "member_dot_arg":
             name = str(node.children[1])
-            arguments = (
-                node.children[2].children if len(node.children) > 2 and node.children[2] else []
-            )
-            if name in ("all", "exists", "exists_one") and len(arguments) == 3:
-                found.add(f"{name}() with two variables")
-                continue
             target = _unwrap(node.children[0])
             if isinstance(target, lark.Tree) and target.data == "ident":
                 qualified = f"{target.children[0]}.{name}"
-                if qualified in _NAMESPACED:
+                if qualified in _NAMESPACED or qualified in _NAMESPACED_MACROS:
                     continue
                 if str(target.children[0]) in _NAMESPACES:
                     name = qualified
@@ -753,10 +909,9 @@ def _inexact(ast: Any) -> set[str]:
     for node in ast.iter_subtrees():
         if node.data == "map_lit" and node.children and node.children[0] is not None:
             entries = node.children[0].children
-            inits = [(_literal if i % 2 == 0 else _constant)(e) for i, e in enumerate(entries)]
-            if None in inits:
-                found.add("a map literal with a computed key or value")
-            elif len(set(inits[0::2])) < len(inits[0::2]):
+            keys = [_literal(key) for key in entries[0::2]]
+            constant = [key for key in keys if key is not None]
+            if len(set(constant)) < len(constant):
                 found.add("a map literal with a repeated key")
     return found
 
@@ -889,16 +1044,7 @@ class CelPythonBackend:
         return _to_python(value)
 
 
-_CELPY_SCALARS = (
-    celtypes.BoolType,
-    celtypes.IntType,
-    celtypes.UintType,
-    celtypes.DoubleType,
-    celtypes.StringType,
-    celtypes.BytesType,
-    celtypes.TimestampType,
-    celtypes.DurationType,
-)
+_CELPY_SCALARS = comprehensions.SCALARS
 
 
 _TRAILING_COMMA = re.compile(r",(\s*[\]}])")

@@ -269,20 +269,42 @@ MACRO_STEP = {
 ``__result__ ||``. Then 1 for reading ``__result__`` at the end."""
 
 
-def macro_cost(macro: str, iterations: int, kept: int, *, early: bool = False) -> int:
+def macro_cost(
+    macro: str, iterations: int, kept: int, *, early: bool = False, folded: bool = False
+) -> int:
     """The cost of a comprehension besides its range and its bodies: ``iterations`` run,
     ``kept`` of them true (``filter``, ``exists_one``) or mapped (``map``); ``early``: ``all``
     or ``exists`` stopped before the last item (cel-go evaluates the loop condition once more).
-    A conditional's branch not taken costs nothing (``p ? __result__ + [x] : __result__``)."""
+    A conditional's branch not taken costs nothing (``p ? __result__ + [x] : __result__``);
+    ``folded``: ``map``'s made item is a literal, so cel-go's plan holds ``[f(x)]`` as a
+    constant."""
     if macro in MACRO_STEP:
         step = MACRO_STEP[macro]
         return iterations * step + (step - 1 if early else 0) + 1
-    if macro == "exists_one":  # p ? __result__ + 1 : __result__, then __result__ == 1
-        return kept * 2 + 2
-    if macro == "map":  # __result__ + [f(x)]: a variable, a list, an addition
-        return iterations * (SELECT + LIST_CREATE + 1) + 1
+    if macro == "map":  # __result__ + [f(x)]: a variable, a list (a constant: folded), a call
+        return iterations * (SELECT + (0 if folded else LIST_CREATE) + 1) + 1
     if macro == "filter":  # p ? __result__ + [x] : __result__ (x is read again)
         return kept * (SELECT + LIST_CREATE + 1 + SELECT) + 1
     if macro == "map_filter":  # map(x, p, f): p ? __result__ + [f] : __result__
-        return kept * (SELECT + LIST_CREATE + 1) + 1
+        return kept * (SELECT + (0 if folded else LIST_CREATE) + 1) + 1
     return 0
+
+
+FOLD_STEP = {
+    "existsOne": 2,
+    "transformList": SELECT + LIST_CREATE + 1,
+    "transformMap": SELECT + SELECT + 1,
+    "transformMapEntry": SELECT + 1,
+}
+"""What a step of cel-go's expansion of these macros costs besides its bodies, on an item the
+step takes (``existsOne``: a true predicate; with a filter: a true filter): ``@r + 1`` (a
+variable and a call); ``@r + [t]`` (a variable, a list built, a call);
+``cel.@mapInsert(@r, k, t)`` (two variables, a call); ``cel.@mapInsert(@r, t)``. The branch
+not taken, ``@r``, costs nothing."""
+FOLD_RESULT = {
+    "existsOne": SELECT + 1,
+    "transformList": SELECT,
+    "transformMap": SELECT,
+    "transformMapEntry": SELECT,
+}
+"""The fold's result: ``@r == 1`` (a variable, a call), or ``@r``."""

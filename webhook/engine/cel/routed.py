@@ -15,7 +15,7 @@ cost; before an evaluation that would not fit, the bounds spent so far are repla
 exact counts (``cost.settle``: each such evaluation counted again on cel-python), so the budget
 runs out where the API server's does, not earlier.
 
-An expression cel-python refuses (optionals, ``format``, two-variable comprehensions...) and
+An expression cel-python refuses (optionals, ``format``...) and
 whose cost bound does not fit is not evaluated: it fails closed with an error naming the
 construct (``unbounded``), which the rule's failurePolicy decides as it decides the API
 server's out-of-budget error. Where only the iteration bound passes, cel-expr evaluates: its
