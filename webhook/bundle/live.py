@@ -103,7 +103,9 @@ these):
 - Karmada's propagation and overrides simulated on a template (``karmada/propagation.py``,
   ``karmada/overridemanager.py``): the template's metadata and spec; Karmada's own policies
   and overriders act on those, never on ``status`` (it aggregates status, it does not
-  propagate it);
+  propagate it). Karmada's typed conversion of a template (``karmada/typed.py``) fails on a
+  ``status`` of the wrong types, but the API server stores the built-in kinds' status typed,
+  so no object it sends fails there;
 - the background audit (``shell/background.py``, ``fedgate audit``): every rule, on the object
   as held. Admission rules judge what a writer writes: a template's ``status`` is the API
   server's and Karmada's, not a writer's, so no rule of ``policies/`` reads it."""
