@@ -125,7 +125,7 @@ def lean(obj: Mapping[str, Any], watched: Watched) -> dict[str, Any]:
     """``obj`` as the index holds it: the fields of ``HELD`` only, apiVersion and kind set (a
     list's items may lack them), without the metadata of ``DROPPED_METADATA`` and the
     annotations of ``DROPPED_ANNOTATIONS``, short strings interned."""
-    held: dict[str, Any] = {k: _interned(obj[k]) for k in HELD[2:] if k in obj}
+    held: dict[str, Any] = {k: _interned(obj[k]) for k in HELD if k in obj}
     held["apiVersion"], held["kind"] = watched.api_version, watched.kind
     metadata = held.get("metadata")
     if isinstance(metadata, dict):
