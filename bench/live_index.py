@@ -30,6 +30,7 @@ sys.path.insert(0, str(ROOT))  # bench/webhook.py would shadow the webhook packa
 
 from tests.webhook.livecase import hand_made, policy  # noqa: E402
 from webhook.bundle.live import WATCHED  # noqa: E402
+from webhook.shell.kubeapi import Keep, whole  # noqa: E402
 from webhook.shell.watch import LiveIndex, Source  # noqa: E402
 
 
@@ -44,8 +45,8 @@ class Listed:
             ),
         }
 
-    def list(self, path: str) -> tuple[list[dict[str, Any]], str]:
-        return orjson.loads(self.pages.get(path, b"[]")), "1"
+    def list(self, path: str, keep: Keep = whole) -> tuple[list[dict[str, Any]], str]:
+        return [keep(o) for o in orjson.loads(self.pages.get(path, b"[]"))], "1"
 
     def watch(self, path: str, resource_version: str, seconds: int) -> Iterator[dict[str, Any]]:
         return iter(())

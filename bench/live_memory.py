@@ -5,11 +5,13 @@ One etcd and one kube-apiserver on 127.0.0.1, started by the e2e harness's own f
 ``etcd-server``), with the Karmada CRDs the live index watches and
 ``deploy/karmada/live-index-rbac.yaml``. For each size N (objects: N/2 Deployments shaped like
 the examples' web-frontend with a second container, and N/2 PropagationPolicies shaped like
-``examples/requests``' demo-http, one per Deployment, across ``NAMESPACES`` namespaces) it
-starts ``fedgate serve`` as the harness does (2 workers, ``policies/``, ``--kubeconfig`` of the
-read-only live-index user), waits until every worker's index is synced (``/readyz`` answers 200
-on ``READY_STREAK`` fresh connections in a row: it answers 503 until every kind is listed), and
-reports:
+``examples/requests``' demo-http, one per Deployment, across ``NAMESPACES`` namespaces, each
+written as Argo CD writes it: by server-side apply (``managedFields`` as the API server records
+them) with kubectl's last-applied annotation, and each Deployment given a status as Karmada
+aggregates it) it starts ``fedgate serve`` as the harness does (2 workers, ``policies/``,
+``--kubeconfig`` of the read-only live-index user), waits until every worker's index is
+synced (``/readyz`` answers 200 on ``READY_STREAK`` fresh connections in a row: it answers 503
+until every kind is listed), and reports:
 
 - each gunicorn worker's VmRSS (``/proc/PID/status``; the workers are the master's children),
   and master + workers' PSS (``/proc/PID/smaps_rollup``: shared pages counted once, which is
@@ -21,12 +23,15 @@ reports:
   patched, evenly spread over the time, both kinds).
 
 Sizes run in ascending order on the same API server (objects are added, never removed), each
-with a fresh ``fedgate serve``. ``--tracemalloc`` lists and builds, in this process, the index a
-worker holds at the last size and prints tracemalloc's top 10 lines. Everything started is
+with a fresh ``fedgate serve``; with ``--baseline DIR`` (a checkout of another commit, e.g.
+``git archive main | tar -x -C DIR``) each size is measured first with that commit's code
+(``PYTHONPATH``, ahead of this checkout's editable install) and then with this one's.
+``--tracemalloc`` lists and builds, in this process, the index a worker holds at the last size
+and prints tracemalloc's top 10 lines. Everything started is
 recorded in the harness's state.json and stopped by pid at the end (``controlplane.down``).
 
     .venv/bin/python bench/live_memory.py [--sizes 0,1000,5000,20000] [--reviews 200]
-        [--churn-seconds 60] [--tracemalloc] [--json FILE] [--dir DIR]
+        [--churn-seconds 60] [--tracemalloc] [--json FILE] [--dir DIR] [--baseline DIR]
 """
 
 from __future__ import annotations
@@ -69,12 +74,17 @@ READY_STREAK = 20
 """/readyz answers on this many fresh connections in a row: SO_REUSEPORT spreads new
 connections over the workers, so a worker still listing is missed with odds of 2**-20."""
 SYNC_SECONDS = 900
+LIMIT = 512 * 2**20
+"""The chart's memory limit (``deploy/chart/fedgate/values.yaml``), the container's."""
 CREATE_THREADS = 4
 CHURN_THREADS = 2
 UNAVAILABLE = 77
 """The exit status when the binaries or etcd are missing (automake's "skipped")."""
 KARMADA_GROUPS = ("policy.karmada.io", "autoscaling.karmada.io")
 """The groups of the Karmada kinds the live index watches (webhook/bundle/live.py: WATCHED)."""
+MANAGER = "argocd-controller"
+"""The field manager of the server-side applies that write the objects (Argo CD's)."""
+LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 DEPLOYMENT_UPDATE = ROOT / "examples" / "requests" / REQUESTS["Deployment UPDATE"]
 POLICY_CREATE = ROOT / "examples" / "requests" / REQUESTS["PropagationPolicy CREATE"]
 
@@ -120,7 +130,7 @@ class Shapes:
         made["spec"]["selector"] = {"matchLabels": selector}
         made["spec"]["template"]["metadata"]["labels"] = dict(selector)
         made["spec"]["template"]["spec"]["containers"][0]["name"] = name
-        return made
+        return applied(made)
 
     def propagation(self, i: int) -> dict[str, Any]:
         made = copy.deepcopy(self.policy)
@@ -130,7 +140,43 @@ class Shapes:
         made["spec"]["resourceSelectors"] = [
             {"apiVersion": "apps/v1", "kind": "Deployment", "namespace": namespace, "name": name}
         ]
-        return made
+        return applied(made)
+
+    @staticmethod
+    def status(replicas: int) -> dict[str, Any]:
+        """A Deployment template's status as Karmada aggregates it from the members."""
+        when = "2026-12-02T10:00:00Z"
+        condition = {"lastTransitionTime": when, "lastUpdateTime": when, "status": "True"}
+        return {
+            "status": {
+                "observedGeneration": 1,
+                "replicas": replicas,
+                "updatedReplicas": replicas,
+                "readyReplicas": replicas,
+                "availableReplicas": replicas,
+                "conditions": [
+                    {
+                        **condition,
+                        "type": "Available",
+                        "reason": "MinimumReplicasAvailable",
+                        "message": "Deployment has minimum availability.",
+                    },
+                    {
+                        **condition,
+                        "type": "Progressing",
+                        "reason": "NewReplicaSetAvailable",
+                        "message": "ReplicaSet has successfully progressed.",
+                    },
+                ],
+            }
+        }
+
+
+def applied(obj: dict[str, Any]) -> dict[str, Any]:
+    """``obj`` with kubectl's last-applied annotation: itself, as JSON (kubectl's copy)."""
+    annotations = obj["metadata"].setdefault("annotations", {})
+    annotations[LAST_APPLIED] = orjson.dumps(obj).decode() + "\n"
+    return obj
 
 
 def deployments(namespace: str) -> str:
@@ -139,6 +185,15 @@ def deployments(namespace: str) -> str:
 
 def policies(namespace: str) -> str:
     return f"/apis/policy.karmada.io/v1alpha1/namespaces/{namespace}/propagationpolicies"
+
+
+def apply_path(collection: str, name: str) -> str:
+    """Server-side apply of ``name`` in ``collection``, as Argo CD's manager, taking every field."""
+    return f"{collection}/{name}?fieldManager={MANAGER}&force=true"
+
+
+APPLY = "application/apply-patch+yaml"
+"""Server-side apply's content type (JSON is YAML)."""
 
 
 # --- HTTPS on keep-alive connections --------------------------------------------------------
@@ -216,6 +271,8 @@ def pss(pid: int) -> int:
 
 @dataclass
 class Row:
+    code: str
+    """Whose code served: ``this <commit>``, or ``baseline <commit>`` (``--baseline``)."""
     objects: int
     templates: int
     held: int
@@ -289,9 +346,19 @@ class Bench:
         templates = objects // 2
 
         def create(i: int) -> None:
-            namespace = Shapes.namespace(i)
-            self.api.call("POST", deployments(namespace), orjson.dumps(self.shapes.template(i)))
-            self.api.call("POST", policies(namespace), orjson.dumps(self.shapes.propagation(i)))
+            namespace, name = Shapes.namespace(i), f"app-{i:05d}"
+            template = self.shapes.template(i)
+            self.api.call(
+                "PATCH", apply_path(deployments(namespace), name), orjson.dumps(template), APPLY
+            )
+            self.api.call(
+                "PATCH",
+                f"{deployments(namespace)}/{name}/status?fieldManager=karmada-controller-manager",
+                orjson.dumps(Shapes.status(int(template["spec"].get("replicas", 1)))),
+                "application/merge-patch+json",
+            )
+            policy = orjson.dumps(self.shapes.propagation(i))
+            self.api.call("PATCH", apply_path(policies(namespace), name), policy, APPLY)
 
         _in_threads(CREATE_THREADS, create, range(self.created, templates))
         self.created = max(self.created, templates)
@@ -317,11 +384,19 @@ class Bench:
     # -- fedgate serve --
 
     @contextmanager
-    def serving(self) -> Iterator[tuple[int, float, Client]]:
-        """fedgate serve as the harness starts it; yields its master pid, the seconds it took
-        to be synced and a client of its TLS port."""
+    def serving(self, code: Path | None = None) -> Iterator[tuple[int, float, Client]]:
+        """fedgate serve as the harness starts it (with ``code``'s packages ahead of this
+        checkout's, when given); yields its master pid, the seconds it took to be synced and a
+        client of its TLS port."""
         started = time.monotonic()
-        url, _ = self.federation.start_fedgate(self.karmada_url)
+        saved = dict(os.environ)
+        if code is not None:  # the harness's launcher passes this process's environment on
+            os.environ["PYTHONPATH"] = str(code)
+        try:
+            url, _ = self.federation.start_fedgate(self.karmada_url)
+        finally:
+            os.environ.clear()
+            os.environ.update(saved)
         context = ssl.create_default_context(cafile=str(self.federation.pki.ca_file))
         try:
             self.synced(url, context)
@@ -362,14 +437,17 @@ class Bench:
             if line.startswith("fedgate_index_objects{")
         )
 
-    def measure(self, objects: int, reviews: int, churn_seconds: float) -> Row:
+    def measure(
+        self, objects: int, reviews: int, churn_seconds: float, code: Path | None = None
+    ) -> Row:
         self.grow(objects)
-        with self.serving() as (master, seconds, client):
+        with self.serving(code) as (master, seconds, client):
             pids = workers(master)
             if len(pids) != 2:
                 raise cp.UpError(f"fedgate serve runs {len(pids)} workers, not 2: {pids}")
             latencies = review_latencies(client, reviews)
             row = Row(
+                code=f"baseline {commit(code)}" if code is not None else f"this {commit()}",
                 objects=2 * self.created,
                 templates=self.created,
                 held=self.held(client),
@@ -437,9 +515,14 @@ def mib(value: int) -> str:
     return f"{value / 2**20:.1f}"
 
 
-def commit() -> str:
+def commit(checkout: Path | None = None) -> str:
+    """The short commit of this checkout, or of ``checkout`` (a ``git archive``'s: its
+    ``COMMIT`` file, else what ``git`` says of it)."""
+    stamp = checkout / "COMMIT" if checkout is not None else None
+    if stamp is not None and stamp.is_file():
+        return stamp.read_text().strip()[:7]
     result = subprocess.run(
-        ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+        ["git", "-C", str(checkout or ROOT), "rev-parse", "--short", "HEAD"],
         capture_output=True,
         text=True,
         check=False,
@@ -449,25 +532,32 @@ def commit() -> str:
 
 def print_table(rows: list[Row]) -> None:
     print(
-        "| objects (templates) | held | sync s | worker RSS MiB | master RSS MiB | pod PSS MiB "
-        "| review p50 / p90 ms | after churn: worker RSS MiB | pod PSS MiB |"
+        "| code | objects (templates) | held | sync s | worker RSS MiB | master RSS MiB "
+        "| pod PSS MiB | review p50 / p90 ms | after churn: worker RSS MiB | pod PSS MiB |"
     )
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for row in rows:
         print(
-            f"| {row.objects:,} ({row.templates:,}) | {row.held:,} | {row.sync_seconds:.1f} "
+            f"| {row.code} | {row.objects:,} ({row.templates:,}) | {row.held:,} "
+            f"| {row.sync_seconds:.1f} "
             f"| {', '.join(mib(r) for r in row.worker_rss)} | {mib(row.master_rss)} "
             f"| {mib(row.pod_pss)} | {row.review_ms_p50:.2f} / {row.review_ms_p90:.2f} "
             f"| {', '.join(mib(r) for r in row.worker_rss_after_churn)} "
             f"| {mib(row.pod_pss_after_churn)} |"
         )
-    if len(rows) >= 2 and rows[-1].objects > rows[0].objects:
-        first, last = rows[0], rows[-1]
+    for code in dict.fromkeys(row.code for row in rows):
+        mine = [row for row in rows if row.code == code]
+        first, last = mine[0], mine[-1]
+        if last.objects <= first.objects:
+            continue
         grown = statistics.mean(last.worker_rss) - statistics.mean(first.worker_rss)
         per = grown / (last.objects - first.objects)
+        pod = (last.pod_pss - first.pod_pss) / (last.objects - first.objects)
+        holds = (LIMIT - (first.pod_pss - pod * first.objects)) / pod if pod > 0 else 0
         print(
-            f"worker RSS growth: {per:,.0f} bytes per object"
-            f" ({first.objects:,} -> {last.objects:,} objects)"
+            f"{code}: worker RSS growth {per:,.0f} bytes per object, pod PSS {pod:,.0f}"
+            f" ({first.objects:,} -> {last.objects:,} objects): 512Mi holds about"
+            f" {holds:,.0f} objects"
         )
 
 
@@ -481,6 +571,9 @@ def main() -> int:
     parser.add_argument("--tracemalloc", action="store_true", help="top 10 lines of the index")
     parser.add_argument("--json", type=Path, help="also write the results here")
     parser.add_argument("--dir", type=Path, help="work directory (default: a new temporary one)")
+    parser.add_argument(
+        "--baseline", type=Path, help="a checkout of another commit, measured first at each size"
+    )
     args = parser.parse_args()
     sizes = sorted(int(size) for size in args.sizes.split(","))
     problem = unavailable()
@@ -496,8 +589,9 @@ def main() -> int:
     try:
         bench.up()
         for size in sizes:
-            rows.append(bench.measure(size, args.reviews, args.churn_seconds))
-            print(f"measured {size:,} objects: {asdict(rows[-1])}", file=sys.stderr, flush=True)
+            for code in ([args.baseline.resolve()] if args.baseline else []) + [None]:
+                rows.append(bench.measure(size, args.reviews, args.churn_seconds, code))
+                print(f"measured {size:,} objects: {asdict(rows[-1])}", file=sys.stderr, flush=True)
         if args.tracemalloc:
             held, objects, top = bench.heap_top()
             heap = {"bytes": held, "objects": objects, "top": top}

@@ -180,6 +180,14 @@ def test_list_follows_continue_tokens(api: tuple[ApiServer, list[dict[str, Any]]
     assert seen[0]["limit"] == "500" and seen[0]["auth"] == "Bearer t0ken"
 
 
+def test_a_list_keeps_what_it_is_told_of_each_object_of_every_page(
+    api: tuple[ApiServer, list[dict[str, Any]]],
+) -> None:
+    client, _ = api
+    items, _ = client.list("/apis/apps/v1/deployments", lambda o: {"n": o["metadata"]["name"]})
+    assert items == [{"n": "a"}, {"n": "b"}]
+
+
 def test_watch_streams_events_with_bookmarks_asked_for(
     api: tuple[ApiServer, list[dict[str, Any]]],
 ) -> None:

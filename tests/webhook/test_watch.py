@@ -14,7 +14,7 @@ import pytest
 
 from webhook.bundle.index import TreeIndex
 from webhook.bundle.live import Watched
-from webhook.shell.kubeapi import ApiError, Gone
+from webhook.shell.kubeapi import ApiError, Gone, Keep, whole
 from webhook.shell.watch import LiveIndex
 
 DEPLOYMENTS = Watched("apps", "v1", "deployments", "Deployment")
@@ -54,12 +54,12 @@ class FakeApi:
         self.watches: dict[str, deque[Answer]] = {}
         self.watched_from: list[tuple[str, str]] = []
 
-    def list(self, path: str) -> tuple[list[dict[str, Any]], str]:
+    def list(self, path: str, keep: Keep = whole) -> tuple[list[dict[str, Any]], str]:
         answer = self.lists[path].popleft()
         if isinstance(answer, Exception):
             raise answer
         items, version = answer
-        return items, version
+        return [keep(o) for o in items], version
 
     def watch(self, path: str, resource_version: str, seconds: int) -> Iterator[dict[str, Any]]:
         self.watched_from.append((path, resource_version))

@@ -24,6 +24,7 @@ rules the same way on either. Pure: objects in, an index out.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -88,19 +89,73 @@ WATCHED = (
 HorizontalPodAutoscaler templates an autoscaler rule asks about), Karmada's four policy kinds,
 its two autoscalers, and Namespaces."""
 
+HELD = ("apiVersion", "kind", "metadata", "spec")
+"""The top-level fields of an object the index holds; ``status`` and any other are not. What
+reads an index object, and what it reads (a reader of another field adds it here, and
+``tests/webhook/engine/test_projection.py`` compares its decisions on the whole objects and on
+these):
+
+- the index itself (``bundle/index.py``): apiVersion, kind, metadata.name and namespace;
+- the cross-object rules (``engine/targets``, ``engine/quota.py``, ``engine/retain.py``):
+  labels, annotations (ownership ledgers, of Git's objects only), a policy's spec (selectors,
+  placement, overriders), a template's spec (replicas, its pod template: requests, what an
+  override rewrites in a member copy), an autoscaler's spec (its target, its bounds);
+- Karmada's propagation and overrides simulated on a template (``karmada/propagation.py``,
+  ``karmada/overridemanager.py``): the template's metadata and spec; Karmada's own policies
+  and overriders act on those, never on ``status`` (it aggregates status, it does not
+  propagate it). Karmada's typed conversion of a template (``karmada/typed.py``) fails on a
+  ``status`` of the wrong types, but the API server stores the built-in kinds' status typed,
+  so no object it sends fails there;
+- the background audit (``shell/background.py``, ``fedgate audit``): every rule, on the object
+  as held. Admission rules judge what a writer writes: a template's ``status`` is the API
+  server's and Karmada's, not a writer's, so no rule of ``policies/`` reads it."""
 DROPPED_METADATA = ("managedFields",)
-"""Metadata no rule reads and the API server keeps on every object: not held (memory)."""
+"""Metadata no rule reads and the API server keeps on every object (each field's manager): not
+held, and the largest part of an object written by server-side apply."""
+DROPPED_ANNOTATIONS = ("kubectl.kubernetes.io/last-applied-configuration",)
+"""Annotations no rule reads: kubectl's copy of the whole object as last applied (a second copy
+of the spec, as text, on every object kubectl or Argo CD's client-side apply wrote)."""
+INTERNED_CHARS = 64
+"""String values up to this long are interned as the index takes them: the API server's
+defaults (``IfNotPresent``, ``/dev/termination-log``, ``25%``), namespaces, label values and
+images repeat across objects, and one copy serves them all (orjson already shares keys)."""
 
 
 def lean(obj: Mapping[str, Any], watched: Watched) -> dict[str, Any]:
-    """``obj`` as the index holds it: apiVersion and kind set (a list's items may lack them),
-    without the metadata of ``DROPPED_METADATA``."""
-    held = dict(obj)
+    """``obj`` as the index holds it: the fields of ``HELD`` only, apiVersion and kind set (a
+    list's items may lack them), without the metadata of ``DROPPED_METADATA`` and the
+    annotations of ``DROPPED_ANNOTATIONS``, short strings interned."""
+    held: dict[str, Any] = {k: _interned(obj[k]) for k in HELD if k in obj}
     held["apiVersion"], held["kind"] = watched.api_version, watched.kind
     metadata = held.get("metadata")
-    if isinstance(metadata, dict) and any(k in metadata for k in DROPPED_METADATA):
-        held["metadata"] = {k: v for k, v in metadata.items() if k not in DROPPED_METADATA}
+    if isinstance(metadata, dict):
+        kept = {k: v for k, v in metadata.items() if k not in DROPPED_METADATA}
+        annotations = kept.get("annotations")
+        if isinstance(annotations, dict) and any(a in annotations for a in DROPPED_ANNOTATIONS):
+            kept["annotations"] = {
+                k: v for k, v in annotations.items() if k not in DROPPED_ANNOTATIONS
+            }
+        held["metadata"] = kept
     return held
+
+
+def _interned(value: Any) -> Any:
+    """``value`` with its short strings interned, in place (the caller's parse, held as is)."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if isinstance(item, str):
+                if len(item) <= INTERNED_CHARS:
+                    value[key] = sys.intern(item)
+            elif isinstance(item, dict | list):
+                _interned(item)
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            if isinstance(item, str):
+                if len(item) <= INTERNED_CHARS:
+                    value[i] = sys.intern(item)
+            elif isinstance(item, dict | list):
+                _interned(item)
+    return value
 
 
 def live_index(

@@ -22,7 +22,7 @@ import os
 import ssl
 import tempfile
 import urllib.parse
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,6 +37,15 @@ PAGE = 500
 """Objects per page of a list."""
 CONNECT_SECONDS = 10.0
 """Longest wait to connect, or for a list's answer."""
+
+
+Keep = Callable[[dict[str, Any]], dict[str, Any]]
+"""What a list keeps of each object it reads."""
+
+
+def whole(obj: dict[str, Any]) -> dict[str, Any]:
+    """The object as the API server sent it."""
+    return obj
 
 
 class ApiError(OSError):
@@ -209,13 +218,15 @@ class ApiServer:
         """One object (raises ``NotFound`` when there is none)."""
         return self._json(path, {})
 
-    def list(self, path: str) -> tuple[list[dict[str, Any]], str]:
-        """Every object of a collection (paged), and the list's resourceVersion."""
+    def list(self, path: str, keep: Keep = whole) -> tuple[list[dict[str, Any]], str]:
+        """Every object of a collection (paged), as ``keep`` makes it (each page's objects
+        taken in before the next page is read, so that only a page is ever held whole), and
+        the list's resourceVersion."""
         items: list[dict[str, Any]] = []
         query = {"limit": str(PAGE)}
         while True:
             page = self._json(path, query)
-            items.extend(page.get("items") or ())
+            items.extend(keep(item) for item in page.pop("items", None) or ())
             metadata = page.get("metadata") or {}
             token = metadata.get("continue")
             if not token:

@@ -32,7 +32,7 @@ from typing import Any, Protocol
 
 from webhook.bundle.index import TreeIndex
 from webhook.bundle.live import WATCHED, Watched, lean, live_index
-from webhook.shell.kubeapi import ApiError, Gone
+from webhook.shell.kubeapi import ApiError, Gone, Keep, whole
 
 LOG = logging.getLogger("fedgate.watch")
 
@@ -51,7 +51,7 @@ RETRY_MAX_SECONDS = 5.0
 class Source(Protocol):
     """The API server as the watcher uses it (``kubeapi.ApiServer``, or a fake in tests)."""
 
-    def list(self, path: str) -> tuple[list[dict[str, Any]], str]: ...
+    def list(self, path: str, keep: Keep = whole) -> tuple[list[dict[str, Any]], str]: ...
 
     def watch(self, path: str, resource_version: str, seconds: int) -> Iterator[dict[str, Any]]: ...
 
@@ -110,8 +110,9 @@ class LiveIndex:
 
     def relist(self, state: KindState) -> None:
         """List the kind and hold exactly what the list returned."""
-        items, version = self.source.list(state.watched.path)
-        held = {_name(o): lean(o, state.watched) for o in items}
+        watched = state.watched
+        items, version = self.source.list(watched.path, lambda o: lean(o, watched))
+        held = {_name(o): o for o in items}
         with self.lock:
             state.objects, state.resource_version = held, version
             if state.listed and self.metrics is not None:
