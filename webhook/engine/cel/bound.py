@@ -337,6 +337,10 @@ _MATH = (
 """cel-go's math extension: every function's result is a number or a bool, at cost 1 (it
 has no cost tracker of its own)."""
 
+_NAN_ORDERING = frozenset({"greatest", "least"})
+"""Left to cel-python, which answers as cel-go: with a NaN among the numbers cel-cpp answers
+one where cel-go's ``Compare`` fails ("NaN values cannot be ordered")."""
+
 FORMAT_REGEX = {
     **dict.fromkeys(("dns1123Label", "dns1035Label", "dns1123LabelPrefix"), 30),
     **dict.fromkeys(("dns1035LabelPrefix",), 30),
@@ -607,6 +611,8 @@ class _Walk:
         if namespace in _NAMESPACES and namespace not in scope:
             if f"{namespace}.{method}" == "cel.bind" and len(arguments) == 3 and names[0]:
                 return self._bind(names[0], arguments[1], arguments[2], scope)
+            if namespace == "math" and method in _NAN_ORDERING:
+                raise Unbounded(f"math.{method}(): cel-expr orders NaN, which cel-go refuses")
             out = self._call(f"{namespace}.{method}", arguments, scope)
             if namespace == "math" and len(arguments) > 1:  # the arguments made one list
                 return _Out(out.shape, out.cost + cost.LIST_CREATE, out.iterations)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import math
 import re
 import threading
@@ -372,8 +373,35 @@ _PLAIN_NAMES = {
 """The IP, CIDR, URL and semver functions celpy calls by name (``string()`` is the operator's;
 ``format.*`` and ``validate`` return optionals, which celpy has not: refused at load)."""
 
+_GREGORIAN_CYCLE = datetime.timedelta(days=146_097)
+"""400 years: the Gregorian calendar repeats, weekdays included."""
+
+
+def _past_year_9999(name: str) -> Callable[..., Any]:
+    """celpy's timestamp getter ``name``, also where the time in the zone asked for falls
+    outside Python's years 1-9999 (``timestamp('9999-12-31T23:59:59Z').getFullYear('+05:30')``
+    is 10000 in cel-go; Python's datetime overflows): read 400 years nearer, where every field
+    but the year is the same."""
+    read = base_functions[name]
+
+    def get(timestamp: Any, *zone: Any) -> Any:
+        try:
+            return read(timestamp, *zone)
+        except OverflowError:
+            years = -400 if timestamp.year > 5000 else 400
+            nearer = celtypes.TimestampType(timestamp + _GREGORIAN_CYCLE * (years // 400))
+            value = read(nearer, *zone)
+            return celtypes.IntType(value - years) if name == "getFullYear" else value
+
+    return get
+
+
+_ZONED_GETTERS = ("getDate", "getDayOfMonth", "getDayOfWeek", "getDayOfYear", "getFullYear")
+_ZONED_GETTERS += ("getHours", "getMilliseconds", "getMinutes", "getMonth", "getSeconds")
+
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     **OPERATORS,
+    **{name: _past_year_9999(name) for name in _ZONED_GETTERS},
     **{n: _library(f) for n, (f, _) in library.LIST_FUNCTIONS.items()},
     **{n: _library(f) for n, f in library.SETS_FUNCTIONS.items()},
     "find": _library(library.regex_find),

@@ -158,7 +158,7 @@ BEYOND_CEL_PYTHON = [
     "object.m.?k.optMap(v, v + 1).orValue(0) == 2",
     "object.ls.sortBy(x, x.size()).size() == 3",
     "lists.range(size(object.l)).size() == 3",
-    "math.greatest(object.n, 3) == 4 && math.abs(-1) == 1",
+    "math.ceil(2.5) == 3.0 && math.abs(-1) == 1",
     "format.dns1123Label().validate(object.t).hasValue() == false",
     "format.named('uri').value().validate(object.s).hasValue()",
     "'%s and %d'.format([object.t, object.n]).size() > 0",

@@ -87,13 +87,26 @@ def test_cost_is_cel_gos_plan(expression: str, cel_go: int) -> None:
     assert counted == cel_go
 
 
+def _canonical(value: Any) -> Any:
+    """A value as CEL sees it, whatever Python type a backend gives it: bytes as bytes (celpy's
+    BytesType, cel-expr's bytearray), a map's entries in one order (CEL's maps have none)."""
+    if isinstance(value, bytes | bytearray):
+        return ("bytes", bytes(value))
+    if isinstance(value, dict):
+        return ("map", sorted(((repr(_canonical(k)), _canonical(v)) for k, v in value.items())))
+    if isinstance(value, list | tuple):
+        return [_canonical(item) for item in value]
+    return value
+
+
 def _outcome(engine: Any, case: dict[str, Any]) -> tuple[str, str]:
     try:
         program = engine.compile(case["expr"])
     except CelCompileError:
         return ("compile", "")
     try:
-        return ("value", repr(engine.evaluate(program, engine.activation(case.get("vars", {})))))
+        value = engine.evaluate(program, engine.activation(case.get("vars", {})))
+        return ("value", repr(_canonical(value)))
     except CelEvalError:
         return ("error", "")
 
