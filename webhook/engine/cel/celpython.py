@@ -382,7 +382,7 @@ def _past_year_9999(name: str) -> Callable[..., Any]:
     outside Python's years 1-9999 (``timestamp('9999-12-31T23:59:59Z').getFullYear('+05:30')``
     is 10000 in cel-go; Python's datetime overflows): read 400 years nearer, where every field
     but the year is the same."""
-    read = base_functions[name]
+    read: Callable[..., Any] = base_functions[name]
 
     def get(timestamp: Any, *zone: Any) -> Any:
         try:
@@ -390,7 +390,7 @@ def _past_year_9999(name: str) -> Callable[..., Any]:
         except OverflowError:
             years = -400 if timestamp.year > 5000 else 400
             nearer = celtypes.TimestampType(timestamp + _GREGORIAN_CYCLE * (years // 400))
-            value = read(nearer, *zone)
+            value: Any = read(nearer, *zone)
             return celtypes.IntType(value - years) if name == "getFullYear" else value
 
     return get
