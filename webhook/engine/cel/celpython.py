@@ -396,8 +396,10 @@ def _past_year_9999(name: str) -> Callable[..., Any]:
     return get
 
 
-_ZONED_GETTERS = ("getDate", "getDayOfMonth", "getDayOfWeek", "getDayOfYear", "getFullYear")
-_ZONED_GETTERS += ("getHours", "getMilliseconds", "getMinutes", "getMonth", "getSeconds")
+_ZONED_GETTERS = (
+    *("getDate", "getDayOfMonth", "getDayOfWeek", "getDayOfYear", "getFullYear"),
+    *("getHours", "getMilliseconds", "getMinutes", "getMonth", "getSeconds"),
+)
 
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     **OPERATORS,
