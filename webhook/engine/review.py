@@ -23,6 +23,7 @@ from webhook.engine.enforcement import Point
 from webhook.engine.identity import identify
 from webhook.engine.lifting import lift
 from webhook.engine.ownfields import own_fields_only
+from webhook.engine.registration import ANNOTATION_RULES, annotation_only
 from webhook.engine.request import AdmissionRequest
 from webhook.engine.tenancy import placement_targets
 
@@ -112,6 +113,8 @@ def _violations(context: Review, faults: list[str]) -> Iterator[Violation]:
     ]
     if own_fields_only(request, context.identity):  # judged on those fields alone
         matched = [r for r in matched if r.builtin in WRITER_RULES]
+    if annotation_only(request, context.point):  # sent for its conflict-resolution annotation
+        matched = [r for r in matched if r.builtin in ANNOTATION_RULES]
     refused: dict[str, str] = {}
     passed: set[str] = set()
     if activations is not None and runtime is not None:
