@@ -21,6 +21,7 @@ from webhook.bundle.load import load_bundle
 from webhook.engine import controllers
 from webhook.engine.cel.engines import make_backend
 from webhook.engine.components import WRITES
+from webhook.engine.registration import WEBHOOK_KINDS
 
 DEPLOY = ROOT / "deploy"
 KUBERNETES_VERSION = "1.33"
@@ -127,8 +128,13 @@ def _one(kind: str) -> dict[str, Any]:
     return document
 
 
+def _hook(name: str = "validate.fedgate.dev") -> dict[str, Any]:
+    [hook] = [h for h in _one("ValidatingWebhookConfiguration")["webhooks"] if h["name"] == name]
+    return hook
+
+
 def test_webhook_registration() -> None:
-    [hook] = _one("ValidatingWebhookConfiguration")["webhooks"]
+    hook = _hook()
     assert hook["failurePolicy"] == "Fail"
     assert hook["timeoutSeconds"] == 3
     assert hook["sideEffects"] == "None"
@@ -149,13 +155,123 @@ def test_webhook_registration() -> None:
 
 def test_every_kind_a_rule_names_is_registered() -> None:
     """A kind the bundle's rules match but the API server never sends is a rule that never runs."""
-    hook = _one("ValidatingWebhookConfiguration")["webhooks"][0]
+    hook = _hook()
     registered = {(group, resource) for group, _, resource, _ in _covered(hook)}
     named = {k for rule in load_bundle(POLICIES).rules for k in rule.match.kinds if "*" not in k}
     missing = sorted(
         (group, kind) for group, kind in named if (group, RESOURCES[kind]) not in registered
     )
     assert not missing, f"rules match kinds the webhook is not registered for: {missing}"
+
+
+def test_the_engine_knows_which_kinds_the_main_entry_sends() -> None:
+    """The engine judges a kind outside WEBHOOK_KINDS on its conflict-resolution annotation
+    alone, as only the annotation entry sends it: the two lists are one."""
+    registered = {(group, resource) for group, _, resource, _ in _covered(_hook())}
+    kinds = {(g, RESOURCES[k]) for g, k in WEBHOOK_KINDS if k != "Scale"}
+    assert kinds == {(g, r) for g, r in registered if "/" not in r}
+    assert {r for _, r in registered if r.endswith("/scale")}  # sent as autoscaling/Scale
+
+
+def test_the_conflict_resolution_annotation_entry() -> None:
+    """Every namespaced kind, CREATE and UPDATE, no subresource, as the main entry's timeout,
+    failure policy and excluded namespaces; the controller-manager never waits on it either."""
+    hook, main = _hook(ANNOTATION_ENTRY), _hook()
+    assert hook["rules"] == [
+        {
+            "apiGroups": ["*"],
+            "apiVersions": ["*"],
+            "operations": ["CREATE", "UPDATE"],
+            "resources": ["*"],  # "*/*" would add every subresource
+            "scope": "Namespaced",
+        }
+    ]
+    for key in ("failurePolicy", "timeoutSeconds", "sideEffects", "namespaceSelector"):
+        assert hook[key] == main[key], key
+    assert hook["clientConfig"] == main["clientConfig"]
+    conditions = {c["name"]: c["expression"] for c in hook["matchConditions"]}
+    karmada = {c["name"]: c["expression"] for c in main["matchConditions"]}
+    assert conditions["karmada-components-never-wait"] == karmada["karmada-components-never-wait"]
+
+
+ANNOTATION_ENTRY = "conflict-resolution.fedgate.dev"
+ANNOTATED = {"work.karmada.io/conflict-resolution": "overwrite"}
+
+
+def _annotation_sent(
+    username: str,
+    namespace: str,
+    new: dict[str, str] | None,
+    old: dict[str, str] | None = None,
+    *,
+    resource: tuple[str, str] = ("", "secrets"),
+    operation: str = "UPDATE",
+) -> bool:
+    """Whether the API server calls fedgate through the annotation entry: ``new`` and ``old``
+    are the annotations of the object and the old object (None: no old object, a CREATE)."""
+    request = {
+        "userInfo": {"username": username, "groups": []},
+        "operation": operation if old is not None else "CREATE",
+        "resource": {"group": resource[0], "version": "v1", "resource": resource[1]},
+        "namespace": namespace,
+    }
+    variables = {
+        "request": request,
+        "object": {"metadata": {"name": "x", **({"annotations": new} if new else {})}},
+        "oldObject": None
+        if old is None
+        else {"metadata": {"name": "x", **({"annotations": old} if old else {})}},
+    }
+    return all(
+        backend.evaluate(program, backend.activation(variables))
+        for backend, program in _conditions(ANNOTATION_ENTRY).values()
+    )
+
+
+ALICE = "alice@example.com"
+
+
+@pytest.mark.parametrize(
+    ("case", "sent"),
+    [
+        # a tenant's write carrying the annotation, by any value, on any kind: judged
+        ((ALICE, "platform-demo", ANNOTATED), True),
+        ((ALICE, "platform-demo", {"work.karmada.io/conflict-resolution": "abort"}), True),
+        ((ALICE, "default", ANNOTATED, {}), True),  # added by an UPDATE
+        ((ALICE, "platform-demo", {}, ANNOTATED), True),  # removed: judged, and passes
+        ((ALICE, "platform-demo", {"note": "x"}), False),  # no annotation: never sent
+        ((ALICE, "platform-demo", None, {}), False),  # no annotations at all
+        ((ALICE, "platform-demo", {"work.karmada.io/conflict-resolution-x": "overwrite"}), False),
+        # Karmada's binding controller annotates every Work it writes, in karmada-es-*
+        (("system:karmada:karmada-controller-manager", "karmada-es-member-1", ANNOTATED), False),
+        (("system:admin", "karmada-es-member-1", ANNOTATED, ANNOTATED), False),
+        (("system:karmada:agent:member-1", "karmada-es-member-1", ANNOTATED, ANNOTATED), False),
+        # the controller-manager claiming or marking an annotated template anywhere: never waits
+        (
+            ("system:karmada:karmada-controller-manager", "platform-demo", ANNOTATED, ANNOTATED),
+            False,
+        ),
+        # kube-controller-manager's controllers in Kubernetes' own namespaces
+        (("system:kube-controller-manager", "kube-public", ANNOTATED, ANNOTATED), False),
+        (("system:kube-controller-manager", "kube-node-lease", ANNOTATED), False),
+        # elsewhere a controller's UPDATE of an annotated object is sent, and passes
+        # (the garbage collector and system:admin cases of tenancy.conflict-overwrite/tests.yaml)
+        (
+            (
+                "system:serviceaccount:kube-system:generic-garbage-collector",
+                "platform-demo",
+                ANNOTATED,
+                ANNOTATED,
+            ),
+            True,
+        ),
+        (("system:admin", "platform-demo", ANNOTATED, ANNOTATED), True),
+        # a tenant's namespace named like Karmada's is not Karmada's
+        ((ALICE, "team-karmada-es-x", ANNOTATED), True),
+    ],
+)
+def test_the_annotation_entry_sends_only_what_carries_it(case: tuple[Any, ...], sent: bool) -> None:
+    assert _annotation_sent(*case) is sent
 
 
 def _covered(hook: dict[str, Any]) -> set[tuple[str, str, str, str]]:
@@ -283,8 +399,8 @@ def test_install_applies_the_user_s_bundle_and_never_the_example_unasked(tmp_pat
     assert "apply -f webhook/policies.yaml -f webhook/deployment.yaml" in calls
 
 
-def _conditions() -> dict[str, Any]:
-    [hook] = _one("ValidatingWebhookConfiguration")["webhooks"]
+def _conditions(name: str = "validate.fedgate.dev") -> dict[str, Any]:
+    hook = _hook(name)
     backend = make_backend("cel-expr")
     return {c["name"]: (backend, backend.compile(c["expression"])) for c in hook["matchConditions"]}
 
@@ -371,10 +487,7 @@ def test_the_trusted_writers_who_skip_fedgate_are_the_bundle_s() -> None:
             )
             sent = _sent_to_fedgate(username, "DELETE", resource, namespace)
             assert sent is not job, (username, resource, namespace)
-    text = "".join(
-        c["expression"]
-        for c in _one("ValidatingWebhookConfiguration")["webhooks"][0]["matchConditions"]
-    )
+    text = "".join(c["expression"] for c in _hook()["matchConditions"])
     quoted = set(re.findall(r"'([^']*)'", text)) - {""}
     kept = {"DELETE", "UPDATE", "work.karmada.io", "resourcebindings", "clusterresourcebindings"}
     kept |= {"works", "batch", "jobs"}

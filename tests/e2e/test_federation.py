@@ -477,6 +477,63 @@ def test_a_policy_made_by_hand_is_known_to_the_webhook_within_2_s(
             assert gone.returncode == 0, gone.stderr
 
 
+ANNOTATION_DENIED = 'admission webhook "conflict-resolution.fedgate.dev" denied the request'
+
+
+def test_a_tenant_s_secret_may_not_overwrite_a_member_s_by_its_annotation(
+    federation: Federation, synced: Synced
+) -> None:
+    """A Secret (a kind fedgate's main entry is not registered for) carrying
+    work.karmada.io/conflict-resolution: overwrite, which Karmada prefers to its policy's
+    conflictResolution, is denied by the annotation entry; the same Secret without it is
+    admitted and never reaches fedgate; annotating it afterwards is denied too."""
+    as_alice = partial(federation.kubectl, user=ALICE, groups=TEAM_A)
+    name = "annotated-credentials"
+
+    def secret(annotations: dict[str, str]) -> str:
+        metadata = {"name": name, "namespace": "platform-demo", "annotations": annotations}
+        return json.dumps(
+            {"apiVersion": "v1", "kind": "Secret", "metadata": metadata, "data": {"k": "dg=="}}
+        )
+
+    try:
+        taken = as_alice(
+            "create", "-f", "-", stdin=secret({"work.karmada.io/conflict-resolution": "overwrite"})
+        )
+        assert taken.returncode != 0 and ANNOTATION_DENIED in taken.stderr, taken.stderr
+        assert "[tenancy.conflict-overwrite]" in taken.stderr, taken.stderr
+        plain = as_alice("create", "-f", "-", stdin=secret({"note": "mine"}))
+        assert plain.returncode == 0, plain.stderr
+
+        def records() -> list[bool]:
+            return [r["allowed"] for r in federation.audit() if r.get("name") == name]
+
+        eventually("the denied CREATE is audited", lambda: bool(records()), seconds=10)
+        assert records() == [False], records()  # the plain CREATE never reached fedgate
+        annotated = as_alice(
+            "annotate",
+            "secret",
+            name,
+            "-n",
+            "platform-demo",
+            "work.karmada.io/conflict-resolution=overwrite",
+        )
+        assert annotated.returncode != 0 and ANNOTATION_DENIED in annotated.stderr, annotated.stderr
+        aborting = as_alice(
+            "annotate",
+            "secret",
+            name,
+            "-n",
+            "platform-demo",
+            "work.karmada.io/conflict-resolution=abort",
+        )
+        assert aborting.returncode == 0, aborting.stderr  # sent, judged, and the tenant's to set
+        eventually("the abort is audited, allowed", lambda: True in records(), seconds=10)
+    finally:
+        gone = as_alice("delete", "secret", name, "-n", "platform-demo", "--ignore-not-found")
+        assert gone.returncode == 0, gone.stderr
+
+
 def _fedgate_ready(federation: Federation) -> bool:
     url = federation.env["webhook"]["url"].replace("/validate", "/readyz")
     try:

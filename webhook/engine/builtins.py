@@ -41,8 +41,6 @@ AUTOSCALERS = frozenset(
         ("autoscaling", "HorizontalPodAutoscaler"),
     }
 )
-TEMPLATES = WORKLOAD_KINDS | {("autoscaling", "HorizontalPodAutoscaler")}
-"""The resource templates the webhook sees: what a PropagationPolicy sends to the members."""
 WORK = "work.karmada.io"
 BINDINGS = frozenset({(WORK, "ResourceBinding"), (WORK, "ClusterResourceBinding"), (WORK, "Work")})
 """What Karmada's controllers write from a template and its policy: what the members apply."""
@@ -92,7 +90,7 @@ BUILTINS: dict[str, tuple[Check, Match]] = {
     ),
     "tenancy.conflict-overwrite": (
         tenancy.check_conflict_overwrite,
-        Match(PROPAGATION | TEMPLATES, WRITES, scope="any"),
+        Match(ANY, WRITES, scope="any"),
     ),
     "tenancy.override-registry": (
         tenancy.check_override_registry,

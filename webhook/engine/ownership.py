@@ -433,16 +433,27 @@ def check_delete(review: Review, rule: Rule) -> Iterator[Violation]:
     )
 
 
+SCALED_KINDS = {
+    "deployments": "Deployment",
+    "statefulsets": "StatefulSet",
+    "replicasets": "ReplicaSet",
+    "replicationcontrollers": "ReplicationController",
+}
+"""The kinds whose scale subresource fedgate is registered for, by the resource a Scale request
+names (the request's kind is autoscaling/Scale whatever it scales)."""
+
+
 def check_scale(review: Review, rule: Rule) -> Iterator[Violation]:
     request = review.request
     if request.sub_resource != "scale" or review.tenant is None:
         return
     if may_write(review, "federated-hpa") or review.identity.writer == "platform":
         return
+    kind = SCALED_KINDS.get(request.resource, request.resource)
     yield review.violation(
         rule,
         f"scaling {request.resource}/{request.name} writes /spec/replicas, and the Scale request "
-        "does not carry the Deployment's ownership ledger; in tenant namespaces only "
+        f"does not carry the {kind}'s ownership ledger; in tenant namespaces only "
         f"{_owner_label(review, 'federated-hpa')} and the platform team may scale, not "
         f"{review.identity.describe()}: change replicas or autoscaling in the app spec",
         pointer="/spec/replicas",

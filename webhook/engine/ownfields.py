@@ -82,6 +82,24 @@ def own_fields_only(request: AdmissionRequest, identity: Identity) -> bool:
     return _finalizers_removed_in_deletion(old, new)
 
 
+def only_label_changed(old: Mapping[str, Any], new: Mapping[str, Any], key: str) -> bool:
+    """Whether ``new`` is ``old`` but for label ``key`` (added, changed or removed) and what
+    the API server maintains."""
+    return same_json(_without_label(old, key), _without_label(new, key))
+
+
+def _without_label(obj: Mapping[str, Any], key: str) -> Any:
+    rest = _rest(obj, False, False)
+    metadata = rest.get("metadata")
+    labels = metadata.get("labels") if isinstance(metadata, dict) else None
+    if isinstance(metadata, dict) and isinstance(labels, Mapping):
+        kept = {k: v for k, v in labels.items() if k != key}
+        metadata["labels"] = kept
+        if not kept:
+            del metadata["labels"]
+    return rest
+
+
 def _outside_metadata_changed(old: Mapping[str, Any], new: Mapping[str, Any], status: bool) -> bool:
     """Whether a field beside ``metadata`` (and ``status``, for a status write) differs in
     Python's ``==``: then ``_rest`` differs too, and neither copy needs building (a Karmada

@@ -22,6 +22,7 @@ from webhook.engine.context import (
 )
 from webhook.engine.decision import Violation
 from webhook.engine.ownership import git_object, may_write
+from webhook.engine.ownfields import only_label_changed
 from webhook.engine.targets.selection import selected_templates
 from webhook.karmada.overridemanager import overriders_at
 
@@ -64,6 +65,29 @@ def _writes_for_member_hpas(review: Review) -> bool:
     ledger = ledger_of(indexed) if indexed is not None else review.old_ledger
     found = owner_of(RETAIN_POINTER, ledger) if ledger is not None else None
     return found is not None and found[0] == MEMBER_HPA and may_write(review, MEMBER_HPA)
+
+
+MARKED = ("true", None)
+"""What Karmada's hpaScaleTargetMarker leaves the label at: "true" while an HPA targets the
+template (``util.RetainReplicasValue``, merged over any value), none once it is gone."""
+
+
+def marks_scale_target(review: Review) -> bool:
+    """Whether this is Karmada's hpaScaleTargetMarker's write (v1.18.2
+    pkg/controllers/hpascaletargetmarker): an UPDATE that only sets the retain label to "true"
+    or removes it, by a user ``writers.yaml`` ``ledgerOwners`` lets write the member HPAs'
+    fields (never by what the request claims). It labels whatever an HPA targets, a template
+    break-glass made by hand too, so it is judged on the label alone: judged whole, the
+    contents every rule would object to would deny it, and the member HPAs and Karmada would
+    fight over replicas."""
+    request = review.request
+    old, new = request.old_object, request.object
+    if request.operation != "UPDATE" or request.sub_resource or old is None or new is None:
+        return False
+    before, after = labels_of(old).get(RETAIN_LABEL), labels_of(new).get(RETAIN_LABEL)
+    if before == after or after not in MARKED or not may_write(review, MEMBER_HPA):
+        return False
+    return only_label_changed(old, new, RETAIN_LABEL)
 
 
 def written_pointers(overriders: Mapping[str, Any]) -> Iterator[tuple[str, str]]:

@@ -12,7 +12,7 @@ from datetime import date
 
 from webhook.bundle.model import Bundle
 from webhook.bundle.rules import Rule
-from webhook.engine import admissible, celrules, controllers
+from webhook.engine import admissible, celrules, controllers, retain
 from webhook.engine.budget import Budget, BudgetExceeded, spending
 from webhook.engine.budget import check as check_budget
 from webhook.engine.builtins import BUILTINS, WRITER_RULES
@@ -23,6 +23,7 @@ from webhook.engine.enforcement import Point
 from webhook.engine.identity import identify
 from webhook.engine.lifting import lift
 from webhook.engine.ownfields import own_fields_only
+from webhook.engine.registration import ANNOTATION_RULES, annotation_only
 from webhook.engine.request import AdmissionRequest
 from webhook.engine.tenancy import placement_targets
 
@@ -31,6 +32,9 @@ EXEMPT_WRITERS = (controllers.SYSTEM,)
 TTL): never blocked in their lanes (``controllers.py``), or deleting a namespace would hang
 forever; any other write of theirs is judged as anyone's is."""
 BREAK_GLASS = "break-glass"
+RETAIN_LABEL_RULES = frozenset({"retain.replicas-label"})
+"""The rule about the retain label: with the rules about who writes, all that judges Karmada's
+hpaScaleTargetMarker setting or removing it (``retain.marks_scale_target``)."""
 UNEXPECTED = "request.unexpected"
 """The violation of a request the API server never sends (``admissible.py``): not a bundle
 rule, so no bundle can turn it off."""
@@ -112,6 +116,10 @@ def _violations(context: Review, faults: list[str]) -> Iterator[Violation]:
     ]
     if own_fields_only(request, context.identity):  # judged on those fields alone
         matched = [r for r in matched if r.builtin in WRITER_RULES]
+    elif retain.marks_scale_target(context):  # Karmada's hpaScaleTargetMarker: the label alone
+        matched = [r for r in matched if r.builtin in WRITER_RULES | RETAIN_LABEL_RULES]
+    if annotation_only(request, context.point):  # sent for its conflict-resolution annotation
+        matched = [r for r in matched if r.builtin in ANNOTATION_RULES]
     refused: dict[str, str] = {}
     passed: set[str] = set()
     if activations is not None and runtime is not None:

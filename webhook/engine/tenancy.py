@@ -388,6 +388,8 @@ def check_conflict_overwrite(review: Review, rule: Rule) -> Iterator[Violation]:
     if request.kind.group == "policy.karmada.io":
         yield from _policy_overwrites(review, rule)
         return
+    if request.kind.group == "work.karmada.io":
+        return  # Karmada's own derivation carries the value it chose (ownership.karmada-bindings)
     if _template_overwrites(request.object) and not (
         request.operation == "UPDATE" and _template_overwrites(request.old_object)
     ):

@@ -34,3 +34,9 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end }}
 {{- join ", " $quoted }}
 {{- end }}
+
+{{/* A CEL condition: the object written, or the object as it was, carries annotation "." */}}
+{{- define "fedgate.carriesAnnotation" -}}
+{{- $key := printf "'%s'" . -}}
+{{- printf "(object != null && has(object.metadata) && has(object.metadata.annotations) && %s in object.metadata.annotations) || (oldObject != null && has(oldObject.metadata) && has(oldObject.metadata.annotations) && %s in oldObject.metadata.annotations)" $key $key -}}
+{{- end }}
