@@ -126,10 +126,10 @@ def _json(value: Any, status: int = 200) -> Response:
 
 def _status(code: int, message: str) -> Response:
     """A metav1.Status body: what the API server reads from a non-200 answer."""
-    return Response(_status_body(code, message), status=code, mimetype=JSON)
+    return Response(status_body(code, message), status=code, mimetype=JSON)
 
 
-def _status_body(code: int, message: str) -> bytes:
+def status_body(code: int, message: str) -> bytes:
     return orjson.dumps(
         {
             "apiVersion": "v1",
@@ -205,17 +205,17 @@ def judge(
     started = time.perf_counter()
     if mimetype != JSON:
         message = f"Content-Type must be {JSON}, not {mimetype or 'none'}"
-        return Verdict(415, _status_body(415, message), bad="content-type")
+        return Verdict(415, status_body(415, message), bad="content-type")
     try:
         document = orjson.loads(body)
     except orjson.JSONDecodeError as exc:
-        return Verdict(400, _status_body(400, f"the body is not JSON: {exc}"), bad="not-json")
+        return Verdict(400, status_body(400, f"the body is not JSON: {exc}"), bad="not-json")
     if has_duplicate_keys(body):  # orjson kept the last: judged on it, a forgery could pass
         problem = "an object in the body gives the same key twice"
         uid = recover_uid(document)
         if uid is None:
             message = f"not an AdmissionReview fedgate can read: {problem}"
-            return Verdict(400, _status_body(400, message), bad="duplicate-keys")
+            return Verdict(400, status_body(400, message), bad="duplicate-keys")
         denied = denial(uid, f"fedgate could not review this request: {problem}")
         return Verdict(content=orjson.dumps(denied), bad="duplicate-keys")
     try:
@@ -225,7 +225,7 @@ def judge(
         uid = recover_uid(document)
         if uid is None:
             message = f"not an admission.k8s.io/v1 AdmissionReview: {exc}"
-            return Verdict(400, _status_body(400, message), bad="malformed")
+            return Verdict(400, status_body(400, message), bad="malformed")
         denied = denial(uid, f"fedgate could not review this request: {exc}")
         return Verdict(content=orjson.dumps(denied), bad="malformed")
     parsed(admission)
