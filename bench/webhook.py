@@ -56,7 +56,7 @@ import trustme
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.webhook_heavy import heavy_override, post  # noqa: E402
+from bench.webhook_heavy import heavy_override, post, serve_command  # noqa: E402
 
 BIN = Path(sys.executable).parent
 REQUESTS = {
@@ -209,7 +209,7 @@ def one_large_a_second(port: int, context: ssl.SSLContext, enabled: bool) -> Ite
         sender.join(timeout=120)
 
 
-def _servers(args: argparse.Namespace, port: int, tls: list[str]) -> dict[str, Server]:
+def _servers(args: argparse.Namespace, port: int, pem: Path) -> dict[str, Server]:
     """The floor, then each fedgate to measure (``--threads``, ``--against``)."""
     floor = Server(
         [
@@ -224,7 +224,10 @@ def _servers(args: argparse.Namespace, port: int, tls: list[str]) -> dict[str, S
             "--bind",
             f"127.0.0.1:{port}",
             "--no-control-socket",
-            *tls,
+            "--certfile",
+            str(pem),
+            "--keyfile",
+            str(pem),
             "bench.floor_app:create_served_app()",
         ]
     )
@@ -237,21 +240,9 @@ def _servers(args: argparse.Namespace, port: int, tls: list[str]) -> dict[str, S
                 name += f" --threads {count}"
             policies = Path(args.policies)
             servers[name] = Server(
-                [
-                    sys.executable,
-                    "-c",
-                    "from compiler.cli import entry; entry()",
-                    "serve",
-                    "--bind",
-                    f"127.0.0.1:{port}",
-                    "--workers",
-                    "2",
-                    "--threads",
-                    str(count),
-                    *tls,
-                    "--policies",
-                    str(policies if policies.is_absolute() else source / policies),
-                ],
+                serve_command(
+                    port, count, pem, policies if policies.is_absolute() else source / policies
+                ),
                 source,
             )
     return servers
@@ -319,8 +310,7 @@ def main() -> None:
     context = ssl.create_default_context()
     ca.configure_trust(context)
     port = free_port()
-    tls = ["--certfile", str(pem), "--keyfile", str(pem)]
-    servers = _servers(args, port, tls)
+    servers = _servers(args, port, pem)
     fedgates = [name for name in servers if name != "floor"]
     width = 36 if args.mixed else 26  # "PropagationPolicy CREATE + 1 large/s"
     named = max(len(name) for name in fedgates) if len(fedgates) > 1 else 0
