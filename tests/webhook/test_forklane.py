@@ -19,6 +19,8 @@ from hypothesis import strategies as st
 from tests.conftest import EXAMPLES, POLICIES, ROOT
 from webhook.base import forksafe
 from webhook.bundle.load import load_bundle
+from webhook.engine.request import parse_review
+from webhook.shell import heavy
 from webhook.shell.app import create_app, overtime_answer
 from webhook.shell.asgi import WsgiOnAsgi
 from webhook.shell.forklane import Emit, ForkLane
@@ -98,6 +100,26 @@ def test_a_child_that_dies_says_so() -> None:
     async def main() -> None:
         outcome = await lane.run(dies, time.monotonic() + 10)
         assert outcome.ended == "died" and outcome.result is None
+        await _settled(lane)
+
+    asyncio.run(main())
+
+
+def test_no_process_to_be_had_is_an_ending_without_a_result(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    lane = ForkLane(1)
+
+    def refused() -> int:
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    async def main() -> None:
+        with monkeypatch.context() as patched:
+            patched.setattr(os, "fork", refused)
+            outcome = await lane.run(lambda emit: 1, time.monotonic() + 10)
+        assert outcome.ended == "died"
+        again = await lane.run(lambda emit: 2, time.monotonic() + 10)  # its slot was freed
+        assert again.result == 2
         await _settled(lane)
 
     asyncio.run(main())
@@ -226,7 +248,9 @@ def _body(kind: str, size: int, image: str) -> tuple[bytes, bytes]:
     return orjson.dumps(_deployment("u-1", size, image)), b"text/plain"
 
 
-def _answer(forked: bool, body: bytes, content_type: bytes) -> tuple[int, list[Any], bytes]:
+def _answer(
+    forked: bool, body: bytes, content_type: bytes, seconds: float = 30.0
+) -> tuple[int, list[Any], bytes]:
     settings = Settings(heavy_body_bytes=THRESHOLD, audit_log=False)
     app = create_app(bundle=BUNDLE, settings=settings)
     state = app.extensions["fedgate"]
@@ -234,7 +258,7 @@ def _answer(forked: bool, body: bytes, content_type: bytes) -> tuple[int, list[A
         app,
         settings.max_body_bytes,
         heavy_body_bytes=THRESHOLD,
-        review_seconds=30.0 if forked else None,
+        review_seconds=seconds if forked else None,
         forked=HeavyReview(state, ForkLane(1)) if forked else None,
         on_overtime=lambda environ: overtime_answer(state, environ),
     )
@@ -283,3 +307,33 @@ def test_the_differential_crosses_the_threshold(kind: str) -> None:
     small, _ = _body(kind, THRESHOLD - 3000, "docker.io")
     large, _ = _body(kind, 4 * THRESHOLD, "docker.io")
     assert len(small) < THRESHOLD < len(large)
+
+
+def test_a_child_past_the_budget_gives_the_deadlines_answer_with_the_uid() -> None:
+    body = orjson.dumps(_override("too-long", 30_000, "registry.example.com"))
+    started = time.monotonic()
+    status, _, content = _answer(True, body, b"application/json", seconds=0.05)
+    assert time.monotonic() - started < 2  # killed, or stopped by its budget: not run to its end
+    response = orjson.loads(content)["response"]
+    assert status == 200 and response["uid"] == "too-long" and response["allowed"] is False
+    assert response["status"]["message"] == "review exceeded its time budget"
+
+
+def test_a_child_that_dies_denies_the_request_it_had_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A child killed from outside (the OOM killer) leaves no answer: a denial, never an allow."""
+
+    def dies(*args: Any, **kwargs: Any) -> Any:
+        kwargs["parsed"](None)  # the request read...
+        os._exit(9)  # ...then gone
+
+    monkeypatch.setattr(heavy, "slim_admission", lambda admission: _admission("dying"))
+    monkeypatch.setattr(heavy, "judge", dies)
+    body = orjson.dumps(_override("dying", 300, "registry.example.com"))
+    status, _, content = _answer(True, body, b"application/json")
+    response = orjson.loads(content)["response"]
+    assert status == 200 and response["uid"] == "dying" and response["allowed"] is False
+    assert "ended without an answer" in response["status"]["message"]
+
+
+def _admission(uid: str) -> Any:
+    return parse_review(_override(uid, 1, "registry.example.com"))

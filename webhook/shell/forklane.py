@@ -67,7 +67,7 @@ _PRCTL = _prctl()
 class Outcome(Generic[T]):
     """How a child's work ended: ``result`` when it finished, else ``ended`` says why not
     (``queued``: no child was free before the deadline; ``killed``: past the deadline;
-    ``died``: the child ended without a result)."""
+    ``died``: the child ended without a result, or could not be made)."""
 
     result: T | None = None
     early: Any = None
@@ -96,6 +96,9 @@ class ForkLane:
             return Outcome(ended="queued")
         try:
             pid, read = _fork(work)
+        except OSError:  # no process to be had (memory, process limit): no answer from one
+            self._slots.release()
+            return Outcome(ended="died")
         except BaseException:
             self._slots.release()
             raise
