@@ -13,7 +13,8 @@ The child touches nothing another thread might hold: it runs only ``work`` (the 
 locks are made by ``webhook.base.forksafe`` and so released in the child), resets the worker's
 signal handlers (a signal to the child must not run the worker's handlers or wake its loop),
 closes every descriptor but its pipe (a listening socket held by a child would keep taking
-connections nobody accepts) and dies with the worker (``PR_SET_PDEATHSIG``). Metrics, logs and
+connections nobody accepts), runs at a lower CPU priority (``NICE``) and dies with the worker
+(``PR_SET_PDEATHSIG``). Metrics, logs and
 the audit line are the worker's, from the returned result. Should the child hang anyway (a lock
 of a library it reached that no test knew of), the deadline kills it and the request is answered
 as a deadline answers.
@@ -50,6 +51,10 @@ _SIGNALS = tuple(
     if hasattr(signal, f"SIG{name}")
 )
 _PR_SET_PDEATHSIG = 1
+NICE = 10
+"""How much lower the child's CPU priority is than the worker's: off the GIL, a large review
+would otherwise take a core from the small reviews as an equal (on 2 cores, a burst of large
+reviews slowed the small ones more than the GIL did); it is bounded by its deadline anyway."""
 
 
 def _prctl() -> Any | None:
@@ -167,6 +172,7 @@ def _child(work: Callable[[Emit], Any], read: int, write: int) -> None:  # pragm
         os.closerange(3, write)
         os.closerange(write + 1, os.sysconf("SC_OPEN_MAX"))
         gc.disable()  # the child is short-lived: its memory goes back at once when it exits
+        os.nice(NICE)  # the worker's small reviews first, where both want a core
 
         def emit(value: Any) -> None:
             _send(write, EARLY, value)
