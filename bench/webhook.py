@@ -23,6 +23,10 @@ splits; a round that could not be matched says so.
 dry-run OverridePolicy CREATE (33,000 plaintext overriders, ``bench/webhook_heavy.py``'s) is
 posted a second on a connection of its own, to the floor and to fedgate alike; the table is
 the small requests' (wrk's), so its p99 ratio is the small requests' beside the large ones.
+
+Several fedgates in one run: ``--threads 1,4`` measures each thread count, and ``--against DIR``
+(another checkout, ``git archive <commit> | tar -x -C DIR``) that checkout's fedgate too, in the
+same alternating rounds against the same floor, one row each: before and after, side by side.
 """
 
 from __future__ import annotations
@@ -52,7 +56,7 @@ import trustme
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.webhook_heavy import heavy_override, post  # noqa: E402
+from bench.webhook_heavy import heavy_override, post, serve_command  # noqa: E402
 
 BIN = Path(sys.executable).parent
 REQUESTS = {
@@ -74,15 +78,24 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+@dataclass(frozen=True)
+class Server:
+    """One server to measure: its command, run from ``source`` (a checkout)."""
+
+    command: list[str]
+    source: Path = ROOT
+
+
 @contextmanager
-def running(command: list[str], port: int, context: ssl.SSLContext, log: Path) -> Iterator[None]:
+def running(server: Server, port: int, context: ssl.SSLContext, log: Path) -> Iterator[None]:
+    command = server.command
     with open(log, "ab") as sink:
         process = subprocess.Popen(
             command,
-            cwd=ROOT,
+            cwd=server.source,
             stdout=sink,
             stderr=subprocess.STDOUT,
-            env={**os.environ, "PYTHONPATH": str(ROOT)},
+            env={**os.environ, "PYTHONPATH": str(server.source)},
         )
     try:
         deadline = time.monotonic() + 30
@@ -196,7 +209,46 @@ def one_large_a_second(port: int, context: ssl.SSLContext, enabled: bool) -> Ite
         sender.join(timeout=120)
 
 
-def main() -> None:
+def _servers(args: argparse.Namespace, port: int, pem: Path) -> dict[str, Server]:
+    """The floor, then each fedgate to measure (``--threads``, ``--against``)."""
+    floor = Server(
+        [
+            str(BIN / "gunicorn"),
+            "--workers",
+            "2",
+            "--worker-class",
+            "asgi",
+            "--reuse-port",
+            "--keep-alive",
+            "75",
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--no-control-socket",
+            "--certfile",
+            str(pem),
+            "--keyfile",
+            str(pem),
+            "bench.floor_app:create_served_app()",
+        ]
+    )
+    servers: dict[str, Server] = {"floor": floor}
+    threads = [int(t) for t in str(args.threads).split(",")]
+    for source in [ROOT, *(path.resolve() for path in args.against)]:
+        for count in threads:
+            name = "fedgate" if source == ROOT else f"fedgate@{source.name}"
+            if len(threads) > 1:
+                name += f" --threads {count}"
+            policies = Path(args.policies)
+            servers[name] = Server(
+                serve_command(
+                    port, count, pem, policies if policies.is_absolute() else source / policies
+                ),
+                source,
+            )
+    return servers
+
+
+def _arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -220,7 +272,17 @@ def main() -> None:
         help="also print every round's numbers (requests/s, p50, p90, p99, split) on stderr",
     )
     parser.add_argument(
-        "--threads", type=int, default=4, help="fedgate serve --threads (default 4)"
+        "--threads",
+        default="4",
+        help="fedgate serve --threads (default 4); a list (1,4) measures each in the same rounds",
+    )
+    parser.add_argument(
+        "--against",
+        type=Path,
+        action="append",
+        default=[],
+        help="also measure the fedgate of another checkout (git archive <commit> | tar -x -C "
+        "DIR), in the same rounds, against the same floor",
     )
     parser.add_argument(
         "--policies",
@@ -233,7 +295,11 @@ def main() -> None:
         action="store_true",
         help="one 2.5 MiB OverridePolicy CREATE a second beside the small requests",
     )
-    args = parser.parse_args()
+    return parser.parse_args()
+
+
+def main() -> None:
+    args = _arguments()
     if shutil.which("wrk") is None:
         raise SystemExit("wrk is not installed (apt-get install wrk)")
     work = Path(tempfile.mkdtemp(prefix="fedgate-bench-"))
@@ -244,54 +310,27 @@ def main() -> None:
     context = ssl.create_default_context()
     ca.configure_trust(context)
     port = free_port()
-    tls = ["--certfile", str(pem), "--keyfile", str(pem)]
-    servers = {
-        "floor": [
-            str(BIN / "gunicorn"),
-            "--workers",
-            "2",
-            "--worker-class",
-            "asgi",
-            "--reuse-port",
-            "--keep-alive",
-            "75",
-            "--bind",
-            f"127.0.0.1:{port}",
-            "--no-control-socket",
-            *tls,
-            "bench.floor_app:create_served_app()",
-        ],
-        "fedgate": [
-            str(BIN / "fedgate"),
-            "serve",
-            "--bind",
-            f"127.0.0.1:{port}",
-            "--workers",
-            "2",
-            "--threads",
-            str(args.threads),
-            *tls,
-            "--policies",
-            args.policies,
-        ],
-    }
+    servers = _servers(args, port, pem)
+    fedgates = [name for name in servers if name != "floor"]
     width = 36 if args.mixed else 26  # "PropagationPolicy CREATE + 1 large/s"
+    named = max(len(name) for name in fedgates) if len(fedgates) > 1 else 0
+    server_column = f"{'server':{named}} " if named else ""
     print(
-        f"{'request':{width}} {'conns':>5} | {'floor req/s':>11} {'p50':>6} {'p99':>6} | "
-        f"{'fedgate req/s':>13} {'p50':>6} {'p99':>6} | {'thru x':>6} {'p99 x':>6}"
+        f"{'request':{width}} {'conns':>5} {server_column}| {'floor req/s':>11} {'p50':>6} "
+        f"{'p99':>6} | {'fedgate req/s':>13} {'p50':>6} {'p99':>6} | {'thru x':>6} {'p99 x':>6}"
     )
     for label, file in REQUESTS.items():
         script = work / f"{file}.lua"
         script.write_text(LUA.format(body=ROOT / "examples" / "requests" / file))
         for connections in (int(c) for c in args.connections.split(",")):
             runs: dict[str, list[Run]] = {name: [] for name in servers}
-            ratios: list[tuple[float, float]] = []
-            unmatched = 0
-            for _ in range(args.rounds):  # alternate, so both see the same machine
-                for name, command in servers.items():
-                    with running(command, port, context, work / f"{name}.log"):
+            ratios: dict[str, list[tuple[float, float]]] = {name: [] for name in fedgates}
+            unmatched = dict.fromkeys(fedgates, 0)
+            for round_number in range(1, args.rounds + 1):  # alternate: the same machine
+                for name, server in servers.items():
+                    with running(server, port, context, work / f"{name}.log"):
                         wrk(port, script, connections, 2)  # warm-up: imports, TLS sessions
-                        split = runs["floor"][-1].split if name == "fedgate" else None
+                        split = runs["floor"][-1].split if name != "floor" else None
                         with one_large_a_second(port, context, args.mixed):
                             measured = wrk(
                                 port,
@@ -302,35 +341,51 @@ def main() -> None:
                                 attempts=args.attempts,
                             )
                         runs[name].append(measured)
-                floor_run, fedgate_run = runs["floor"][-1], runs["fedgate"][-1]
-                unmatched += floor_run.split != fedgate_run.split
-                ratios.append((fedgate_run.rate / floor_run.rate, fedgate_run.p99 / floor_run.p99))
-                if args.each_round:
-                    print(
-                        f"  round {len(ratios)}: {label}, {connections} connections: "
-                        + "; ".join(
-                            f"{name} {run.rate:.0f} req/s p50 {run.p50:.2f} p90 {run.p90:.2f} "
-                            f"p99 {run.p99:.2f} ms split {'/'.join(map(str, run.split)) or '?'}"
-                            for name, run in (("floor", floor_run), ("fedgate", fedgate_run))
-                        )
-                        + f"; {ratios[-1][0]:.2f}x / {ratios[-1][1]:.2f}x",
-                        file=sys.stderr,
-                        flush=True,
+                floor_run = runs["floor"][-1]
+                for name in fedgates:
+                    fedgate_run = runs[name][-1]
+                    unmatched[name] += floor_run.split != fedgate_run.split
+                    ratios[name].append(
+                        (fedgate_run.rate / floor_run.rate, fedgate_run.p99 / floor_run.p99)
                     )
-            fr, f50, f99, gr, g50, g99 = (
-                statistics.median(getattr(run, field) for run in runs[name])
-                for name in ("floor", "fedgate")
+                    if args.each_round:
+                        print(
+                            f"  round {round_number}: {label}, {connections} connections, "
+                            f"{name}: "
+                            + "; ".join(
+                                f"{who} {run.rate:.0f} req/s p50 {run.p50:.2f} p90 "
+                                f"{run.p90:.2f} p99 {run.p99:.2f} ms split "
+                                f"{'/'.join(map(str, run.split)) or '?'}"
+                                for who, run in (("floor", floor_run), ("fedgate", fedgate_run))
+                            )
+                            + f"; {ratios[name][-1][0]:.2f}x / {ratios[name][-1][1]:.2f}x",
+                            file=sys.stderr,
+                            flush=True,
+                        )
+            fr, f50, f99 = (
+                statistics.median(getattr(run, field) for run in runs["floor"])
                 for field in ("rate", "p50", "p99")
             )
-            thru = statistics.median(r for r, _ in ratios)
-            tail = statistics.median(p for _, p in ratios)
-            note = f"  ({unmatched} of {args.rounds} rounds unmatched splits)" if unmatched else ""
             shown = f"{label} + 1 large/s" if args.mixed else label
-            print(
-                f"{shown:{width}} {connections:>5} | {fr:11.0f} {f50:6.2f} {f99:6.2f} | "
-                f"{gr:13.0f} {g50:6.2f} {g99:6.2f} | {thru:6.2f} {tail:6.2f}{note}",
-                flush=True,
-            )
+            for name in fedgates:
+                gr, g50, g99 = (
+                    statistics.median(getattr(run, field) for run in runs[name])
+                    for field in ("rate", "p50", "p99")
+                )
+                thru = statistics.median(r for r, _ in ratios[name])
+                tail = statistics.median(p for _, p in ratios[name])
+                note = (
+                    f"  ({unmatched[name]} of {args.rounds} rounds unmatched splits)"
+                    if unmatched[name]
+                    else ""
+                )
+                column = f"{name:{named}} " if named else ""
+                print(
+                    f"{shown:{width}} {connections:>5} {column}| {fr:11.0f} {f50:6.2f} "
+                    f"{f99:6.2f} | {gr:13.0f} {g50:6.2f} {g99:6.2f} | {thru:6.2f} "
+                    f"{tail:6.2f}{note}",
+                    flush=True,
+                )
     shutil.rmtree(work, ignore_errors=True)
 
 

@@ -78,18 +78,9 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-@contextmanager
-def serving(
-    source: Path, threads: int, work: Path
-) -> Iterator[tuple[int, ssl.SSLContext, list[int]]]:
-    ca = trustme.CA()
-    pem = work / "tls.pem"
-    ca.issue_cert("127.0.0.1").private_key_and_cert_chain_pem.write_to_path(str(pem))
-    pem.chmod(0o600)
-    context = ssl.create_default_context()
-    ca.configure_trust(context)
-    port = free_port()
-    command = [
+def serve_command(port: int, threads: int, pem: Path, policies: Path) -> list[str]:
+    """``fedgate serve`` of the checkout on PYTHONPATH: 2 workers, TLS, on 127.0.0.1."""
+    return [
         sys.executable,
         "-c",
         "from compiler.cli import entry; entry()",
@@ -105,8 +96,22 @@ def serving(
         "--keyfile",
         str(pem),
         "--policies",
-        str(source / "policies"),
+        str(policies),
     ]
+
+
+@contextmanager
+def serving(
+    source: Path, threads: int, work: Path
+) -> Iterator[tuple[int, ssl.SSLContext, list[int]]]:
+    ca = trustme.CA()
+    pem = work / "tls.pem"
+    ca.issue_cert("127.0.0.1").private_key_and_cert_chain_pem.write_to_path(str(pem))
+    pem.chmod(0o600)
+    context = ssl.create_default_context()
+    ca.configure_trust(context)
+    port = free_port()
+    command = serve_command(port, threads, pem, source / "policies")
     env = {
         **os.environ,
         "PYTHONPATH": str(source),

@@ -69,7 +69,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=4,
         metavar="N",
         help="threads per worker reviewing requests (default 4; bodies over "
-        "FEDGATE_HEAVY_BODY_BYTES get one more thread of their own)",
+        "FEDGATE_HEAVY_BODY_BYTES are reviewed in a child process forked for each, "
+        "FEDGATE_HEAVY_CHILDREN at a time)",
     )
     where = parser.add_mutually_exclusive_group()
     where.add_argument(

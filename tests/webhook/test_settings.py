@@ -24,6 +24,8 @@ from webhook.shell.settings import Settings, settings_from_env
         ({"FEDGATE_RELOAD_SECONDS": "0.5"}, Settings(reload_seconds=0.5)),
         ({"FEDGATE_HEAVY_BODY_BYTES": "1024"}, Settings(heavy_body_bytes=1024)),
         ({"FEDGATE_BUFFERED_BODY_BYTES": "1024"}, Settings(buffered_body_bytes=1024)),
+        ({"FEDGATE_HEAVY_CHILDREN": "0"}, Settings(heavy_children=0)),
+        ({"FEDGATE_HEAVY_CHILDREN": "3"}, Settings(heavy_children=3)),
         ({"FEDGATE_POLICIES": "/srv/bundle"}, Settings(policies=Path("/srv/bundle"))),
         ({"FEDGATE_TODAY": "2026-12-31"}, Settings(today=date(2026, 12, 31))),
         ({"FEDGATE_TODAY": ""}, Settings()),
@@ -44,6 +46,8 @@ def test_from_env(environ: dict[str, str], expected: Settings) -> None:
         ({"FEDGATE_REVIEW_SECONDS": "nan"}, "FEDGATE_REVIEW_SECONDS"),
         ({"FEDGATE_REVIEW_SECONDS": "soon"}, "FEDGATE_REVIEW_SECONDS"),
         ({"FEDGATE_TODAY": "next friday"}, "FEDGATE_TODAY"),
+        ({"FEDGATE_HEAVY_CHILDREN": "-1"}, "FEDGATE_HEAVY_CHILDREN"),
+        ({"FEDGATE_HEAVY_CHILDREN": "one"}, "FEDGATE_HEAVY_CHILDREN"),
     ],
 )
 def test_bad_values_name_the_variable(environ: dict[str, str], names: str) -> None:

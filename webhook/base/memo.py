@@ -11,9 +11,10 @@ that filled the table, and what was dropped is simply computed again.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Hashable
 from typing import Any, Generic, TypeVar
+
+from webhook.base import forksafe
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
@@ -51,7 +52,7 @@ class Memo(Generic[K, V]):
         self.max_entry = max_entry
         self._values: dict[K, V] = {}
         self._used = 0
-        self._lock = threading.Lock()
+        self._lock = forksafe.lock()
 
     def get(self, key: K, compute: Callable[[], V]) -> V:
         try:

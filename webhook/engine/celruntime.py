@@ -7,11 +7,11 @@ It names neither the Bundle nor a Review: the bundle carries these as data
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from webhook.base import forksafe
 from webhook.bundle.rules import Rule
 from webhook.engine.cel import Backend, CelCompileError, CelEvalError
 from webhook.engine.cel.backend import VARIABLES
@@ -155,7 +155,7 @@ class CelRuntime:
         """Proofs that failed to build for a reason other than 'outside the subset': bugs of
         the translation (those rules go to the engine; the server logs and counts them)."""
         self.proof_reads: frozenset[str] = frozenset()
-        self._proof_lock = threading.Lock()
+        self._proof_lock = forksafe.lock()
         self._reviews_before_proofs = max(proofs_after, 0) if proofs else -1
         """Reviews still to come before the proofs are built; -1: never (off or built)."""
         if self._reviews_before_proofs == 0:
@@ -185,7 +185,7 @@ class CelRuntime:
             name: narrowed(value, self.read_paths.get("tenant")) for name, value in tenants.items()
         }
         self._programs: dict[tuple[str, ...], Any] = {}
-        self._lock = threading.Lock()
+        self._lock = forksafe.lock()
 
     def variables(
         self,

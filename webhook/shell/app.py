@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterable
-from dataclasses import dataclass
+import traceback
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -26,6 +27,7 @@ from webhook.bundle.load import load_bundle
 from webhook.bundle.model import Bundle
 from webhook.engine.admissible import known_kind_names
 from webhook.engine.budget import Budget, BudgetExceeded
+from webhook.engine.decision import Decision
 from webhook.engine.request import AdmissionRequest, parse_review
 from webhook.engine.review import review
 from webhook.shell.asgi import BODY, DEADLINE, Answer, Deadline, overtime_status
@@ -126,83 +128,159 @@ def _json(value: Any, status: int = 200) -> Response:
 
 def _status(code: int, message: str) -> Response:
     """A metav1.Status body: what the API server reads from a non-200 answer."""
-    return _json(
+    return Response(status_body(code, message), status=code, mimetype=JSON)
+
+
+def status_body(code: int, message: str) -> bytes:
+    return orjson.dumps(
         {
             "apiVersion": "v1",
             "kind": "Status",
             "status": "Failure",
             "code": code,
             "message": message,
-        },
-        status=code,
+        }
     )
 
 
 def _validate(state: State) -> Response:
+    environ = request.environ
+
+    def parsed(admission: AdmissionRequest) -> None:
+        environ[ADMISSION] = admission  # for the loop, should the deadline pass
+
+    verdict = judge(
+        state.bundle,
+        state.settings,
+        request.mimetype,
+        request.get_data(cache=False),
+        environ.get(DEADLINE),
+        parsed=parsed,
+    )
+    status, content = finish(state, verdict, environ)
+    return Response(content, status=status, mimetype=JSON)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What the view answers, as data: made by ``judge`` (on a review thread, or in a child
+    forked for a large body), then answered, counted and audited by ``finish`` in the worker.
+    Either an answer made before any review (``content``, with ``status``), or the review's
+    ``decision``, or ``overtime``: the time budget passed first."""
+
+    status: int = 200
+    content: bytes = b""
+    bad: str | None = None
+    """The ``bad_requests`` reason to count, for an answer made before the review."""
+    admission: AdmissionRequest | None = None
+    decision: Decision | None = None
+    seconds: float = 0.0
+    overtime: bool = False
+    failure: str | None = None
+    """An engine error's traceback: logged by ``finish``."""
+
+    def slim(self) -> Verdict:
+        """The verdict without the request's objects (what ``finish`` reads of it is the rest):
+        what a forked child sends back, so the worker does not read 2 MiB again."""
+        if self.admission is None:
+            return self
+        return replace(self, admission=slim_admission(self.admission))
+
+
+def slim_admission(admission: AdmissionRequest) -> AdmissionRequest:
+    """``admission`` without its object, old object and raw request."""
+    return replace(admission, object=None, old_object=None, raw={})
+
+
+def judge(
+    bundle: Bundle,
+    settings: Settings,
+    mimetype: str,
+    body: bytes,
+    deadline: Deadline | None,
+    *,
+    parsed: Callable[[AdmissionRequest], None] = lambda admission: None,
+) -> Verdict:
+    """The answer to one POST /validate, as data: no metrics, no log, no audit (the child a
+    large body is judged in may touch no lock of the worker's). ``parsed`` is told the request
+    once it is read, before the review."""
     started = time.perf_counter()
-    if request.mimetype != JSON:
-        state.metrics.bad_requests.labels("content-type").inc()
-        return _status(415, f"Content-Type must be {JSON}, not {request.mimetype or 'none'}")
-    body = request.get_data(cache=False)
+    if mimetype != JSON:
+        message = f"Content-Type must be {JSON}, not {mimetype or 'none'}"
+        return Verdict(415, status_body(415, message), bad="content-type")
     try:
         document = orjson.loads(body)
     except orjson.JSONDecodeError as exc:
-        state.metrics.bad_requests.labels("not-json").inc()
-        return _status(400, f"the body is not JSON: {exc}")
+        return Verdict(400, status_body(400, f"the body is not JSON: {exc}"), bad="not-json")
     if has_duplicate_keys(body):  # orjson kept the last: judged on it, a forgery could pass
-        state.metrics.bad_requests.labels("duplicate-keys").inc()
         problem = "an object in the body gives the same key twice"
         uid = recover_uid(document)
         if uid is None:
-            return _status(400, f"not an AdmissionReview fedgate can read: {problem}")
-        return _json(denial(uid, f"fedgate could not review this request: {problem}"))
+            message = f"not an AdmissionReview fedgate can read: {problem}"
+            return Verdict(400, status_body(400, message), bad="duplicate-keys")
+        denied = denial(uid, f"fedgate could not review this request: {problem}")
+        return Verdict(content=orjson.dumps(denied), bad="duplicate-keys")
     try:
         admission = parse_review(document)
-        _check_depth(admission, state.settings.max_depth)
+        _check_depth(admission, settings.max_depth)
     except RequestError as exc:
-        state.metrics.bad_requests.labels("malformed").inc()
         uid = recover_uid(document)
         if uid is None:
-            return _status(400, f"not an admission.k8s.io/v1 AdmissionReview: {exc}")
-        return _json(denial(uid, f"fedgate could not review this request: {exc}"))
-    request.environ[ADMISSION] = admission  # for the loop, should the deadline pass
-    deadline: Deadline | None = request.environ.get(DEADLINE)
+            message = f"not an admission.k8s.io/v1 AdmissionReview: {exc}"
+            return Verdict(400, status_body(400, message), bad="malformed")
+        denied = denial(uid, f"fedgate could not review this request: {exc}")
+        return Verdict(content=orjson.dumps(denied), bad="malformed")
+    parsed(admission)
     if deadline is not None and deadline.passed():  # not worth the work
-        if not deadline.claim(Deadline.REVIEW):
-            return _json(denial(admission.uid, OVERTIME))  # dropped: the loop answered
-        state.metrics.bad_requests.labels("overtime").inc()
-        _, _, content = overtime_answer(state, request.environ)
-        return Response(content, mimetype=JSON)
+        return Verdict(admission=admission, overtime=True)
     # the review stops at the deadline (its thread is free again), not only its answer
     budget = Budget(deadline.passed, OVERTIME) if deadline is not None else None
     try:
-        today = state.settings.today or datetime.now(UTC).date()
-        decision = review(admission, state.bundle, point="webhook", today=today, budget=budget)
+        today = settings.today or datetime.now(UTC).date()
+        decision = review(admission, bundle, point="webhook", today=today, budget=budget)
     except BudgetExceeded:
-        if not deadline or not deadline.claim(Deadline.REVIEW):
-            return _json(denial(admission.uid, OVERTIME))  # dropped: the loop answered
-        state.metrics.bad_requests.labels("overtime").inc()
-        _, _, content = overtime_answer(state, request.environ)
-        return Response(content, mimetype=JSON)
+        return Verdict(admission=admission, overtime=True)
     except Exception:  # an engine bug on one request: deny it, say why, keep serving
-        LOG.exception("review failed for request %s", admission.uid)
-        state.metrics.bad_requests.labels("engine-error").inc()
-        return _json(
-            denial(
-                admission.uid,
-                "fedgate failed to review this request (an internal "
-                "error, logged); it is denied until it can be reviewed",
-            )
+        denied = denial(
+            admission.uid,
+            "fedgate failed to review this request (an internal "
+            "error, logged); it is denied until it can be reviewed",
         )
+        return Verdict(
+            content=orjson.dumps(denied),
+            bad="engine-error",
+            admission=admission,
+            failure=traceback.format_exc(),
+        )
+    return Verdict(admission=admission, decision=decision, seconds=time.perf_counter() - started)
+
+
+def finish(state: State, verdict: Verdict, environ: dict[str, Any]) -> tuple[int, bytes]:
+    """``verdict`` answered (status and body), counted, logged and audited, in the worker. A
+    reviewed request is answered only if the review, not the loop, claims its deadline."""
+    admission = verdict.admission
+    if verdict.decision is None and not verdict.overtime:  # answered before any review
+        if verdict.bad is not None:
+            state.metrics.bad_requests.labels(verdict.bad).inc()
+        if verdict.failure is not None:
+            uid = admission.uid if admission is not None else None
+            LOG.error("review failed for request %s\n%s", uid, verdict.failure.rstrip())
+        return verdict.status, verdict.content
+    assert admission is not None
+    deadline: Deadline | None = environ.get(DEADLINE)
     if deadline is not None and not deadline.claim(Deadline.REVIEW):
-        return _json(denial(admission.uid, OVERTIME))  # dropped: the loop answered
-    elapsed = time.perf_counter() - started
+        return 200, orjson.dumps(denial(admission.uid, OVERTIME))  # dropped: the loop answered
+    if verdict.overtime or verdict.decision is None:
+        state.metrics.bad_requests.labels("overtime").inc()
+        _, _, content = overtime_answer(state, environ)
+        return 200, content
+    decision = verdict.decision
     for fault in decision.faults:  # the answer stands (the full review's); the shortcut is broken
         LOG.error("review of request %s stepped around a fault: %s", admission.uid, fault)
-    state.metrics.observe(admission, decision, elapsed)
+    state.metrics.observe(admission, decision, verdict.seconds)
     if state.audit is not None:
-        state.audit.write(audit_record(admission, decision, elapsed))
-    return _json(review_response(admission.uid, decision))
+        state.audit.write(audit_record(admission, decision, verdict.seconds))
+    return 200, orjson.dumps(review_response(admission.uid, decision))
 
 
 ADMISSION = "fedgate.admission"

@@ -10,7 +10,9 @@ few kilobytes and no thread. This adapter waits, on the loop, for the whole body
 the WSGI app off the loop, in one of two lanes: a body of at most ``heavy_body_bytes`` on
 ``executor`` (``--threads`` threads), a larger one on ``heavy_executor`` (one thread), so a
 burst of large reviews queues behind itself, never in front of the small ones. Without an
-executor (tests) the app runs inline.
+executor (tests) the app runs inline. With ``forked``, a large POST to ``forked_path`` is
+judged in a child process instead (``webhook/shell/forklane.py``): off the worker's GIL, and
+killed at its deadline.
 
 Bounds: the bodies a worker holds at once (read, queued or under review) share one budget of
 ``budget_bytes`` (at least twice ``max_body_bytes``), of which large bodies may take three
@@ -46,6 +48,9 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 WsgiApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 Answer = tuple[str, list[tuple[str, str]], bytes]
+Forked = Callable[[dict[str, Any], bytes, "Deadline | None"], Awaitable[Answer | None]]
+"""Reviews a large body in a child process (``webhook/shell/heavy.py``): its answer, or None
+once its deadline passed first."""
 
 DEADLINE = "fedgate.deadline"
 """The environ key holding the request's ``Deadline`` (when it runs with a time budget)."""
@@ -162,8 +167,12 @@ class WsgiOnAsgi:
         review_seconds: float | None = None,
         on_overtime: Callable[[dict[str, Any]], Answer] = overtime_status,
         on_released: Callable[[int], None] | None = None,
+        forked: Forked | None = None,
+        forked_path: str = "/validate",
     ) -> None:
         self.wsgi = wsgi
+        self.forked = forked
+        self.forked_path = forked_path
         self.executor = executor
         self.heavy_executor = heavy_executor or executor
         self.heavy_body_bytes = max_body_bytes if heavy_body_bytes is None else heavy_body_bytes
@@ -256,8 +265,16 @@ class WsgiOnAsgi:
 
     async def _respond(self, scope: Scope, body: bytes, send: Send, arrived: float) -> None:
         environ = _environ(scope, body)
-        executor = self.heavy_executor if len(body) > self.heavy_body_bytes else self.executor
-        if executor is None:
+        large = len(body) > self.heavy_body_bytes
+        executor = self.heavy_executor if large else self.executor
+        if (
+            large
+            and self.forked is not None
+            and environ["REQUEST_METHOD"] == "POST"
+            and environ["PATH_INFO"] == self.forked_path
+        ):
+            status, headers, content = await self._in_child(environ, body, arrived)
+        elif executor is None:
             status, headers, content = self._call(environ)
         else:
             status, headers, content = await self._off_loop(executor, environ, body, arrived)
@@ -272,6 +289,22 @@ class WsgiOnAsgi:
             }
         )
         await send({"type": "http.response.body", "body": content})
+
+    async def _in_child(self, environ: dict[str, Any], body: bytes, arrived: float) -> Answer:
+        """A large body's answer from ``forked`` (a child process judges it), or the deadline's
+        answer when the deadline passed first."""
+        assert self.forked is not None
+        deadline = None
+        if self.review_seconds is not None:
+            deadline = environ[DEADLINE] = Deadline(arrived, self.review_seconds)
+            environ[BODY] = body
+        answer = await self.forked(environ, body, deadline)
+        if answer is not None:
+            return answer
+        assert deadline is not None  # without one, nothing is ever past it
+        deadline.claim(Deadline.LOOP)
+        self.on_refused("overtime")
+        return self.on_overtime(environ)
 
     async def _off_loop(
         self, executor: Executor, environ: dict[str, Any], body: bytes, arrived: float

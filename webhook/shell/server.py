@@ -53,7 +53,9 @@ from webhook.shell.app import State, create_app, overtime_answer
 from webhook.shell.asgi import WsgiOnAsgi
 from webhook.shell.audit import append_if_regular_file
 from webhook.shell.background import BackgroundAudit, lock_dir
+from webhook.shell.forklane import ForkLane
 from webhook.shell.heap import HeapTrimmer, pin_mmap_threshold
+from webhook.shell.heavy import HeavyReview
 from webhook.shell.kubeapi import ApiServer, Credentials
 from webhook.shell.metrics import Metrics
 from webhook.shell.reload import (
@@ -79,8 +81,8 @@ class ServeOptions:
     workers: int = 2
     threads: int = 4
     """Threads per worker reviewing requests of at most ``Settings.heavy_body_bytes`` once they
-    are read (the event loop meanwhile reads the next ones); larger ones go to one more thread
-    of their own."""
+    are read (the event loop meanwhile reads the next ones); larger ones go to a child process
+    forked for each (``Settings.heavy_children``), or with none to one more thread."""
     connections: int = 1000
     """Open connections per worker; past it a new connection closes the one idle longest, or
     is closed itself when every other has a request under way. The API server holds a few;
@@ -538,6 +540,9 @@ class WebhookServer(BaseApplication):  # type: ignore[misc]
             review_seconds=settings.review_seconds,
             on_overtime=functools.partial(overtime_answer, app.extensions["fedgate"]),
             on_released=HeapTrimmer(settings.heavy_body_bytes).released,
+            forked=HeavyReview(app.extensions["fedgate"], ForkLane(settings.heavy_children))
+            if settings.heavy_children
+            else None,
         )
         settle_heap()
         return served

@@ -50,9 +50,16 @@ class Settings:
     its memory limit, nor keep small reviews out."""
 
     heavy_body_bytes: int = 256 * 1024
-    """Bodies larger than this, bytes, are reviewed in a lane of their own, one at a time
+    """Bodies larger than this, bytes, are reviewed in a lane of their own
     (FEDGATE_HEAVY_BODY_BYTES): a burst of them waits behind itself, not in front of the
     small reviews on ``--threads`` threads."""
+
+    heavy_children: int = 1
+    """Child processes per worker reviewing large bodies at once (FEDGATE_HEAVY_CHILDREN): each
+    is forked at request time, off the worker's GIL, and killed at the request's deadline;
+    further large requests wait for one until their deadline. 0: large bodies are reviewed on
+    one thread of the worker instead (it holds the GIL against the small reviews, and a review
+    past its deadline runs on)."""
 
     review_seconds: float = 2.0
     """Longest time from a request's headers to its answer, seconds (FEDGATE_REVIEW_SECONDS):
@@ -89,6 +96,7 @@ def settings_from_env(environ: Mapping[str, str] | None = None) -> Settings:
             env, "FEDGATE_BUFFERED_BODY_BYTES", defaults.buffered_body_bytes
         ),
         heavy_body_bytes=_positive(env, "FEDGATE_HEAVY_BODY_BYTES", defaults.heavy_body_bytes),
+        heavy_children=_whole(env, "FEDGATE_HEAVY_CHILDREN", defaults.heavy_children),
         review_seconds=_seconds(env, "FEDGATE_REVIEW_SECONDS", defaults.review_seconds),
         reload_seconds=_seconds(env, "FEDGATE_RELOAD_SECONDS", defaults.reload_seconds),
         cel_proofs=_flag(env, "FEDGATE_CEL_PROOFS", defaults.cel_proofs),
@@ -118,6 +126,15 @@ def _positive(env: Mapping[str, str], name: str, default: int) -> int:
         return default
     if not raw.isdigit() or int(raw) <= 0:
         raise UsageError(f"{name}={raw!r} must be a positive whole number")
+    return int(raw)
+
+
+def _whole(env: Mapping[str, str], name: str, default: int) -> int:
+    raw = env.get(name)
+    if raw is None:
+        return default
+    if not raw.isdigit():
+        raise UsageError(f"{name}={raw!r} must be a whole number (0 or more)")
     return int(raw)
 
 

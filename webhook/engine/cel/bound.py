@@ -32,6 +32,7 @@ from typing import Any
 
 import orjson
 
+from webhook.base import forksafe
 from webhook.engine.cel import cost
 
 
@@ -825,7 +826,7 @@ class Plan:
     def __init__(self, tree: Any) -> None:
         self._tree = tree
         self._static: dict[int, Bound | None] = {}
-        self._lock = threading.Lock()
+        self._lock = forksafe.lock()
 
     def bound(self, sizes: Sizes, within: int, iterations: int = ITERATIONS) -> Bound | None:
         """A bound of the evaluation's cost on ``sizes``' activation: the static one when it

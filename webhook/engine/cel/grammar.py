@@ -16,10 +16,11 @@ import hashlib
 import importlib.util
 import re
 import sys
-import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from webhook.base import forksafe
 
 if TYPE_CHECKING:
     import lark
@@ -40,7 +41,7 @@ OPTIONS: dict[str, Any] = {
 UNSAVED = ("lexer_callbacks", "tree_class")
 """The options lark cannot save (a function, a class): ``restore`` gives them back."""
 
-_lock = threading.Lock()
+_lock = forksafe.lock()
 _parser: lark.Lark | None = None
 _factory: Factory | None = None
 

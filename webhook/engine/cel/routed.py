@@ -25,10 +25,10 @@ request size an expression would fail so (``webhook/engine/celruntime.py`` warns
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Mapping
 from typing import Any
 
+from webhook.base import forksafe
 from webhook.engine.cel import bound, cost
 from webhook.engine.cel.backend import CelCompileError, CelEvalError
 from webhook.engine.cel.celexpr import CelExprBackend
@@ -107,8 +107,8 @@ class RoutedBackend:
     def __init__(self) -> None:
         self.expr = CelExprBackend()
         self._python: Any = None
-        self._lock = threading.Lock()
-        self._compiling = threading.Lock()  # cel-python's programs are made as they are needed
+        self._lock = forksafe.lock()
+        self._compiling = forksafe.lock()  # cel-python's programs are made as they are needed
 
     @property
     def homogeneous(self) -> set[str]:
