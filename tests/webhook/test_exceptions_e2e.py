@@ -89,11 +89,17 @@ def test_nothing_a_tenant_writes_through_the_webhook_becomes_an_exception(
 ) -> None:
     """A tenant's PolicyException object, a ConfigMap carrying one in its namespace, and the
     bundle's own ConfigMap key: the first two are objects like any (fedgate reads exceptions
-    from its bundle only), the last is the platform's namespace, denied."""
+    from its bundle only). ConfigMaps reach the webhook only through its conflict-resolution
+    entry (``webhook/engine/registration.py``; RBAC keeps tenants out of fedgate-system), so
+    the last is sent with that annotation, and denied on it."""
     forged = {
         "apiVersion": "v1",
         "kind": "ConfigMap",
-        "metadata": {"name": "fedgate-policies", "namespace": "fedgate-system"},
+        "metadata": {
+            "name": "fedgate-policies",
+            "namespace": "fedgate-system",
+            "annotations": {"work.karmada.io/conflict-resolution": "overwrite"},
+        },
         "data": {"exceptions__mine.yaml": EXCEPTION.replace("legacy-demo", "mine")},
     }
     bundle_write = _with(
@@ -107,7 +113,7 @@ def test_nothing_a_tenant_writes_through_the_webhook_becomes_an_exception(
     )
     response = _answer(server, bundle_write)
     assert response["allowed"] is False
-    assert "[tenancy.platform-namespace]" in response["status"]["message"]
+    assert "[tenancy.conflict-overwrite]" in response["status"]["message"]
     in_own = {**forged, "metadata": {"name": "my-exceptions", "namespace": "platform-demo"}}
     answer = _answer(
         server,

@@ -12,8 +12,11 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import POLICIES
+from tests.webhook.load import children as _children
+from tests.webhook.load import heavy_override
+from tests.webhook.load import rss_mib as _rss_mib
+from tests.webhook.load import small as _small
 from tests.webhook.server import serving
-from tests.webhook.test_server_bounds import _children, _rss_mib, _small, heavy_override
 
 pytestmark = pytest.mark.slow  # starts fedgate serve
 

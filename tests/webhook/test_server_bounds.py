@@ -20,52 +20,18 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import EXAMPLES, POLICIES
+from tests.conftest import POLICIES
+from tests.webhook.load import children as _children
+from tests.webhook.load import heavy_override
+from tests.webhook.load import rss_mib as _rss_mib
+from tests.webhook.load import small as _small
 from tests.webhook.server import Server, serving
 
 pytestmark = pytest.mark.slow
-REQUESTS = EXAMPLES / "requests"
-SMALL = json.loads((REQUESTS / "deployment-update-by-argocd-allowed.json").read_text())
 LOG_LINE = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} (DEBUG|INFO|WARNING|ERROR) ")
 MiB = 1024 * 1024
 API_SERVER_TIMEOUT = 3.0
 """The webhook's timeoutSeconds in deploy/karmada/validating-webhook.yaml."""
-
-
-def heavy_override(uid: str, overriders: int = 33_000) -> dict[str, Any]:
-    """A dry-run OverridePolicy CREATE of about 2.5 MiB (33,000 plaintext overriders): a
-    second or so of review on this machine."""
-    document = json.loads((REQUESTS / "overridepolicy-create-allowed.json").read_text())
-    document["request"]["uid"] = uid
-    document["request"]["dryRun"] = True
-    document["request"]["object"]["spec"]["overrideRules"][0]["overriders"] = {
-        "plaintext": [
-            {"path": f"/metadata/labels/k{i}", "operator": "replace", "value": "x" * 8}
-            for i in range(overriders)
-        ]
-    }
-    return document
-
-
-def _small(uid: str) -> dict[str, Any]:
-    document = json.loads(json.dumps(SMALL))
-    document["request"]["uid"] = uid
-    return document
-
-
-def _rss_mib(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    raise AssertionError(f"no VmRSS for {pid}")
-
-
-def _children(pid: int) -> list[int]:
-    """The processes ``pid`` started and has not reaped (zombies included), over its threads."""
-    found: list[int] = []
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        found += [int(child) for child in (task / "children").read_text().split()]
-    return found
 
 
 def _tls(server: Server) -> ssl.SSLSocket:
