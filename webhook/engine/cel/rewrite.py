@@ -15,7 +15,11 @@ is rewritten, before compiling, into CEL that cel-expr runs with the same result
   also accepts;
 - ``s.substring(...)`` -> ``s.fedgateSubstring(...)``, cel-go's (``library.substring``):
   cel-cpp's refuses an end equal to the size when the start is not 0 or the end (``'abc'.
-  substring(1, 3)`` was an error, cel-go's is ``'bc'``).
+  substring(1, 3)`` was an error, cel-go's is ``'bc'``);
+- ``optional.ofNonZeroValue(x)`` -> ``cel.bind(fedgateNonZero, x, <a timestamp ? compared
+  with Go's zero time, year 1 : optional.ofNonZeroValue(fedgateNonZero)>)``: cel-cpp takes the
+  Unix epoch for a timestamp's zero value, cel-go (``Timestamp.IsZeroValue``: Go's
+  ``time.Time.IsZero``) the first instant of year 1.
 
 Calls are found on the text with string literals and comments blanked, so a literal or a
 comment is never rewritten. The internal names cannot be written by a rule (``INTERNAL``).
@@ -28,18 +32,22 @@ from dataclasses import dataclass
 
 from webhook.engine.cel.paths import STRING_LITERAL
 
+_NON_ZERO = "fedgateNonZero"
+"""The variable ``optional.ofNonZeroValue``'s rewrite binds its argument to."""
+
 INTERNAL = {
     "fedgateFormatValidate": "validate",
     "fedgateFormatNamed": "named",
     "fedgateMapOfPairs": "transformMap",
     "fedgateMergeEntries": "transformMapEntry",
     "fedgateSubstring": "substring",
+    _NON_ZERO: "ofNonZeroValue",
 }
 """Internal function name -> the name a rule author wrote (errors are worded with it)."""
 
 _CALL = re.compile(
     r"(?P<format>\bformat\s*\.\s*)?\.?\s*\b(?P<name>validate|named|transformMapEntry|"
-    r"transformMap|exists_one|substring)\s*\("
+    r"transformMap|exists_one|substring|ofNonZeroValue)\s*\("
 )
 _COMMENT = re.compile(r"//[^\n]*")
 _OPEN, _CLOSE = "([{", ")]}"
@@ -117,7 +125,7 @@ def uses_internal_name(expression: str) -> str | None:
 
 def rewrite(expression: str) -> str:
     """The expression with every construct above rewritten (unchanged when it has none)."""
-    words = ("validate", "named", "transformMap", "exists_one", "substring")
+    words = ("validate", "named", "transformMap", "exists_one", "substring", "ofNonZeroValue")
     if not any(word in expression for word in words):
         return expression
     done: set[int] = set()  # name positions of calls left as they are (wrong arity)
@@ -140,6 +148,8 @@ def _edits(expression: str, call: _Call) -> list[tuple[int, int, str]]:
         return [(call.name_start, call.name_end, "fedgateFormatNamed"), (after, after, "[?0]")]
     if call.name == "substring":
         return [(call.name_start, call.name_end, "fedgateSubstring")]
+    if call.name == "ofNonZeroValue":
+        return _non_zero(expression, call)
     if call.name == "exists_one":
         if len(call.arguments) != 3:
             return []
@@ -158,3 +168,29 @@ def _edits(expression: str, call: _Call) -> list[tuple[int, int, str]]:
     else:
         edits.append((after, after, ".fedgateMergeEntries()"))
     return edits
+
+
+_OPTIONAL_NAMESPACE = re.compile(r"\boptional\s*\.\s*$")
+_GO_ZERO_TIME = "timestamp('0001-01-01T00:00:00Z')"
+
+
+def _non_zero(expression: str, call: _Call) -> list[tuple[int, int, str]]:
+    """``optional.ofNonZeroValue(x)`` with a timestamp's zero value cel-go's; left as it is
+    when it is the rewrite's own call (its argument the bound variable) or not
+    ``optional.``'s."""
+    namespace = _OPTIONAL_NAMESPACE.search(blanked(expression)[: call.name_start])
+    if namespace is None or len(call.arguments) != 1:
+        return []
+    start, end = call.arguments[0]
+    if expression[start:end].strip() == _NON_ZERO:
+        return []
+    value = _NON_ZERO
+    return [
+        (namespace.start(), start, f"cel.bind({value}, "),
+        (
+            end,
+            call.close + 1,
+            f", type({value}) == google.protobuf.Timestamp ? (dyn({value}) == {_GO_ZERO_TIME}"
+            f" ? optional.none() : optional.of({value})) : optional.ofNonZeroValue({value}))",
+        ),
+    ]

@@ -27,6 +27,13 @@ CASES = [
     ("l.transformMap(i)", "l.transformMap(i)"),  # wrong arity: the compiler words it
     ("s.substring(1, 3)", "s.fedgateSubstring(1, 3)"),  # cel-go's, not cel-cpp's
     ("substring(s, 1) + 'x.substring(1)'", "substring(s, 1) + 'x.substring(1)'"),
+    ("ofNonZeroValue(x) + x.ofNonZeroValue(y)", "ofNonZeroValue(x) + x.ofNonZeroValue(y)"),
+    (
+        "optional . ofNonZeroValue(o.t)",
+        "cel.bind(fedgateNonZero, o.t, type(fedgateNonZero) == google.protobuf.Timestamp ? "
+        "(dyn(fedgateNonZero) == timestamp('0001-01-01T00:00:00Z') ? optional.none() : "
+        "optional.of(fedgateNonZero)) : optional.ofNonZeroValue(fedgateNonZero))",
+    ),
 ]
 
 
@@ -45,6 +52,35 @@ def test_substring_reaches_the_end_of_a_string() -> None:
     engine = make_backend("cel-expr")
     program = engine.compile("['abc'.substring(1, 3), 'a😀b'.substring(1, 3)]")
     assert engine.evaluate(program, engine.activation({})) == ["bc", "😀b"]
+
+
+@pytest.mark.parametrize(
+    ("argument", "present"),
+    [
+        ("timestamp(0)", True),  # Go's zero time is year 1's first instant, not the epoch
+        ("timestamp('0001-01-01T00:00:00Z')", False),
+        ("timestamp('0001-01-01T00:00:00.000000001Z')", True),
+        ("duration('0s')", False),
+        ("0", False),
+        ("''", False),
+        ("[]", False),
+        ("null", False),
+        ("object.n", False),
+        ("object.t", True),
+        ("optional.ofNonZeroValue(timestamp(0)).hasValue()", True),  # nested, rewritten twice
+    ],
+)
+def test_of_non_zero_value_takes_go_s_zero_time(argument: str, present: bool) -> None:
+    engine = make_backend("cel-expr")
+    program = engine.compile(f"optional.ofNonZeroValue({argument}).hasValue()")
+    activation = engine.activation({"object": {"n": 0, "t": "2011-08-18T00:00:00Z"}})
+    assert engine.evaluate(program, activation) is present
+
+
+def test_the_bound_variable_cannot_be_written_by_a_rule() -> None:
+    assert uses_internal_name("cel.bind(fedgateNonZero, 1, fedgateNonZero > 0)") == (
+        "fedgateNonZero"
+    )
 
 
 @settings(max_examples=300, deadline=None)
