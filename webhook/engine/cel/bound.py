@@ -817,7 +817,7 @@ class Plan:
     does not parse."""
 
     def __init__(self, tree: Any) -> None:
-        self._tree = tree
+        self._tree = collapsed(tree)
         self._static: dict[int, Bound | None] = {}
         self._lock = threading.Lock()
 
@@ -846,11 +846,52 @@ class Plan:
         return self._walk(sizes.known)
 
     def _walk(self, variables: Callable[[str], Shape | None]) -> Bound | None:
-        try:
-            out = _Walk(variables).visit(self._tree, {})
-        except (Unbounded, RecursionError, ValueError, AttributeError, IndexError):
-            return None
-        return Bound(out.cost, out.iterations)
+        return walk(self._tree, variables)
+
+
+def walk(tree: Any, variables: Callable[[str], Shape | None]) -> Bound | None:
+    """The bound of the expression parsed as ``tree`` (collapsed or not: the same bound) with
+    ``variables`` giving each variable's shape; None: unbounded."""
+    try:
+        out = _Walk(variables).visit(tree, {})
+    except (Unbounded, RecursionError, ValueError, AttributeError, IndexError):
+        return None
+    return Bound(out.cost, out.iterations)
+
+
+_PASS_THROUGH = frozenset(
+    {
+        *("expr", "conditionalor", "conditionaland", "relation", "addition"),
+        *("multiplication", "unary", "member", "primary", "paren_expr"),
+    }
+)
+"""The parse's precedence levels (and parentheses): with one child, the walk visits that child
+and nothing else (``_Walk.visit``, ``_logic``, ``_binary``, ``_unary``, ``_primary``...)."""
+
+
+def collapsed(tree: Any) -> Any:
+    """``tree`` without its single-child precedence levels, which the walk passes through: an
+    expression's parse is mostly such chains (nine levels above each operand), so the walk of
+    the collapsed tree visits a fraction of the nodes and gives the same bound. The tree given
+    is left as it is (the proof's translation reads it too)."""
+    from lark import Tree  # noqa: PLC0415 - lark, only when plans are made
+
+    def build(node: Any) -> Any:
+        while (
+            isinstance(node, Tree)
+            and node.data in _PASS_THROUGH
+            and len(node.children) == 1
+            and isinstance(node.children[0], Tree)
+        ):
+            node = node.children[0]
+        if not isinstance(node, Tree):
+            return node
+        return Tree(node.data, [build(child) for child in node.children])
+
+    try:
+        return build(tree)
+    except RecursionError:  # too deep to rebuild: walked as parsed (and found unbounded there)
+        return tree
 
 
 def plan(expression: str) -> Plan | None:

@@ -494,3 +494,25 @@ def test_a_list_of_scalars_is_summarised_as_its_items_joined(values: list[Any]) 
         None if joined is None else _shape(joined),
     )
     assert _shape(bound.summary(values, {})) == expected
+
+
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(expression=_bools(3), variables=_objects())
+def test_generated_the_collapsed_parse_gives_the_parses_own_bounds(
+    expression: str, variables: dict[str, Any]
+) -> None:
+    """A plan walks its parse without the single-child precedence levels (the fast path):
+    the same exact and static bounds as the walk of the parse as it is, on hostile sizes too."""
+    from webhook.engine.cel import grammar  # noqa: PLC0415
+
+    parsed = grammar.parse(expression)
+    sizes = bound.Sizes(variables)
+    assert sizes.total is not None
+    plan = bound.Plan(parsed)
+    wide = bound._Any(-(-sizes.total // 1024) * 1024)
+    assert plan.exact(sizes) == bound.walk(parsed, sizes.known), expression
+    assert plan.static(sizes.total) == bound.walk(parsed, lambda name: wide), expression
