@@ -516,3 +516,24 @@ def test_generated_the_collapsed_parse_gives_the_parses_own_bounds(
     wide = bound._Any(-(-sizes.total // 1024) * 1024)
     assert plan.exact(sizes) == bound.walk(parsed, sizes.known), expression
     assert plan.static(sizes.total) == bound.walk(parsed, lambda name: wide), expression
+
+
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(expression=_bools(3), activations=st.lists(_objects(), min_size=2, max_size=4))
+def test_generated_a_kept_exact_walk_answers_only_as_a_walk_of_its_own_would(
+    expression: str, activations: list[dict[str, Any]]
+) -> None:
+    """A plan keeps its recent exact walks and answers from one when an activation gives every
+    answer that walk read (the fast path): over activations of generated, hostile sizes one
+    after the other, every answer is the one a fresh walk gives."""
+    plan = bound.plan(expression)
+    assert plan is not None
+    fresh = bound.plan(expression)
+    for variables in [*activations, *activations]:  # the second round mostly from kept walks
+        sizes = bound.Sizes(variables)
+        walked = bound.walk(fresh._tree, bound.Sizes(variables).known)  # nothing kept
+        assert plan.exact(sizes) == walked, (expression, variables["object"].keys())

@@ -391,12 +391,14 @@ class _ParsedPlan(Plan):
     copies=st.sampled_from([1, 2, 40, 400]),  # hostile first among the large
     padding=st.sampled_from([0, 10, 200_000]),
 )
-def test_shipped_rules_proofs_answer_the_same_on_the_collapsed_parse(
+def test_shipped_rules_proofs_answer_the_same_with_the_bounds_fast_paths(
     bundle: Bundle, obj: dict[str, Any], copies: int, padding: int
 ) -> None:
-    """The proofs' cost check walks each expression's collapsed parse (the fast path): on
-    generated Deployments, up to hundreds of containers and images of 200,000 characters,
-    every proof answers as it does with its plans walked on the parse as it is."""
+    """The proofs' cost check walks each expression's collapsed parse and answers from a kept
+    exact walk where the request's sizes match it (the fast paths; the bundle's plans keep
+    theirs from one example to the next): on generated Deployments, up to hundreds of
+    containers and images of 200,000 characters, every proof answers as it does with fresh
+    plans walked on the parse as it is."""
     runtime = bundle.cel_runtime
     assert runtime is not None and runtime.proofs
     template = obj["spec"]["template"]["spec"]
