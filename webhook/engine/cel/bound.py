@@ -158,7 +158,7 @@ class Known(Shape):
     def summary(self) -> Shape:
         """``summary`` of the value (its fingerprint written down)."""
         made = summary(self._value, self._sizes.memo)
-        self._log.append(((self._path, "summary", None), self._sizes.fingerprint(made)))
+        self._log.append(((self._path, "summary", None), _interned(self._sizes.fingerprint(made))))
         return made
 
     def _child(self, step: tuple[str, Any], answer: Any) -> Shape:
@@ -185,6 +185,17 @@ Log = list[tuple[Question, Any]]
 """What an exact walk asked of the activation, and the answers."""
 
 
+_INTERNED: dict[Any, Any] = {}
+"""Summaries' fingerprints seen lately, one object each: a request's equal fingerprint is then
+the very object a kept walk holds, and comparing them costs nothing."""
+
+
+def _interned(fingerprint: Any) -> Any:
+    if len(_INTERNED) > 4096:
+        _INTERNED.clear()  # only speed is lost: equal fingerprints still compare equal
+    return _INTERNED.setdefault(fingerprint, fingerprint)
+
+
 def _answer(value: Any, question: str, argument: Any, sizes: Sizes) -> Any:
     """What ``Known`` tells the walk of ``value``: its size and int value; its summary's
     fingerprint; whether it has a field; what ``[key]`` of it gives (a child, SMALL, or the
@@ -193,7 +204,7 @@ def _answer(value: Any, question: str, argument: Any, sizes: Sizes) -> Any:
         number = value if isinstance(value, int) and not isinstance(value, bool) else None
         return cost.size(value), number
     if question == "summary":
-        return sizes.fingerprint(summary(value, sizes.memo))
+        return _interned(sizes.fingerprint(summary(value, sizes.memo)))
     if question == "field":
         return isinstance(value, dict) and argument in value
     if isinstance(value, dict) and isinstance(argument, str | int):
