@@ -836,7 +836,7 @@ class Sizes:
     def __init__(self, variables: Mapping[str, Any]) -> None:
         self.variables = variables
         self.memo: dict[int, Shape] = {}
-        self._prints: dict[int, Any] = {}
+        self._prints: dict[int, tuple[Shape, Any]] = {}
         self._answers: dict[Question, Any] = {}
         self._values: dict[Path, Any] = {}
         try:
@@ -853,10 +853,12 @@ class Sizes:
 
     def fingerprint(self, shape: Shape) -> Any:
         """Everything the walk can read of a summary's shape, as one comparable value (kept
-        per shape: summaries and their parts live as long as ``memo``)."""
-        found = self._prints.get(id(shape))
-        if found is not None:
-            return found
+        per shape, with the shape: a scalar's summary is made anew each time, and its id must
+        not be another's while this activation lives)."""
+        kept = self._prints.get(id(shape))
+        if kept is not None:
+            return kept[1]
+        found: Any
         if shape is SMALL:
             found = ("SMALL",)
         elif type(shape) is Abstract:
@@ -866,7 +868,7 @@ class Sizes:
             found = (shape.size, shape.weight, shape.top, value, shape.text, items, fields)
         else:  # not made by ``summary``: never the same as another activation's
             found = (object(),)
-        self._prints[id(shape)] = found
+        self._prints[id(shape)] = (shape, found)
         return found
 
     def replays(self, log: Log) -> bool:

@@ -537,3 +537,12 @@ def test_generated_a_kept_exact_walk_answers_only_as_a_walk_of_its_own_would(
         sizes = bound.Sizes(variables)
         walked = bound.walk(fresh._tree, bound.Sizes(variables).known)  # nothing kept
         assert plan.exact(sizes) == walked, (expression, variables["object"].keys())
+
+
+def test_a_fingerprint_is_of_its_own_shape_when_shapes_are_made_anew() -> None:
+    """A scalar's summary is made anew at each read and dropped after: the fingerprint kept for
+    one must never be taken for the next, which may get its memory (and its id)."""
+    sizes = bound.Sizes({"object": {}})
+    texts = ["a", "b" * 500, "c" * 9, "d" * 70_000]
+    prints = [sizes.fingerprint(bound.summary(text, sizes.memo)) for text in texts]
+    assert [p[0] for p in prints] == [1, 500, 9, 70_000]
