@@ -530,13 +530,13 @@ def test_generated_a_kept_exact_walk_answers_only_as_a_walk_of_its_own_would(
     """A plan keeps its recent exact walks and answers from one when an activation gives every
     answer that walk read (the fast path): over activations of generated, hostile sizes one
     after the other, every answer is the one a fresh walk gives."""
-    plan = bound.plan(expression)
-    assert plan is not None
-    fresh = bound.plan(expression)
-    for variables in [*activations, *activations]:  # the second round mostly from kept walks
-        sizes = bound.Sizes(variables)
-        walked = bound.walk(fresh._tree, bound.Sizes(variables).known)  # nothing kept
-        assert plan.exact(sizes) == walked, (expression, variables["object"].keys())
+    scalars = "[object.s, object.t, object.n].exists(x, string(x).contains(object.t))"
+    for text in (expression, f"({expression}) && {scalars}"):  # scalars' summaries read too
+        plan, fresh = bound.plan(text), bound.plan(text)
+        assert plan is not None and fresh is not None
+        for variables in [*activations, *activations]:  # the second round: mostly kept walks
+            walked = bound.walk(fresh._tree, bound.Sizes(variables).known)  # nothing kept
+            assert plan.exact(bound.Sizes(variables)) == walked, text
 
 
 def test_a_fingerprint_is_of_its_own_shape_when_shapes_are_made_anew() -> None:
