@@ -138,34 +138,81 @@ OPAQUE = Abstract(17, weight=17)
 
 
 class Known(Shape):
-    """A value the evaluation will be given: its own sizes, its items' largest."""
+    """A value the evaluation will be given: its own sizes, its items' largest. Every answer it
+    gives the walk is written down in ``log`` with the value's ``path`` from its variable (an
+    exact walk's trace, which ``Sizes.replays`` checks against another activation)."""
 
-    def __init__(self, value: Any, memo: dict[int, Shape]) -> None:
-        self._value, self._memo = value, memo
+    def __init__(self, value: Any, sizes: Sizes, path: Path, log: Log) -> None:
+        self._value, self._sizes, self._path, self._log = value, sizes, path, log
         self.size = cost.size(value)
         if isinstance(value, int) and not isinstance(value, bool):
             self.value = self.top = value
+        log.append(((path, "size", None), _answer(value, "size", None, sizes)))
 
     @property
     def weight(self) -> int:
-        return summary(self._value, self._memo).weight
+        return self.summary().weight
 
     def item(self) -> Shape:
-        return summary(self._value, self._memo).item()
+        return self.summary().item()
 
-    def field(self, name: str) -> Shape:
-        value = self._value
-        if isinstance(value, dict):
-            return Known(value[name], self._memo) if name in value else SMALL
-        return SMALL  # a field of a scalar or a list: an error
+    def summary(self) -> Shape:
+        """``summary`` of the value (its fingerprint written down)."""
+        made = summary(self._value, self._sizes.memo)
+        self._log.append(((self._path, "summary", None), _interned(self._sizes.fingerprint(made))))
+        return made
+
+    def _child(self, step: tuple[str, Any], answer: Any) -> Shape:
+        self._log.append(((self._path, *step), answer))
+        if answer is not True and answer != "child":
+            return SMALL if answer != "item" else self.item()
+        child = self._value[step[1]]
+        return Known(child, self._sizes, (*self._path, step), self._log)
+
+    def field(self, name: str) -> Shape:  # a field of a scalar or a list: an error (SMALL)
+        return self._child(("field", name), _answer(self._value, "field", name, self._sizes))
 
     def index(self, key: Shape) -> Shape:
-        value, wanted = self._value, key.value
-        if isinstance(value, dict) and isinstance(wanted, str | int):
-            return Known(value[wanted], self._memo) if wanted in value else SMALL
-        if isinstance(value, list) and isinstance(wanted, int) and not isinstance(wanted, bool):
-            return Known(value[wanted], self._memo) if 0 <= wanted < len(value) else SMALL
-        return self.item()
+        wanted = key.value
+        return self._child(("index", wanted), _answer(self._value, "index", wanted, self._sizes))
+
+
+Path = tuple[Any, ...]
+"""A value's place in the activation: its variable's name, then ``("field", name)`` and
+``("index", key)`` steps."""
+Question = tuple[Path, str, Any]
+"""(a value's path, what is asked of it, the question's argument: a field's name, a key)."""
+Log = list[tuple[Question, Any]]
+"""What an exact walk asked of the activation, and the answers."""
+
+
+_INTERNED: dict[Any, Any] = {}
+"""Summaries' fingerprints seen lately, one object each: a request's equal fingerprint is then
+the very object a kept walk holds, and comparing them costs nothing."""
+
+
+def _interned(fingerprint: Any) -> Any:
+    if len(_INTERNED) > 4096:
+        _INTERNED.clear()  # only speed is lost: equal fingerprints still compare equal
+    return _INTERNED.setdefault(fingerprint, fingerprint)
+
+
+def _answer(value: Any, question: str, argument: Any, sizes: Sizes) -> Any:
+    """What ``Known`` tells the walk of ``value``: its size and int value; its summary's
+    fingerprint; whether it has a field; what ``[key]`` of it gives (a child, SMALL, or the
+    shape of any item)."""
+    if question == "size":
+        number = value if isinstance(value, int) and not isinstance(value, bool) else None
+        return cost.size(value), number
+    if question == "summary":
+        return _interned(sizes.fingerprint(summary(value, sizes.memo)))
+    if question == "field":
+        return isinstance(value, dict) and argument in value
+    if isinstance(value, dict) and isinstance(argument, str | int):
+        return "child" if argument in value else "small"
+    if isinstance(value, list) and isinstance(argument, int) and not isinstance(argument, bool):
+        return "child" if 0 <= argument < len(value) else "small"
+    return "item"
 
 
 def summary(value: Any, memo: dict[int, Shape]) -> Shape:
@@ -374,7 +421,7 @@ def rendered(shape: Shape) -> int:
     ``shape`` (a string escaped at worst 6 to a character, a number at most 32, a list or a
     map its items each with a separator and quotes)."""
     if isinstance(shape, Known):
-        shape = summary(shape._value, shape._memo)
+        shape = shape.summary()
     if isinstance(shape, _Any):
         return 6 * shape.size + 32
     if _scalar(shape):
@@ -796,17 +843,84 @@ class Sizes:
     def __init__(self, variables: Mapping[str, Any]) -> None:
         self.variables = variables
         self.memo: dict[int, Shape] = {}
+        self._prints: dict[int, tuple[Shape, Any]] = {}
+        self._answers: dict[Question, Any] = {}
+        self._values: dict[Path, Any] = {}
         try:
             self.total: int | None = len(orjson.dumps(dict(variables)))
         except TypeError:  # an opaque value (a Quantity of the bundle's variables...)
             self.total = None
 
-    def known(self, name: str) -> Shape | None:
+    def known(self, name: str, log: Log | None = None) -> Shape | None:
+        log = [] if log is None else log
+        log.append((((), "variable", name), name in self.variables))
         if name not in self.variables:
             return None
-        return Known(self.variables[name], self.memo)
+        return Known(self.variables[name], self, (name,), log)
+
+    def fingerprint(self, shape: Shape) -> Any:
+        """Everything the walk can read of a summary's shape, as one comparable value (kept
+        per shape, with the shape: a scalar's summary is made anew each time, and its id must
+        not be another's while this activation lives)."""
+        kept = self._prints.get(id(shape))
+        if kept is not None:
+            return kept[1]
+        found: Any
+        if shape is SMALL:
+            found = ("SMALL",)
+        elif type(shape) is Abstract:
+            items = None if shape._items is None else self.fingerprint(shape._items)
+            fields = tuple((name, self.fingerprint(f)) for name, f in shape._fields.items())
+            value = "none" if shape.value is _NO_VALUE else ("value", shape.value)
+            found = (shape.size, shape.weight, shape.top, value, shape.text, items, fields)
+        else:  # not made by ``summary``: never the same as another activation's
+            found = (object(),)
+        self._prints[id(shape)] = (shape, found)
+        return found
+
+    def replays(self, log: Log) -> bool:
+        """Whether this activation answers every question of an exact walk's ``log`` as the
+        walk's own activation did: then the walk, which reads nothing else of it, would give
+        the same bound here. Each answer is found once per activation (the plans of one
+        request's proofs ask mostly the same)."""
+        answers = self._answers
+        for question, answer in log:
+            found = answers.get(question, _NO_VALUE)
+            if found is _NO_VALUE:
+                found = answers[question] = self._ask(question)
+            if found != answer:
+                return False
+        return True
+
+    def _ask(self, question: Question) -> Any:
+        path, asked, argument = question
+        if asked == "variable":
+            return argument in self.variables
+        value = self._value(path)
+        if value is _NO_VALUE:
+            return _NO_VALUE  # no such value here: unlike any answer
+        try:
+            return _answer(value, asked, argument, self)
+        except RecursionError:
+            return _NO_VALUE
+
+    def _value(self, path: Path) -> Any:
+        found = self._values.get(path, _NO_VALUE)
+        if found is _NO_VALUE and path:
+            if len(path) == 1:
+                found = self.variables.get(path[0], _NO_VALUE)
+            else:
+                parent = self._value(path[:-1])
+                kind, key = path[-1]
+                if parent is not _NO_VALUE and _answer(parent, kind, key, self) in (True, "child"):
+                    found = parent[key]
+            self._values[path] = found
+        return found
 
 
+_TRACES = 8
+"""Exact walks kept per plan, newest first (the requests of a kind mostly share their sizes
+where a rule reads them: one Deployment's containers, a policy's placement)."""
 _BUCKET = 1024
 """Static bounds are made for JSON sizes rounded up to a multiple of this."""
 ITERATIONS = 10_000
@@ -824,8 +938,9 @@ class Plan:
     does not parse."""
 
     def __init__(self, tree: Any) -> None:
-        self._tree = tree
+        self._tree = collapsed(tree)
         self._static: dict[int, Bound | None] = {}
+        self._exacts: tuple[tuple[Log, Bound], ...] = ()
         self._lock = forksafe.lock()
 
     def bound(self, sizes: Sizes, within: int, iterations: int = ITERATIONS) -> Bound | None:
@@ -849,15 +964,72 @@ class Plan:
         return found
 
     def exact(self, sizes: Sizes) -> Bound | None:
-        """The bound for these variables' own sizes."""
-        return self._walk(sizes.known)
+        """The bound for these variables' own sizes: a recent exact walk's when ``sizes``
+        answers all it asked as its own activation did (``Sizes.replays``: the same sizes
+        where the walk read them, whatever else differs), else a walk of its own."""
+        kept = self._exacts
+        for at, (asked, found) in enumerate(kept):
+            if sizes.replays(asked):
+                if at:  # the most recently matched first
+                    with self._lock:
+                        others = (e for e in self._exacts if e is not kept[at])
+                        self._exacts = (kept[at], *others)[:_TRACES]
+                return found
+        log: Log = []
+        made = self._walk(lambda name: sizes.known(name, log))
+        if made is not None:  # None may be a RecursionError of this call's stack: not kept
+            once = list(dict(log).items())  # each question once (one answer per activation)
+            with self._lock:
+                self._exacts = ((once, made), *self._exacts[: _TRACES - 1])
+        return made
 
     def _walk(self, variables: Callable[[str], Shape | None]) -> Bound | None:
-        try:
-            out = _Walk(variables).visit(self._tree, {})
-        except (Unbounded, RecursionError, ValueError, AttributeError, IndexError):
-            return None
-        return Bound(out.cost, out.iterations)
+        return walk(self._tree, variables)
+
+
+def walk(tree: Any, variables: Callable[[str], Shape | None]) -> Bound | None:
+    """The bound of the expression parsed as ``tree`` (collapsed or not: the same bound) with
+    ``variables`` giving each variable's shape; None: unbounded."""
+    try:
+        out = _Walk(variables).visit(tree, {})
+    except (Unbounded, RecursionError, ValueError, AttributeError, IndexError):
+        return None
+    return Bound(out.cost, out.iterations)
+
+
+_PASS_THROUGH = frozenset(
+    {
+        *("expr", "conditionalor", "conditionaland", "relation", "addition"),
+        *("multiplication", "unary", "member", "primary", "paren_expr"),
+    }
+)
+"""The parse's precedence levels (and parentheses): with one child, the walk visits that child
+and nothing else (``_Walk.visit``, ``_logic``, ``_binary``, ``_unary``, ``_primary``...)."""
+
+
+def collapsed(tree: Any) -> Any:
+    """``tree`` without its single-child precedence levels, which the walk passes through: an
+    expression's parse is mostly such chains (nine levels above each operand), so the walk of
+    the collapsed tree visits a fraction of the nodes and gives the same bound. The tree given
+    is left as it is (the proof's translation reads it too)."""
+    from lark import Tree  # noqa: PLC0415 - lark, only when plans are made
+
+    def build(node: Any) -> Any:
+        while (
+            isinstance(node, Tree)
+            and node.data in _PASS_THROUGH
+            and len(node.children) == 1
+            and isinstance(node.children[0], Tree)
+        ):
+            node = node.children[0]
+        if not isinstance(node, Tree):
+            return node
+        return Tree(node.data, [build(child) for child in node.children])
+
+    try:
+        return build(tree)
+    except RecursionError:  # too deep to rebuild: walked as parsed (and found unbounded there)
+        return tree
 
 
 def plan(expression: str) -> Plan | None:

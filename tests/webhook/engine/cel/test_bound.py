@@ -494,3 +494,55 @@ def test_a_list_of_scalars_is_summarised_as_its_items_joined(values: list[Any]) 
         None if joined is None else _shape(joined),
     )
     assert _shape(bound.summary(values, {})) == expected
+
+
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(expression=_bools(3), variables=_objects())
+def test_generated_the_collapsed_parse_gives_the_parses_own_bounds(
+    expression: str, variables: dict[str, Any]
+) -> None:
+    """A plan walks its parse without the single-child precedence levels (the fast path):
+    the same exact and static bounds as the walk of the parse as it is, on hostile sizes too."""
+    from webhook.engine.cel import grammar  # noqa: PLC0415
+
+    parsed = grammar.parse(expression)
+    sizes = bound.Sizes(variables)
+    assert sizes.total is not None
+    plan = bound.Plan(parsed)
+    wide = bound._Any(-(-sizes.total // 1024) * 1024)
+    assert plan.exact(sizes) == bound.walk(parsed, sizes.known), expression
+    assert plan.static(sizes.total) == bound.walk(parsed, lambda name: wide), expression
+
+
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(expression=_bools(3), activations=st.lists(_objects(), min_size=2, max_size=4))
+def test_generated_a_kept_exact_walk_answers_only_as_a_walk_of_its_own_would(
+    expression: str, activations: list[dict[str, Any]]
+) -> None:
+    """A plan keeps its recent exact walks and answers from one when an activation gives every
+    answer that walk read (the fast path): over activations of generated, hostile sizes one
+    after the other, every answer is the one a fresh walk gives."""
+    scalars = "[object.s, object.t, object.n].exists(x, string(x).contains(object.t))"
+    for text in (expression, f"({expression}) && {scalars}"):  # scalars' summaries read too
+        plan, fresh = bound.plan(text), bound.plan(text)
+        assert plan is not None and fresh is not None
+        for variables in [*activations, *activations]:  # the second round: mostly kept walks
+            walked = bound.walk(fresh._tree, bound.Sizes(variables).known)  # nothing kept
+            assert plan.exact(bound.Sizes(variables)) == walked, text
+
+
+def test_a_fingerprint_is_of_its_own_shape_when_shapes_are_made_anew() -> None:
+    """A scalar's summary is made anew at each read and dropped after: the fingerprint kept for
+    one must never be taken for the next, which may get its memory (and its id)."""
+    sizes = bound.Sizes({"object": {}})
+    texts = ["a", "b" * 500, "c" * 9, "d" * 70_000]
+    prints = [sizes.fingerprint(bound.summary(text, sizes.memo)) for text in texts]
+    assert [p[0] for p in prints] == [1, 500, 9, 70_000]

@@ -4,6 +4,7 @@ whenever the engine says true, so the engine is rarely needed."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -11,8 +12,9 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from webhook.bundle.model import Bundle
-from webhook.engine.cel import Backend, CelCompileError, CelEvalError
+from webhook.engine.cel import Backend, CelCompileError, CelEvalError, grammar
 from webhook.engine.cel.backend import VARIABLES
+from webhook.engine.cel.bound import Plan
 from webhook.engine.cel.engines import make_backend
 from webhook.engine.cel.proof import compile_proof
 
@@ -373,3 +375,41 @@ def test_shipped_rules_proofs_agree_with_the_engine(
             assert all(said is True for said in says), (rule_id, says)
         elif all(said is True for said in says):  # complete but for ints beyond int64
             assert obj["spec"].get("replicas") == 2**63, (rule_id, says)
+
+
+class _ParsedPlan(Plan):
+    """A plan that walks the parse as it is, without the collapsed precedence levels."""
+
+    def __init__(self, tree: Any) -> None:
+        super().__init__(tree)
+        self._tree = tree
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    obj=_deployments(),
+    copies=st.sampled_from([1, 2, 40, 400]),  # hostile first among the large
+    padding=st.sampled_from([0, 10, 200_000]),
+)
+def test_shipped_rules_proofs_answer_the_same_with_the_bounds_fast_paths(
+    bundle: Bundle, obj: dict[str, Any], copies: int, padding: int
+) -> None:
+    """The proofs' cost check walks each expression's collapsed parse and answers from a kept
+    exact walk where the request's sizes match it (the fast paths; the bundle's plans keep
+    theirs from one example to the next): on generated Deployments, up to hundreds of
+    containers and images of 200,000 characters, every proof answers as it does with fresh
+    plans walked on the parse as it is."""
+    runtime = bundle.cel_runtime
+    assert runtime is not None and runtime.proofs
+    template = obj["spec"]["template"]["spec"]
+    template["containers"] = [
+        {**c, "image": c["image"] + "x" * padding} for c in template["containers"] * copies
+    ]
+    variables = {"object": obj, "tenant": runtime.tenants.get("team-a", {})}
+    answers = []
+    for proof in runtime.proofs.values():
+        parsed = tuple(_ParsedPlan(grammar.parse(text)) for text in proof.expressions)
+        as_parsed = replace(proof, plans=parsed)
+        answers.append(proof.holds(dict(variables)))
+        assert answers[-1] == as_parsed.holds(dict(variables)), proof.expressions
+    assert len(answers) == len(runtime.proofs)
