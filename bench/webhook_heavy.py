@@ -60,6 +60,12 @@ file:close()
 
 
 def heavy_override(uid: str, overriders: int = 33_000) -> bytes:
+    return json.dumps(heavy_override_document(uid, overriders)).encode()
+
+
+def heavy_override_document(uid: str, overriders: int = 33_000) -> dict[str, Any]:
+    """A dry-run OverridePolicy CREATE of about 2.5 MiB (33,000 plaintext overriders): a
+    second or so of review on this machine."""
     document = json.loads((REQUESTS / "overridepolicy-create-allowed.json").read_text())
     document["request"]["uid"] = uid
     document["request"]["dryRun"] = True
@@ -69,7 +75,7 @@ def heavy_override(uid: str, overriders: int = 33_000) -> bytes:
             for i in range(overriders)
         ]
     }
-    return json.dumps(document).encode()
+    return document
 
 
 def free_port() -> int:

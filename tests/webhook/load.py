@@ -1,5 +1,5 @@
-"""Requests and process readings the webhook's load tests share: a small review, a 2.5 MiB
-one, a process's RSS and the children it has not reaped."""
+"""Requests and process readings the webhook's load tests share: a small review, a process's
+RSS and the children it has not reaped (the 2.5 MiB review is ``bench/webhook_heavy.py``'s)."""
 
 from __future__ import annotations
 
@@ -11,21 +11,6 @@ from tests.conftest import EXAMPLES
 
 REQUESTS = EXAMPLES / "requests"
 SMALL = json.loads((REQUESTS / "deployment-update-by-argocd-allowed.json").read_text())
-
-
-def heavy_override(uid: str, overriders: int = 33_000) -> dict[str, Any]:
-    """A dry-run OverridePolicy CREATE of about 2.5 MiB (33,000 plaintext overriders): a
-    second or so of review on this machine."""
-    document = json.loads((REQUESTS / "overridepolicy-create-allowed.json").read_text())
-    document["request"]["uid"] = uid
-    document["request"]["dryRun"] = True
-    document["request"]["object"]["spec"]["overrideRules"][0]["overriders"] = {
-        "plaintext": [
-            {"path": f"/metadata/labels/k{i}", "operator": "replace", "value": "x" * 8}
-            for i in range(overriders)
-        ]
-    }
-    return document
 
 
 def small(uid: str) -> dict[str, Any]:

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from bench.webhook_heavy import heavy_override_document as heavy_override
 from tests.conftest import POLICIES
 from tests.webhook.load import children as _children
-from tests.webhook.load import heavy_override
 from tests.webhook.load import rss_mib as _rss_mib
 from tests.webhook.load import small as _small
 from tests.webhook.server import serving

@@ -1007,6 +1007,20 @@ _PASS_THROUGH = frozenset(
 and nothing else (``_Walk.visit``, ``_logic``, ``_binary``, ``_unary``, ``_primary``...)."""
 
 
+def beneath(node: Any, levels: frozenset[str]) -> Any:
+    """The node below ``node``'s chain of single-child parse nodes named in ``levels``."""
+    from lark import Tree  # noqa: PLC0415 - lark, only when parses are read
+
+    while (
+        isinstance(node, Tree)
+        and node.data in levels
+        and len(node.children) == 1
+        and isinstance(node.children[0], Tree)
+    ):
+        node = node.children[0]
+    return node
+
+
 def collapsed(tree: Any) -> Any:
     """``tree`` without its single-child precedence levels, which the walk passes through: an
     expression's parse is mostly such chains (nine levels above each operand), so the walk of
@@ -1015,13 +1029,7 @@ def collapsed(tree: Any) -> Any:
     from lark import Tree  # noqa: PLC0415 - lark, only when plans are made
 
     def build(node: Any) -> Any:
-        while (
-            isinstance(node, Tree)
-            and node.data in _PASS_THROUGH
-            and len(node.children) == 1
-            and isinstance(node.children[0], Tree)
-        ):
-            node = node.children[0]
+        node = beneath(node, _PASS_THROUGH)
         if not isinstance(node, Tree):
             return node
         return Tree(node.data, [build(child) for child in node.children])

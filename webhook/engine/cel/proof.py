@@ -44,7 +44,7 @@ from lark import Token, Tree
 from lark.exceptions import LarkError
 
 from webhook.engine.cel import grammar, library
-from webhook.engine.cel.bound import Plan, plans_fit
+from webhook.engine.cel.bound import Plan, beneath, plans_fit
 from webhook.engine.cel.values import INT64_MAX, INT64_MIN
 
 
@@ -117,14 +117,7 @@ _WRAPPERS = frozenset(
 
 def _unwrap(tree: Any) -> Any:
     """The node below a chain of single-child precedence nodes."""
-    while (
-        isinstance(tree, Tree)
-        and tree.data in _WRAPPERS
-        and len(tree.children) == 1
-        and isinstance(tree.children[0], Tree)
-    ):
-        tree = tree.children[0]
-    return tree
+    return beneath(tree, _WRAPPERS)
 
 
 # ---- what the generated code calls: exact CEL overloads, Undecided for anything else
