@@ -109,7 +109,9 @@ def run(args: argparse.Namespace, out: Output) -> int:
     rules_changed = _policies_changed(args.policies, repository)
     cache = default_cache(root)
     try:
-        compiled, bundle = compile_specs(out, find_spec_files([apps_dir]), args, cache=cache)
+        compiled, bundle = compile_specs(
+            out, find_spec_files([apps_dir]), args, cache=cache, warn=True
+        )
     except SpecError as exc:  # an app an exception no longer covers: say which one expired
         known = source_dates(read_source(args.policies), judging_day(args), args.expiry_warning)
         notes = [d.finding() for d in known if d.status != "in force"]

@@ -179,10 +179,11 @@ def compile_specs(
     *,
     cache: Path | None,
     rendered: bool = False,
+    warn: bool = False,
 ) -> tuple[Compiled, Bundle]:
     """Compile ``files`` with the bundle and backend the options name, showing progress on a
-    terminal (a cold compile of thousands of apps takes seconds); ``rendered`` as
-    ``compile_files`` takes it."""
+    terminal (a cold compile of thousands of apps takes seconds); ``rendered`` and ``warn`` as
+    ``compile_files`` takes them."""
     backend = backend_name(args)
     with out.progress("compiling") as progress:
         return compile_files(
@@ -193,4 +194,5 @@ def compile_specs(
             progress=progress,
             rendered=rendered,
             today=judging_day(args),
+            warn=warn,
         )

@@ -302,10 +302,13 @@ def compile_files(
     rendered: bool = False,
     progress: Progress | None = None,
     today: date | None = None,
+    warn: bool = False,
 ) -> tuple[Compiled, Bundle]:
     """Load the bundle and compile ``files``, reusing cached results where nothing changed;
     ``progress(done, total)`` is told after each file. ``today``: the day the bundle's
-    exceptions are judged on (``Bundle.today``).
+    exceptions are judged on (``Bundle.today``). ``warn``: find what the CEL backend warns of
+    (``Bundle.warnings``, which ``check`` prints; a compile shows none and so does not import
+    cel-python's checks for it).
 
     ``rendered``: every app's full render is wanted (``plan``), also for files taken from the
     cache (they are rendered again, not judged again)."""
@@ -316,7 +319,7 @@ def compile_files(
     stored = _load(cache, *keys)
     engine = make_backend(name)
     engine.homogeneous.update(stored.homogeneous)
-    bundle = bundle_from_source(source, engine, proofs_after=PROOFS_AFTER_REVIEWS)
+    bundle = bundle_from_source(source, engine, proofs_after=PROOFS_AFTER_REVIEWS, warn=warn)
     bundle = replace(bundle, today=today) if today is not None else bundle
     selections = stored.selections  # ArgoCDTree.of adds to it: _size says whether it did
     remembered = _size(selections)

@@ -181,13 +181,16 @@ def bundle_from_source(
     *,
     proofs: bool = True,
     proofs_after: int = 0,
+    warn: bool = True,
 ) -> Bundle:
     """Validate and compile a bundle: the world (clusters, tenants, writers) and every rule
     under ``rules/``, CEL compiled once with ``backend``. Raises BundleError listing every
     problem of every file; a broken bundle never loads. ``proofs``: prove rules in Python where
     they are in the subset of CEL it translates (``engine.cel.proof``); off, the engine
     evaluates every expression. ``proofs_after``: build the proofs only once that many requests
-    have been reviewed (``CelRuntime``; 0: now)."""
+    have been reviewed (``CelRuntime``; 0: now). ``warn``: find what the backend warns of
+    (``Bundle.warnings``); a caller that shows none (compile) skips it, and with it importing
+    cel-python's checks."""
     documents: dict[str, Document] = {}
     findings: list[Finding] = list(source.unreadable)
     for name in (*BUNDLE_FILES, *OPTIONAL_FILES):
@@ -204,7 +207,8 @@ def bundle_from_source(
     if findings:
         raise BundleError(findings)
     engine = make_backend(backend) if isinstance(backend, str) else backend
-    warnings: list[Finding] = []
+    found: list[Finding] = []
+    warnings = found if warn else None
     rules, compiled, rule_findings = load_rules(source, engine, warnings)
     vap_rules, vap_compiled, vap_findings, namespaces = load_vaps(source, engine, warnings)
     rules = tuple(sorted((*rules, *vap_rules), key=lambda r: r.id))
@@ -230,7 +234,7 @@ def bundle_from_source(
         rules=rules,
         compiled=compiled,
         backend=engine,
-        warnings=tuple(warnings),
+        warnings=tuple(found),
         cel_runtime=CelRuntime(
             engine,
             rules,
