@@ -97,11 +97,27 @@ def cpp_spelling(expression: str, spelling: str = CPP_SPELLINGS[0]) -> str:
     return expression
 
 
+def _items(shown: Any) -> list[Any] | None:
+    """A shown list's items; a map keyed 0..n-1 (``transformMap`` of a list) as its values in
+    key order: where the list came from iterating a map, both are in Go's random map order."""
+    if shown[0] == "list":
+        items: list[Any] = shown[1]
+        return items
+    if shown[0] == "map":
+        keys = [key for key, _ in shown[1]]
+        if keys == [["int", str(n)] for n in range(len(keys))]:
+            return [value for _, value in shown[1]]
+    return None
+
+
 def _same_but_order(verdict: Verdict) -> bool:
     ours, theirs = verdict.ours, verdict.theirs
-    if ours[0] != "value" or theirs[0] != "value" or ours[1][0] != "list" or theirs[1][0] != "list":
+    if ours[0] != "value" or theirs[0] != "value":
         return False
-    return sorted(map(_shown, ours[1][1])) == sorted(map(_shown, theirs[1][1]))
+    mine, upstream = _items(ours[1]), _items(theirs[1])
+    if mine is None or upstream is None:
+        return False
+    return sorted(map(_shown, mine)) == sorted(map(_shown, upstream))
 
 
 def classify(

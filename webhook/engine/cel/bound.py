@@ -534,7 +534,9 @@ def call_result(function: str, args: Sequence[Shape]) -> Shape:
 
 _MACROS = {"all": 4, "exists": 4, "exists_one": 2, "map": 12, "filter": 13}
 """Per iteration, at least what ``cost.macro_cost`` charges besides the bodies."""
-_NAMESPACES = frozenset({"sets", "lists", "strings", "math", "base64", "optional", "cel", "format"})
+_NAMESPACES = frozenset(
+    {"sets", "lists", "strings", "math", "base64", "optional", "cel", "format", "ip"}
+)
 _TWO_VARIABLES = {
     "all": 4,
     "exists": 4,
