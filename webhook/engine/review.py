@@ -32,8 +32,8 @@ EXEMPT_WRITERS = (controllers.SYSTEM,)
 TTL): never blocked in their lanes (``controllers.py``), or deleting a namespace would hang
 forever; any other write of theirs is judged as anyone's is."""
 BREAK_GLASS = "break-glass"
-RETAIN_LABEL_RULES = frozenset({"retain.replicas-label"})
-"""The rule about the retain label: with the rules about who writes, all that judges Karmada's
+MARKER_RULES = WRITER_RULES | {"retain.replicas-label"}
+"""The rules about who writes and the one about the retain label: all that judges Karmada's
 hpaScaleTargetMarker setting or removing it (``retain.marks_scale_target``)."""
 UNEXPECTED = "request.unexpected"
 """The violation of a request the API server never sends (``admissible.py``): not a bundle
@@ -117,7 +117,7 @@ def _violations(context: Review, faults: list[str]) -> Iterator[Violation]:
     if own_fields_only(request, context.identity):  # judged on those fields alone
         matched = [r for r in matched if r.builtin in WRITER_RULES]
     elif retain.marks_scale_target(context):  # Karmada's hpaScaleTargetMarker: the label alone
-        matched = [r for r in matched if r.builtin in WRITER_RULES | RETAIN_LABEL_RULES]
+        matched = [r for r in matched if r.builtin in MARKER_RULES]
     if annotation_only(request, context.point):  # sent for its conflict-resolution annotation
         matched = [r for r in matched if r.builtin in ANNOTATION_RULES]
     refused: dict[str, str] = {}
