@@ -298,8 +298,9 @@ def list_max(items: list[object]) -> object:
 
 
 def cel_equal(a: object, b: object) -> bool:
-    """CEL's heterogeneous equality on plain values: numbers by value across int, uint and
-    double; bool is not a number; lists and maps element by element."""
+    """cel-go's heterogeneous equality on plain values (what Kubernetes' lists library and
+    the sets extension use): numbers across int, uint and double (an integer against a double
+    as float64); bool is not a number; lists and maps element by element."""
     kind = _cel_kind(a)
     if kind != _cel_kind(b):
         return False
@@ -309,6 +310,12 @@ def cel_equal(a: object, b: object) -> bool:
         return len(a) == len(b) and all(
             any(cel_equal(k, j) and cel_equal(v, b[j]) for j in b) for k, v in a.items()
         )
+    if isinstance(a, float) != isinstance(b, float) and kind == "number":
+        # cel-go's Int.Equal(Double) and Uint.Equal(Double) compare float64(the integer)
+        # with the double (compareDoubleInt), not the exact values: -9223372036854775807
+        # equals -9.223372036854776e18 there. Go's conversion rounds to nearest even, as
+        # Python's float() does; a NaN equals nothing.
+        return float(cast(int, a)) == b if isinstance(b, float) else a == float(cast(int, b))
     return bool(a == b)
 
 

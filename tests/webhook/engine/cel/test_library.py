@@ -45,6 +45,11 @@ CASES = [
     ("dyn(1) == 1.0", True),
     ("dyn(1) < 1.5", True),
     ("dyn(true) in [1]", False),
+    # cel-go's sets extension and lists library compare an integer with a double as float64
+    ("sets.contains(dyn([-9.223372036854776e18]), [-9223372036854775807])", True),
+    ("sets.intersects(dyn([9007199254740993]), dyn([9007199254740992.0]))", True),
+    ("sets.equivalent(dyn([1]), dyn([1.5]))", False),
+    ("dyn([9007199254740993]).indexOf(9007199254740992.0)", 0),
 ]
 
 
