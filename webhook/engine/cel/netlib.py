@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from webhook.engine.cel.urllib_go import go_quote
+from webhook.engine.cel.goquote import go_quote
 
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 
@@ -200,6 +200,17 @@ def _parse_addr(text: str) -> Address:
     else:
         raise _addr_error(text, "unable to parse IP")
     return ipaddress.ip_address(text)
+
+
+def go_parse_addr(text: str) -> Address | None:
+    """Go's ``netip.ParseAddr``: the address (None for an IPv6 address whose zone Python's
+    ``ipaddress`` does not take: it holds a ``%``), or a ValueError worded as Go's."""
+    try:
+        return _parse_addr(text)
+    except ValueError as exc:
+        if str(exc).startswith("ParseAddr("):
+            raise
+        return None
 
 
 def _addr_error(text: str, message: str, at: str | None = None) -> ValueError:
