@@ -6,6 +6,7 @@ import ctypes
 import hashlib
 import re
 from collections.abc import Callable, Mapping
+from datetime import timedelta
 from functools import lru_cache
 from typing import Any
 
@@ -236,6 +237,7 @@ def _kubernetes_declarations() -> list[tuple[str, Any]]:
                 ],
             )
         )
+    functions += _typed_declarations()
     elements = [*comparable, t.List(t.DYN), t.Map(t.DYN, t.DYN)]  # sets take any element
     for name, impl in library.SETS_FUNCTIONS.items():
         functions.append(
@@ -323,6 +325,43 @@ def _kubernetes_declarations() -> list[tuple[str, Any]]:
         ),
     ]
     return functions
+
+
+def _typed_declarations() -> list[tuple[str, Any]]:
+    """``rewrite.TYPED``'s internal functions: one overload each, ``list(T) -> T``, whose
+    declared result converts what Python hands back to a T (0 to a uint, a timedelta to a
+    duration), and ``sum()`` of an empty list is the zero of T, as Kubernetes'
+    ``zeroValuesOfSummableTypes``."""
+    t = cel.Type
+    kinds = {"double": t.DOUBLE, "uint": t.UINT, "duration": t.DURATION, "timestamp": t.TIMESTAMP}
+    zeros: dict[str, object] = {"double": 0.0, "uint": 0, "duration": timedelta(0)}
+    probe = cel.Overload("list_int_fedgate_probe", t.DYN, [t.List(t.INT)], is_member=True)
+    functions = [_decl(rewrite.INT_PROBE, [probe])]
+    for name, elements in rewrite.TYPED.items():
+        impl = library.LIST_FUNCTIONS[name][0]
+        for element in elements:
+            internal = rewrite.typed_name(name, element)
+            # min() and max() of an empty list fail whatever its type
+            typed = _summing(impl, zeros[element]) if name == "sum" else impl
+            functions.append(
+                _decl(
+                    internal,
+                    [
+                        cel.Overload(
+                            f"list_{element}_{internal}",
+                            kinds[element],
+                            [t.List(kinds[element])],
+                            is_member=True,
+                            impl=typed,
+                        )
+                    ],
+                )
+            )
+    return functions
+
+
+def _summing(impl: Callable[..., object], zero: object) -> Callable[..., object]:
+    return lambda items: impl(items) if items else zero
 
 
 _ORDERINGS = {"_<_": "less", "_<=_": "less_equals", "_>_": "greater", "_>=_": "greater_equals"}
@@ -469,7 +508,7 @@ class CelExprBackend:
         if internal is not None:
             raise CelCompileError(f"undeclared reference to '{internal}'")
         try:
-            program = self._env.compile(rewrite.rewrite(expression))
+            program = self._env.compile(rewrite.rewrite(self.typed(expression)))
         except RuntimeError as exc:
             raise CelCompileError(_clean(str(exc))) from None
         mixed = self._mixed_literal(expression)
@@ -477,6 +516,31 @@ class CelExprBackend:
             raise CelCompileError(mixed)
         self._check_constant_patterns(expression)
         return program
+
+    def typed(self, expression: str, names: tuple[str, ...] = tuple(rewrite.TYPED)) -> str:
+        """``expression`` with each call of ``names`` (``sum()``, ``min()``, ``max()``) whose
+        list is statically a ``list(T)`` of ``rewrite.TYPED`` calling T's internal function.
+        The checker tells the type: the call renamed compiles only for that T, or for a
+        ``list(dyn)`` (which also compiles as a ``list(int)``: left as it is, as the int's
+        are)."""
+        for start, end, name in rewrite.typed_call_sites(expression):
+            if name not in names or self._compiles(
+                expression[:start] + rewrite.INT_PROBE + expression[end:]
+            ):
+                continue  # a list(int) or list(dyn): the untyped call answers as Kubernetes
+            for element in rewrite.TYPED[name]:
+                typed = expression[:start] + rewrite.typed_name(name, element) + expression[end:]
+                if self._compiles(typed):
+                    expression = typed
+                    break
+        return expression
+
+    def _compiles(self, expression: str) -> bool:
+        try:
+            self._env.compile(rewrite.rewrite(expression))
+        except RuntimeError:
+            return False
+        return True
 
     def _check_constant_patterns(self, expression: str) -> None:
         """Kubernetes compiles a constant pattern of ``find``, ``findAll`` and ``matches`` when

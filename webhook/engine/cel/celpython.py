@@ -348,8 +348,8 @@ def _library(impl: Callable[..., Any]) -> Callable[..., Any]:
             if isinstance(arg, CELEvalError):
                 return arg
         try:
-            result = impl(*(_to_python(a) for a in args))
-            return result if isinstance(result, _OPAQUE) else json_to_cel(result)
+            result = impl(*(_to_library(a) for a in args))
+            return result if isinstance(result, _OPAQUE) else _from_library(result)
         except (library.LibraryError, TypeError, ValueError) as exc:
             return CELEvalError(str(exc), type(exc), None)
 
@@ -892,6 +892,7 @@ _KNOWN = frozenset(
     | comprehensions.TWO_VARIABLE
     | comprehensions.TRANSFORMS
     | {"sortBy"}
+    | {rewrite.typed_name("sum", element) for element in rewrite.TYPED["sum"]}
 )
 
 
@@ -1003,8 +1004,28 @@ class _Runner(InterpretedRunner):
         return value
 
 
+def _typed_sum(element: str) -> Callable[..., Any]:
+    """``sum()`` of a list whose static type is ``list(element)`` (``rewrite.TYPED``, told by
+    cel-expr's checker): an empty one is that type's zero, as Kubernetes'
+    ``zeroValuesOfSummableTypes``."""
+    zero = {
+        "double": celtypes.DoubleType(0.0),
+        "uint": celtypes.UintType(0),
+        "duration": celtypes.DurationType(0),
+    }[element]
+    summed = _library(library.list_sum)
+
+    def call(items: Any) -> Any:
+        return zero if isinstance(items, list) and not items else summed(items)
+
+    return call
+
+
+_TYPED_SUMS = {rewrite.typed_name("sum", e): _typed_sum(e) for e in rewrite.TYPED["sum"]}
+
 COSTED_FUNCTIONS: dict[str, Callable[..., Any]] = {
-    name: _costed(name, function) for name, function in {**base_functions, **FUNCTIONS}.items()
+    name: _costed(rewrite.INTERNAL.get(name, name), function)
+    for name, function in {**base_functions, **FUNCTIONS, **_TYPED_SUMS}.items()
 }
 """Every function and operator, charging its Kubernetes cost as it runs."""
 
@@ -1027,6 +1048,7 @@ class CelPythonBackend:
 
     def compile(self, expression: str) -> Any:
         self._checker.compile(expression)  # raises CelCompileError
+        expression = self._checker.typed(expression, ("sum",))  # the checker's static types
         try:
             ast = self._env.compile(_without_trailing_commas(expression))
         except CELParseError as exc:
@@ -1112,6 +1134,37 @@ def _short(message: object) -> str:
     """celpy puts the whole activation into some messages: keep the first useful part."""
     text = str(message).split(" (in activation")[0]
     return text if len(text) <= 300 else text[:297] + "..."
+
+
+def _to_library(value: Any) -> Any:
+    """celpy's value as ``library`` takes it: plain values, a uint as ``library.Uint`` (so a
+    list function hands a uint back typed as one)."""
+    if isinstance(value, celtypes.UintType):
+        return library.Uint(value)
+    if isinstance(value, celtypes.DurationType):  # plain, as the library compares and adds
+        return datetime.timedelta(value.days, value.seconds, value.microseconds)
+    if isinstance(value, celtypes.TimestampType):
+        return datetime.datetime.combine(value.date(), value.timetz())
+    if isinstance(value, list):
+        return [_to_library(v) for v in value]
+    if isinstance(value, dict):
+        return {_to_library(k): _to_library(v) for k, v in value.items()}
+    return _to_python(value)
+
+
+def _from_library(value: Any) -> Any:
+    """A ``library`` result as celpy's value: a ``library.Uint`` a uint again."""
+    if isinstance(value, library.Uint):
+        return celtypes.UintType(value)
+    if type(value) is datetime.timedelta:
+        return celtypes.DurationType(value)
+    if type(value) is datetime.datetime:
+        return celtypes.TimestampType(value)
+    if isinstance(value, list):
+        return celtypes.ListType([_from_library(v) for v in value])
+    if isinstance(value, dict):
+        return celtypes.MapType({_from_library(k): _from_library(v) for k, v in value.items()})
+    return json_to_cel(value)
 
 
 def _to_python(value: Any) -> Any:

@@ -37,6 +37,11 @@ class LibraryError(ValueError):
     """A library function was called with a value it cannot take."""
 
 
+class Uint(int):
+    """A CEL uint among plain values, where a backend can tell one (cel-python): the list
+    functions hand it back as they got it, typed as a uint."""
+
+
 @dataclass(frozen=True)
 class Quantity:
     """Kubernetes' Quantity as CEL sees it: an exact value. Equal when the values are
@@ -282,7 +287,8 @@ def list_sum(items: list[object]) -> object:
         return sum(cast(list[timedelta], items), timedelta(0))
     if kinds != {"number"} or len({type(item) for item in items}) > 1:
         raise LibraryError("no such overload: sum() adds ints, uints, doubles or durations")
-    return sum(cast(list[float], items))
+    total = sum(cast(list[float], items))
+    return Uint(total) if isinstance(items[0], Uint) else total
 
 
 def list_min(items: list[object]) -> object:
@@ -427,7 +433,7 @@ def list_sort(items: list[object]) -> list[object]:
     if not items:
         return items
     kinds = {type(item) for item in items}
-    if not kinds <= {bool, int, float, str, bytes, timedelta} or len(kinds) > 1:
+    if not kinds <= {bool, int, Uint, float, str, bytes, timedelta} or len(kinds) > 1:
         raise LibraryError(
             "list elements must have the same type"
             if len(kinds) > 1

@@ -35,15 +35,49 @@ from webhook.engine.cel.paths import STRING_LITERAL
 _NON_ZERO = "fedgateNonZero"
 """The variable ``optional.ofNonZeroValue``'s rewrite binds its argument to."""
 
+TYPED = {
+    "sum": ("double", "uint", "duration"),
+    "min": ("uint", "duration", "timestamp"),
+    "max": ("uint", "duration", "timestamp"),
+}
+"""Kubernetes' list functions whose answer depends on the list's static element type (the zero
+of an empty ``sum()``) or is an element handed back from Python, which cel-expr converts by the
+implementation's declared type (a uint, a duration, a timestamp): the element types for which
+``celexpr`` calls ``typed_name(name, element)`` instead, declared for that type alone."""
+
+
+def typed_name(name: str, element: str) -> str:
+    """``sum`` of a ``list(double)`` -> ``fedgateSumOfDouble``."""
+    return f"fedgate{name.capitalize()}Of{element.capitalize()}"
+
+
+INT_PROBE = "fedgateProbeOfInt"
+"""A function of a ``list(int)`` returning dyn, declared for the checker alone: a call renamed
+to it compiles where the list is a ``list(int)`` or a ``list(dyn)``."""
+
 INTERNAL = {
+    INT_PROBE: "sum",
     "fedgateFormatValidate": "validate",
     "fedgateFormatNamed": "named",
     "fedgateMapOfPairs": "transformMap",
     "fedgateMergeEntries": "transformMapEntry",
     "fedgateSubstring": "substring",
     _NON_ZERO: "ofNonZeroValue",
+    **{typed_name(name, element): name for name, elements in TYPED.items() for element in elements},
 }
 """Internal function name -> the name a rule author wrote (errors are worded with it)."""
+
+_TYPED_CALL = re.compile(r"\.\s*(?P<name>sum|min|max)\s*\(\s*\)")
+
+
+def typed_call_sites(expression: str) -> list[tuple[int, int, str]]:
+    """Where ``.sum()``, ``.min()`` and ``.max()`` are called in ``expression`` (outside
+    literals and comments), last first: (start, end) of the name, and the name."""
+    if not any(name in expression for name in TYPED):
+        return []
+    found = _TYPED_CALL.finditer(blanked(expression))
+    return sorted(((m.start("name"), m.end("name"), m.group("name")) for m in found), reverse=True)
+
 
 _CALL = re.compile(
     r"(?P<format>\bformat\s*\.\s*)?\.?\s*\b(?P<name>validate|named|transformMapEntry|"

@@ -50,6 +50,16 @@ CASES = [
     ("sets.intersects(dyn([9007199254740993]), dyn([9007199254740992.0]))", True),
     ("sets.equivalent(dyn([1]), dyn([1.5]))", False),
     ("dyn([9007199254740993]).indexOf(9007199254740992.0)", 0),
+    # Kubernetes' sum(), min() and max() by the list's static type: an empty sum is its zero,
+    # a uint stays one
+    ("type([1.5].filter(x, x > 2.0).sum()) == double", True),
+    ("type([1u].filter(x, x > 2u).sum()) == uint", True),
+    ("[duration('1s')].filter(x, false).sum() == duration('0s')", True),
+    ("[duration('1s'), duration('2m')].sum() == duration('121s')", True),
+    ("[duration('1s'), duration('2m')].max() == duration('2m')", True),
+    ("type(dyn([1.5]).filter(x, x > 2.0).sum()) == int", True),
+    ("type([7u, 0u].min()) == uint", True),
+    ("type([7u, 0u].sort()[0]) == uint", True),
 ]
 
 

@@ -8,8 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from webhook.engine.cel.celexpr import CelExprBackend
 from webhook.engine.cel.engines import make_backend
-from webhook.engine.cel.rewrite import rewrite, uses_internal_name
+from webhook.engine.cel.rewrite import INT_PROBE, rewrite, typed_call_sites, uses_internal_name
 
 CASES = [
     ("x.validate(y)", "x.fedgateFormatValidate(y)[?0]"),
@@ -98,3 +99,26 @@ def test_literals_reach_the_engine_unchanged(texts: list[str]) -> None:
 def test_internal_names_are_found_outside_literals_only() -> None:
     assert uses_internal_name("x.fedgateMapOfPairs()") == "fedgateMapOfPairs"
     assert uses_internal_name("'fedgateMapOfPairs' == x") is None
+
+
+def test_typed_calls_are_found_outside_literals_last_first() -> None:
+    expression = "[1.5].sum() + x.min( ) + 'a.sum()'.size() + y.max(1) // z.max()"
+    assert typed_call_sites(expression) == [(16, 19, "min"), (6, 9, "sum")]
+    assert uses_internal_name("[1.5].fedgateSumOfDouble()") == "fedgateSumOfDouble"
+    assert uses_internal_name(f"[1].{INT_PROBE}()") == INT_PROBE
+
+
+@pytest.mark.parametrize(
+    ("expression", "typed"),
+    [
+        ("[1.5].filter(x, x > 2.0).sum()", "[1.5].filter(x, x > 2.0).fedgateSumOfDouble()"),
+        ("[7u].max() == 7u", "[7u].fedgateMaxOfUint() == 7u"),
+        ("[[7u]].map(l, l.min())", "[[7u]].map(l, l.fedgateMinOfUint())"),
+        ("[duration('1s')].sum()", "[duration('1s')].fedgateSumOfDuration()"),
+        ("[1, 2].sum() + [1.5].max()", "[1, 2].sum() + [1.5].max()"),  # int; double answers
+        ("object.l.sum() + dyn([1.5]).sum()", "object.l.sum() + dyn([1.5]).sum()"),  # dyn
+        ("[1.5].sum(", "[1.5].sum("),  # not a call: the compiler says why
+    ],
+)
+def test_the_checker_tells_a_list_s_static_type(expression: str, typed: str) -> None:
+    assert CelExprBackend().typed(expression) == typed
