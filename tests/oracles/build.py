@@ -136,3 +136,9 @@ class Conversation:
             self.process.wait(timeout=10)
         if self.process.stdout is not None:
             self.process.stdout.close()
+
+    def __enter__(self) -> Conversation:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -43,11 +43,8 @@ def url_text() -> st.SearchStrategy[str]:
 
 @pytest.fixture(scope="module")
 def kubernetes() -> Iterator[Conversation]:
-    talk = Conversation(oracle("cel"))
-    try:
+    with Conversation(oracle("cel")) as talk:
         yield talk
-    finally:
-        talk.close()
 
 
 @pytest.fixture(scope="module")
