@@ -342,7 +342,7 @@ def _typed_declarations() -> list[tuple[str, Any]]:
         for element in elements:
             internal = rewrite.typed_name(name, element)
             # min() and max() of an empty list fail whatever its type
-            typed = _summing(impl, zeros[element]) if name == "sum" else impl
+            typed = _summing(impl, zeros[element], element) if name == "sum" else impl
             functions.append(
                 _decl(
                     internal,
@@ -360,7 +360,11 @@ def _typed_declarations() -> list[tuple[str, Any]]:
     return functions
 
 
-def _summing(impl: Callable[..., object], zero: object) -> Callable[..., object]:
+def _summing(impl: Callable[..., object], zero: object, element: str) -> Callable[..., object]:
+    """``sum()`` of a ``list(element)``: the zero when empty; uints told apart from ints (the
+    overflow is a uint's)."""
+    if element == "uint":
+        return lambda items: impl([library.Uint(i) for i in items]) if items else zero
     return lambda items: impl(items) if items else zero
 
 

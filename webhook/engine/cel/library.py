@@ -32,6 +32,8 @@ from webhook.base.quantity import QuantityError, parse_quantity
 from webhook.engine.cel import formatlib, netlib, semverlib, urllib_go
 from webhook.engine.cel.values import INT64_MAX, INT64_MIN
 
+UINT64_MAX = 2**64 - 1
+
 
 class LibraryError(ValueError):
     """A library function was called with a value it cannot take."""
@@ -287,7 +289,18 @@ def list_sum(items: list[object]) -> object:
         return sum(cast(list[timedelta], items), timedelta(0))
     if kinds != {"number"} or len({type(item) for item in items}) > 1:
         raise LibraryError("no such overload: sum() adds ints, uints, doubles or durations")
-    total = sum(cast(list[float], items))
+    if isinstance(items[0], float):
+        return sum(cast(list[float], items))
+    numbers = cast(list[int], items)
+    # a plain int beyond int64 can only be a uint (cel-expr hands uints over as ints)
+    unsigned = isinstance(items[0], Uint) or any(n > INT64_MAX for n in numbers)
+    total = 0
+    for number in numbers:  # cel-go adds one at a time: an overflow on the way is an error
+        total += number
+        if unsigned and total > UINT64_MAX:
+            raise LibraryError("unsigned integer overflow")
+        if not unsigned and not INT64_MIN <= total <= INT64_MAX:
+            raise LibraryError("integer overflow")
     return Uint(total) if isinstance(items[0], Uint) else total
 
 
