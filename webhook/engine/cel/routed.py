@@ -21,10 +21,19 @@ construct (``unbounded``), which the rule's failurePolicy decides as it decides 
 server's out-of-budget error. Where only the iteration bound passes, cel-expr evaluates: its
 own iteration budget stops it. When a bundle loads, ``fails_closed_above`` tells from which
 request size an expression would fail so (``webhook/engine/celruntime.py`` warns).
+
+One kind of expression always runs on cel-python (``pinned``): one that makes a uint (a
+``7u`` literal, ``uint()``) and calls ``min()``, ``max()`` or ``sum()``. cel-expr hands those
+functions a ``list(dyn)`` as plain Python ints, so a uint in it comes back typed an int
+(``type(dyn([7u, 0u]).min()) == uint`` is false there, true in cel-go); cel-python carries the
+uint. Where cel-python cannot run such an expression it is refused when it compiles, naming
+why. Request data never holds a uint (JSON numbers are ints and doubles), so only a rule's own
+literals and conversions make one.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -32,13 +41,30 @@ from webhook.base import forksafe
 from webhook.engine.cel import bound, cost
 from webhook.engine.cel.backend import CelCompileError, CelEvalError
 from webhook.engine.cel.celexpr import CelExprBackend
+from webhook.engine.cel.rewrite import blanked
 
 _UNSET: Any = object()
+
+_UINT_SOURCE = re.compile(r"(?<![\w.])(?:\d+|0[xX][0-9a-fA-F]+)[uU]\b|(?<![\w.])uint\s*\(")
+_ELEMENT_FROM_PYTHON = re.compile(r"\.\s*(?:min|max|sum)\s*\(")
+
+
+def pinned(expression: str) -> bool:
+    """Whether ``expression`` runs on cel-python only (see the module): it makes a uint and
+    hands a list to a lists function cel-expr runs in Python."""
+    masked = blanked(expression)
+    return bool(_UINT_SOURCE.search(masked) and _ELEMENT_FROM_PYTHON.search(masked))
 
 
 LARGEST_REQUEST = 3 * 1024 * 1024
 """The largest request body the API server accepts (3 MiB): the bound a bundle is checked at."""
 _KIB = 1024
+
+
+def _refused(expression: str) -> tuple[str, ...]:
+    from webhook.engine.cel.refusal import refused  # noqa: PLC0415 - cel-python's parser
+
+    return tuple(refused(expression))
 
 
 def _kib(size: int) -> str:
@@ -67,10 +93,10 @@ class RoutedProgram:
     """cel-expr's program, with the expression's bound plan and cel-python's program, each
     made on first use (most expressions never need cel-python's)."""
 
-    __slots__ = ("_plan", "expression", "program", "python")
+    __slots__ = ("_plan", "expression", "pinned", "program", "python")
 
-    def __init__(self, expression: str, program: Any) -> None:
-        self.expression, self.program = expression, program
+    def __init__(self, expression: str, program: Any, *, pinned: bool = False) -> None:
+        self.expression, self.program, self.pinned = expression, program, pinned
         self._plan: Any = _UNSET
         self.python: Any = _UNSET
 
@@ -116,13 +142,24 @@ class RoutedBackend:
         return self.expr.homogeneous
 
     def compile(self, expression: str) -> RoutedProgram:
-        return RoutedProgram(expression, self.expr.compile(expression))
+        program = RoutedProgram(expression, self.expr.compile(expression))
+        if pinned(expression):
+            program.pinned = True
+            if self._python_program(program) is None:
+                raise CelCompileError(
+                    "this expression makes a uint and takes min(), max() or sum() of a list, "
+                    "which cel-expr would hand back typed an int, and cel-python, which keeps "
+                    f"the uint, cannot run {', '.join(_refused(expression)) or 'it'}: refused"
+                )
+        return program
 
     def activation(self, variables: Mapping[str, Any]) -> RoutedActivation:
         return RoutedActivation(variables, self.expr.activation(variables))
 
     def route(self, program: RoutedProgram, activation: RoutedActivation) -> bound.Bound | None:
         """The bound under which cel-expr may evaluate, or None: cel-python's to evaluate."""
+        if program.pinned:
+            return None
         found, within = self._bound(program, activation)
         return found if bound.fits(found, within) else None
 
@@ -142,7 +179,7 @@ class RoutedBackend:
 
     def evaluate(self, program: RoutedProgram, activation: RoutedActivation) -> Any:
         found, within = self._bound(program, activation)
-        if not bound.fits(found, within):
+        if program.pinned or not bound.fits(found, within):
             python = self._python_program(program)
             if python is not None:
                 engine = self.cel_python()

@@ -1,0 +1,58 @@
+"""The default backend's pinning: an expression that makes a uint and takes ``min()``,
+``max()`` or ``sum()`` runs on cel-python, which keeps the uint cel-expr would type an int."""
+
+from __future__ import annotations
+
+import pytest
+
+from webhook.engine.cel.backend import CelCompileError
+from webhook.engine.cel.routed import RoutedBackend, pinned
+
+ROUTED = RoutedBackend()
+
+
+@pytest.mark.parametrize(
+    ("expression", "expected"),
+    [
+        ("dyn([7u, 0u]).min()", True),
+        ("[uint(object.a)].max() > 3u", True),
+        ("dyn([0x10u]).sum()", True),
+        ("object.items.max() > 3", False),  # no uint anywhere
+        ("[7u, 0u].sort()[0] == 0u", False),  # sort() is cel-cpp's own: it keeps the uint
+        ("'7u'.size() > 0 && [1].min() == 1", False),  # a literal's text is not a uint
+        ("object.u7u.min() == 1", False),  # a field named like a literal
+        ("object.x // 7u\n.min()", False),  # a comment's text is not code
+    ],
+)
+def test_pinned_only_where_a_uint_meets_a_python_lists_function(
+    expression: str, expected: bool
+) -> None:
+    assert pinned(expression) is expected
+
+
+@pytest.mark.parametrize(
+    "expression",
+    [
+        "type(dyn([7u, 0u]).min()) == uint",
+        "type(dyn([7u, 0u]).max()) == uint",
+        "type(dyn([1u, 2u]).sum()) == uint",
+        "dyn([uint(object.a), 2u]).max() == 5u",
+    ],
+)
+def test_a_uint_from_a_dyn_list_keeps_its_type(expression: str) -> None:
+    program = ROUTED.compile(expression)
+    assert program.pinned
+    assert ROUTED.evaluate(program, ROUTED.activation({"object": {"a": 5}})) is True
+
+
+def test_a_pinned_expression_cel_python_cannot_run_is_refused_naming_why() -> None:
+    with pytest.raises(CelCompileError, match=r"makes a uint .* cannot run .*optional"):
+        ROUTED.compile("dyn([7u]).min() == optional.of(7u).value()")
+
+
+def test_an_unpinned_expression_stays_on_cel_expr_within_its_bound() -> None:
+    program = ROUTED.compile("object.items.max() > 3")
+    activation = ROUTED.activation({"object": {"items": [1, 5]}})
+    assert not program.pinned
+    assert ROUTED.route(program, activation) is not None
+    assert ROUTED.evaluate(program, activation) is True
