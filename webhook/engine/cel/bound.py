@@ -1076,6 +1076,15 @@ class Sizes:
 
     def _ask(self, question: Asked) -> Any:
         asked = question.kind
+        if asked == "field":  # the most asked: a field of a value found before (its parent's)
+            place = question.place
+            assert place is not None
+            value = self._values.get(place, _NO_VALUE)
+            if value is _NO_VALUE:
+                value = self._at(place)
+                if value is _NO_VALUE:
+                    return _NO_VALUE
+            return isinstance(value, dict) and question.argument in value
         if asked == "variable":
             return question.argument in self.variables
         if asked == "bucket":
