@@ -94,17 +94,19 @@ def main() -> None:
     function_costs(args.iterations)
 
 
-GUARD_RATIO = 10.0
+GUARD_RATIO = 3.0
 """The proofs' cost check (``bound.plans_fit``) may make a Deployment UPDATE's review at most
 this many times as slow as the same review without it. Every request walking every
-expression's bound again made it 50x (5.7 ms against 0.1 ms); kept exact walks, 4-6x. The
-aim, not yet met, is 1.5x."""
+expression's bound again made it 50x (5.7 ms against 0.1 ms); kept exact walks, 4-6x; reading
+the request only where the rules read it and one replay per proof, 1.3-1.5x (the aim: 1.5x;
+this guard leaves 2x of headroom over that)."""
 
 
 def proof_check_guard(blocks: int = 5, each: int = 200) -> bool:
     """The Deployment UPDATE's median us per review() with the proofs' cost check and without
     it (every proof taken to fit: the same decision on this small request), in one process,
-    blocks alternating; True when within ``GUARD_RATIO``."""
+    blocks alternating, in CPU time (the ratio holds on a busy shared machine, where wall time
+    counts the other processes' turns); True when within ``GUARD_RATIO``."""
     bundle = load_bundle(ROOT / "policies")
     body = (ROOT / "examples" / "requests" / REQUESTS["Deployment UPDATE"]).read_bytes()
     checked = proof_module.plans_fit
@@ -113,10 +115,10 @@ def proof_check_guard(blocks: int = 5, each: int = 200) -> bool:
         proof_module.plans_fit = checked if check else (lambda plans, variables: True)
         try:
             requests = [parse_review(json.loads(body)) for _ in range(each)]
-            start = time.perf_counter()
+            start = time.process_time()
             for request in requests:
                 assert review(request, bundle).allowed
-            return (time.perf_counter() - start) / each * 1e6
+            return (time.process_time() - start) / each * 1e6
         finally:
             proof_module.plans_fit = checked
 
@@ -128,8 +130,8 @@ def proof_check_guard(blocks: int = 5, each: int = 200) -> bool:
     ratio = statistics.median(with_check) / statistics.median(without)
     met = ratio <= GUARD_RATIO
     print(
-        f"Deployment UPDATE review(): {statistics.median(with_check):.0f} us with the proofs' "
-        f"cost check, {statistics.median(without):.0f} us without: {ratio:.1f}x "
+        f"Deployment UPDATE review(): {statistics.median(with_check):.0f} us (CPU) with the "
+        f"proofs' cost check, {statistics.median(without):.0f} us without: {ratio:.2f}x "
         f"(guard {GUARD_RATIO:g}x: {'met' if met else 'NOT MET'})"
     )
     return met

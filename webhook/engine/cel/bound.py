@@ -16,7 +16,11 @@ function, ``lists.range`` of a count it has no top for, ``flatten`` to a compute
 Two walks, the second only when the first does not fit: ``static`` with every variable standing
 for any value whose JSON is at most the activation's size (one walk per expression and size
 bucket, cached), then ``exact`` with the variables' own values (their lengths, and for a
-comprehension the largest of its items).
+comprehension the largest of its items). The exact walk reads a value only where the
+expression reads it: either side of a conditional of two request values (``Either``), a short
+list's items and a small map's entries one by one; a longer one is summarised whole, once per
+activation. A plan keeps its recent exact walks with what each read (``Sizes.replays``), and a
+proof's plans their joint answer (``Plans``): a request that reads alike gets it back.
 
 Pure: no engine here, nothing evaluated.
 """
@@ -144,16 +148,48 @@ class Known(Shape):
 
     def __init__(self, value: Any, sizes: Sizes, path: Path, log: Log) -> None:
         self._value, self._sizes, self._path, self._log = value, sizes, path, log
-        self.size = cost.size(value)
-        if isinstance(value, int) and not isinstance(value, bool):
-            self.value = self.top = value
-        log.append(((path, "size", None), _answer(value, "size", None, sizes)))
+        self._size: tuple[int, int | None] | None = None
+
+    def _sized(self) -> tuple[int, int | None]:
+        """The value's size and int value, written down when the walk first reads either (a
+        value the walk only passes through, ``object.spec``, asks nothing of the request)."""
+        if self._size is None:
+            self._size = _answer(self._value, "size", None, self._sizes)
+            self._log.append(((self._path, "size", None), self._size))
+        return self._size
+
+    @property
+    def size(self) -> int:  # type: ignore[override]
+        return self._sized()[0]
+
+    @property
+    def value(self) -> Any:
+        number = self._sized()[1]
+        return _NO_VALUE if number is None else number
+
+    @property
+    def top(self) -> int | None:  # type: ignore[override]
+        return self._sized()[1]
 
     @property
     def weight(self) -> int:
-        return self.summary().weight
+        if _container(self._value):
+            return self.summary().weight
+        found: int = _answer(self._value, "weight", None, self._sizes)
+        self._log.append(((self._path, "weight", None), found))
+        return found
 
     def item(self) -> Shape:
+        """Each of a short list's items as itself, a small map's keys (by their text) and
+        values as themselves (their ``Either``: a pod's one container, its requests, are read
+        where the walk reads them, not summarised whole), else the summary's item."""
+        few = _answer(self._value, "few", None, self._sizes)
+        self._log.append(((self._path, "few", None), few))
+        if type(few) is tuple:
+            keys = [summary(key, self._sizes.memo) for key in few]
+            return join_all([*keys, *(self._child(("field", key), True) for key in few)])
+        if few:
+            return join_all([self._child(("index", at), "child") for at in range(few)])
         return self.summary().item()
 
     def summary(self) -> Shape:
@@ -177,6 +213,74 @@ class Known(Shape):
         return self._child(("index", wanted), _answer(self._value, "index", wanted, self._sizes))
 
 
+class Either(Shape):
+    """The values of any of ``parts``, at least one of them a ``Known``: ``join`` of a request's
+    own values, which answers each question with the parts' answers joined when it is asked
+    (``[kind == 'Pod' ? object.spec : object.spec.template.spec]`` reads the containers of
+    either, and summarising both whole specs to join them cost more than the rest of the walk).
+    Every answer is at least each part's, so a bound of the whole bounds each part's values."""
+
+    def __init__(self, parts: Sequence[Shape]) -> None:
+        self._parts = tuple(parts)
+
+    @property
+    def size(self) -> int:  # type: ignore[override]
+        return max(p.size for p in self._parts)
+
+    @property
+    def value(self) -> Any:
+        values = {id(p.value): p.value for p in self._parts}
+        return self._parts[0].value if len(values) == 1 else _NO_VALUE
+
+    @property
+    def top(self) -> int | None:  # type: ignore[override]
+        tops = [p.top for p in self._parts]
+        return None if None in tops else max(t for t in tops if t is not None)
+
+    @property
+    def text(self) -> str | None:  # type: ignore[override]
+        texts = {p.text for p in self._parts}
+        return texts.pop() if len(texts) == 1 else None
+
+    @property
+    def weight(self) -> int:
+        return max(p.weight for p in self._parts)
+
+    def item(self) -> Shape:
+        return join_all([p.item() for p in self._parts])
+
+    def field(self, name: str) -> Shape:
+        return join_all([p.field(name) for p in self._parts])
+
+    def index(self, key: Shape) -> Shape:
+        return join_all([p.index(key) for p in self._parts])
+
+
+_PARTS = 16
+"""At most this many parts in an ``Either``; past it, they are joined by their summaries (short
+lists of short lists, each read item by item, would otherwise multiply their parts)."""
+
+
+def _either(a: Shape, b: Shape) -> Shape:
+    parts: list[Shape] = []
+    for one in (a, b):
+        for part in one._parts if isinstance(one, Either) else (one,):
+            if all(part is not kept for kept in parts):
+                parts.append(part)
+    if len(parts) > _PARTS:
+        return join_all([_summarised(p) for p in parts])
+    return parts[0] if len(parts) == 1 else Either(parts)
+
+
+def _summarised(shape: Shape) -> Shape:
+    """``shape`` with no ``Known`` or ``Either`` in it at its top (their summaries joined)."""
+    if isinstance(shape, Known):
+        return shape.summary()
+    if isinstance(shape, Either):
+        return join_all([_summarised(p) for p in shape._parts])
+    return shape
+
+
 Path = tuple[Any, ...]
 """A value's place in the activation: its variable's name, then ``("field", name)`` and
 ``("index", key)`` steps."""
@@ -184,6 +288,63 @@ Question = tuple[Path, str, Any]
 """(a value's path, what is asked of it, the question's argument: a field's name, a key)."""
 Log = list[tuple[Question, Any]]
 """What an exact walk asked of the activation, and the answers."""
+
+
+class Place:
+    """A path, interned (``asked``): its value is found once per activation, by identity."""
+
+    __slots__ = ("key", "kind", "parent")
+
+    def __init__(self, parent: Place | None, kind: str, key: Any) -> None:
+        self.parent, self.kind, self.key = parent, kind, key
+
+
+class Asked:
+    """One question, interned (``asked``): a kept walk's questions are looked up in each
+    activation's answers by identity, not by hashing their paths again at every request."""
+
+    __slots__ = ("argument", "kind", "place", "question")
+
+    def __init__(self, question: Question) -> None:
+        self.question = question
+        path, self.kind, self.argument = question
+        self.place = _place(path) if path else None
+
+
+_PLACES: dict[Path, Place] = {}
+
+
+def _place(path: Path) -> Place:
+    found = _PLACES.get(path)
+    if found is None:
+        if len(path) == 1:
+            found = Place(None, "variable", path[0])
+        else:
+            found = Place(_place(path[:-1]), *path[-1])
+        _PLACES[path] = found
+    return found
+
+
+Trace = tuple[tuple[Asked, Any], ...]
+"""A kept walk's questions, each once, with its activation's answers (``Sizes.replays``)."""
+_ASKED: dict[Question, Asked] = {}
+
+
+def asked(question: Question) -> Asked:
+    """The one ``Asked`` of ``question`` (another after the table is cleared: that question is
+    then answered once more per activation, nothing else)."""
+    found = _ASKED.get(question)
+    if found is None:
+        if len(_ASKED) > 65536:
+            _ASKED.clear()
+            _PLACES.clear()
+        found = _ASKED[question] = Asked(question)
+    return found
+
+
+def traced(log: Log) -> Trace:
+    """``log``'s questions, each once (one answer per activation), interned."""
+    return tuple((asked(question), answer) for question, answer in dict(log).items())
 
 
 _INTERNED: dict[Any, Any] = {}
@@ -201,13 +362,21 @@ def _answer(value: Any, question: str, argument: Any, sizes: Sizes) -> Any:
     """What ``Known`` tells the walk of ``value``: its size and int value; its summary's
     fingerprint; whether it has a field; what ``[key]`` of it gives (a child, SMALL, or the
     shape of any item)."""
+    if question == "field":  # the most asked
+        return isinstance(value, dict) and argument in value
     if question == "size":
         number = value if isinstance(value, int) and not isinstance(value, bool) else None
         return cost.size(value), number
+    if question == "few":  # a list's length, a map's keys (all strings), or 0: summarised
+        if isinstance(value, dict):
+            few = 0 < len(value) <= _FEW and all(type(key) is str for key in value)
+            return tuple(value) if few else 0
+        few = isinstance(value, list | tuple) and 0 < len(value) <= _FEW
+        return len(value) if few else 0
+    if question == "weight":
+        return cost.traversal(value)
     if question == "summary":
         return _interned(sizes.fingerprint(summary(value, sizes.memo)))
-    if question == "field":
-        return isinstance(value, dict) and argument in value
     if isinstance(value, dict) and isinstance(argument, str | int):
         return "child" if argument in value else "small"
     if isinstance(value, list) and isinstance(argument, int) and not isinstance(argument, bool):
@@ -275,6 +444,8 @@ def join(a: Shape, b: Shape) -> Shape:
         return a
     if a is SMALL:
         return b
+    if isinstance(a, Known | Either) or isinstance(b, Known | Either):
+        return _either(a, b)
     if isinstance(a, _Any) and a.size >= b.size and isinstance(b, Abstract | _Any) and not _deep(b):
         return a
     fields: dict[str, Shape] = {}
@@ -420,6 +591,8 @@ def rendered(shape: Shape) -> int:
     """At most how many characters ``string()`` or ``format()``'s ``%s`` makes of a value of
     ``shape`` (a string escaped at worst 6 to a character, a number at most 32, a list or a
     map its items each with a separator and quotes)."""
+    if isinstance(shape, Either):
+        return max(map(rendered, shape._parts))
     if isinstance(shape, Known):
         shape = shape.summary()
     if isinstance(shape, _Any):
@@ -846,8 +1019,8 @@ class Sizes:
         self.variables = variables
         self.memo: dict[int, Shape] = {}
         self._prints: dict[int, tuple[Shape, Any]] = {}
-        self._answers: dict[Question, Any] = {}
-        self._values: dict[Path, Any] = {}
+        self._answers: dict[Asked, Any] = {}
+        self._values: dict[Place, Any] = {}
         try:
             self.total: int | None = len(orjson.dumps(dict(variables)))
         except TypeError:  # an opaque value (a Quantity of the bundle's variables...)
@@ -880,7 +1053,7 @@ class Sizes:
         self._prints[id(shape)] = (shape, found)
         return found
 
-    def replays(self, log: Log) -> bool:
+    def replays(self, log: Trace) -> bool:
         """Whether this activation answers every question of an exact walk's ``log`` as the
         walk's own activation did: then the walk, which reads nothing else of it, would give
         the same bound here. Each answer is found once per activation (the plans of one
@@ -894,32 +1067,56 @@ class Sizes:
                 return False
         return True
 
-    def _ask(self, question: Question) -> Any:
-        path, asked, argument = question
+    def answer(self, question: Asked) -> Any:
+        """This activation's answer to ``question`` (found once)."""
+        found = self._answers.get(question, _NO_VALUE)
+        if found is _NO_VALUE:
+            found = self._answers[question] = self._ask(question)
+        return found
+
+    def _ask(self, question: Asked) -> Any:
+        asked = question.kind
+        if asked == "field":  # the most asked: a field of a value found before (its parent's)
+            place = question.place
+            assert place is not None
+            value = self._values.get(place, _NO_VALUE)
+            if value is _NO_VALUE:
+                value = self._at(place)
+                if value is _NO_VALUE:
+                    return _NO_VALUE
+            return isinstance(value, dict) and question.argument in value
         if asked == "variable":
-            return argument in self.variables
-        value = self._value(path)
+            return question.argument in self.variables
+        if asked == "bucket":
+            return None if self.total is None else _bucket(self.total)
+        assert question.place is not None
+        value = self._at(question.place)
         if value is _NO_VALUE:
             return _NO_VALUE  # no such value here: unlike any answer
         try:
-            return _answer(value, asked, argument, self)
+            return _answer(value, asked, question.argument, self)
         except RecursionError:
             return _NO_VALUE
 
-    def _value(self, path: Path) -> Any:
-        found = self._values.get(path, _NO_VALUE)
-        if found is _NO_VALUE and path:
-            if len(path) == 1:
-                found = self.variables.get(path[0], _NO_VALUE)
+    def _at(self, place: Place) -> Any:
+        found = self._values.get(place, _NO_VALUE)
+        if found is _NO_VALUE:
+            if place.parent is None:
+                found = self.variables.get(place.key, _NO_VALUE)
             else:
-                parent = self._value(path[:-1])
-                kind, key = path[-1]
-                if parent is not _NO_VALUE and _answer(parent, kind, key, self) in (True, "child"):
-                    found = parent[key]
-            self._values[path] = found
+                parent = self._at(place.parent)
+                if parent is not _NO_VALUE and _answer(parent, place.kind, place.key, self) in (
+                    True,
+                    "child",
+                ):
+                    found = parent[place.key]
+            self._values[place] = found
         return found
 
 
+_FEW = 4
+"""A list of at most this many items is read item by item (``Known.item``), a longer one by
+its summary (a pass over its values, once per activation)."""
 _TRACES = 8
 """Exact walks kept per plan, newest first (the requests of a kind mostly share their sizes
 where a rule reads them: one Deployment's containers, a policy's placement)."""
@@ -928,6 +1125,14 @@ _BUCKET = 1024
 ITERATIONS = 10_000
 """Comprehension bodies one evaluation may run on either engine (``celpython.ITERATION_BUDGET``,
 cel-cpp's own budget): past it the engines fail each with its own message."""
+
+
+def _bucket(total: int) -> int:
+    return -(-max(total, 1) // _BUCKET) * _BUCKET
+
+
+_BUCKET_ASKED = ((), "bucket", None)
+"""The question of an activation's static bucket (``Plan.static``; None: not JSON)."""
 
 
 def fits(bound: Bound | None, within: int, iterations: int = ITERATIONS) -> bool:
@@ -942,22 +1147,29 @@ class Plan:
     def __init__(self, tree: Any) -> None:
         self._tree = collapsed(tree)
         self._static: dict[int, Bound | None] = {}
-        self._exacts: tuple[tuple[Log, Bound], ...] = ()
+        self._exacts: tuple[tuple[Trace, Bound], ...] = ()
         self._lock = forksafe.lock()
 
     def bound(self, sizes: Sizes, within: int, iterations: int = ITERATIONS) -> Bound | None:
         """A bound of the evaluation's cost on ``sizes``' activation: the static one when it
         is within ``within`` and ``iterations``, else the exact one; None: unbounded."""
+        return self.traced_bound(sizes, within, iterations)[0]
+
+    def traced_bound(
+        self, sizes: Sizes, within: int, iterations: int = ITERATIONS
+    ) -> tuple[Bound | None, Trace | None]:
+        """``bound``, with what it read of the activation besides its static bucket (an
+        exact walk's trace; () for the static bound; None: a walk not kept, not to replay)."""
         if sizes.total is not None:
             static = self.static(sizes.total)
             if fits(static, within, iterations):
-                return static
-        return self.exact(sizes)
+                return static, ()
+        return self._exact(sizes)
 
     def static(self, total: int) -> Bound | None:
         """The bound for any variables whose JSON together is at most ``total`` bytes (made
         once per expression and 1 KiB bucket)."""
-        bucket = -(-max(total, 1) // _BUCKET) * _BUCKET
+        bucket = _bucket(total)
         if bucket in self._static:
             return self._static[bucket]
         found = self._walk(lambda name: _Any(bucket))
@@ -969,21 +1181,25 @@ class Plan:
         """The bound for these variables' own sizes: a recent exact walk's when ``sizes``
         answers all it asked as its own activation did (``Sizes.replays``: the same sizes
         where the walk read them, whatever else differs), else a walk of its own."""
+        return self._exact(sizes)[0]
+
+    def _exact(self, sizes: Sizes) -> tuple[Bound | None, Trace | None]:
         kept = self._exacts
-        for at, (asked, found) in enumerate(kept):
-            if sizes.replays(asked):
+        for at, (trace, found) in enumerate(kept):
+            if sizes.replays(trace):
                 if at:  # the most recently matched first
                     with self._lock:
                         others = (e for e in self._exacts if e is not kept[at])
                         self._exacts = (kept[at], *others)[:_TRACES]
-                return found
+                return found, trace
         log: Log = []
         made = self._walk(lambda name: sizes.known(name, log))
-        if made is not None:  # None may be a RecursionError of this call's stack: not kept
-            once = list(dict(log).items())  # each question once (one answer per activation)
-            with self._lock:
-                self._exacts = ((once, made), *self._exacts[: _TRACES - 1])
-        return made
+        if made is None:  # None may be a RecursionError of this call's stack: not kept
+            return None, None
+        once = traced(log)
+        with self._lock:
+            self._exacts = ((once, made), *self._exacts[: _TRACES - 1])
+        return made, once
 
     def _walk(self, variables: Callable[[str], Shape | None]) -> Bound | None:
         return walk(self._tree, variables)
@@ -1076,18 +1292,53 @@ def without_optional_syntax(expression: str) -> str:
     return "".join(chars)
 
 
+class Plans(tuple[Plan | None, ...]):
+    """One proof's plans, with the answers ``plans_fit`` gave on recent activations and what
+    each read of its activation (all its plans' traces, and the static bucket): an activation
+    that answers those alike gets the same answer from one replay, not one per plan (a
+    Deployment's proofs read mostly the same dozen places)."""
+
+    _kept: tuple[tuple[Trace, bool], ...] = ()
+
+    def fit(self, sizes: Sizes) -> bool:
+        kept = self._kept
+        for trace, found in kept:
+            if sizes.replays(trace):
+                return found
+        made, read = _plans_fit(self, sizes)
+        if read is not None:
+            self._kept = ((read, made), *kept[: _TRACES - 1])  # one assignment: thread-safe
+        return made
+
+
 def plans_fit(plans: Sequence[Plan | None], variables: Mapping[str, Any]) -> bool:
     """Whether the API server would finish every one of these expressions (a proof's) on
     ``variables``: each bound within the per-call limit, and all together within the smaller
-    of the budgets (matchConditions')."""
+    of the budgets (matchConditions'). ``Plans`` answer from a recent activation's answer
+    where this one reads alike."""
     sizes = sizes_of(variables)
+    if isinstance(plans, Plans):
+        return plans.fit(sizes)
+    return _plans_fit(plans, sizes)[0]
+
+
+def _plans_fit(plans: Sequence[Plan | None], sizes: Sizes) -> tuple[bool, Trace | None]:
+    """``plans_fit``, with everything it read of ``sizes`` (None: not to replay)."""
+    read: dict[Asked, Any] = {asked(_BUCKET_ASKED): sizes.answer(asked(_BUCKET_ASKED))}
+    replayable = True
     total = 0
     for one in plans:
-        found = one.bound(sizes, cost.PER_CALL_LIMIT) if one is not None else None
+        if one is None:
+            return False, tuple(read.items())
+        found, trace = one.traced_bound(sizes, cost.PER_CALL_LIMIT)
+        if trace is None:
+            replayable = False
+        else:
+            read.update(trace)
         if found is None or not fits(found, cost.PER_CALL_LIMIT):
-            return False
+            return False, tuple(read.items()) if replayable else None
         total += found.cost
-    return total <= cost.MATCH_CONDITIONS_BUDGET
+    return total <= cost.MATCH_CONDITIONS_BUDGET, tuple(read.items()) if replayable else None
 
 
 _LAST = threading.local()

@@ -44,7 +44,7 @@ from lark import Token, Tree
 from lark.exceptions import LarkError
 
 from webhook.engine.cel import grammar, library
-from webhook.engine.cel.bound import Plan, beneath, plans_fit
+from webhook.engine.cel.bound import Plan, Plans, beneath, plans_fit
 from webhook.engine.cel.values import INT64_MAX, INT64_MIN
 
 
@@ -67,7 +67,7 @@ class Proof:
     source: str
     """The Python they became (for tests and for reading)."""
     _run: Callable[[dict[str, Any]], Any]
-    plans: tuple[Plan, ...] = ()
+    plans: tuple[Plan | None, ...] = ()
     """The expressions' cost bounds: a proof answers only where the API server would finish
     every expression within its cost limits (``bound.plans_fit``); elsewhere the engine
     decides, and may stop where the API server stops."""
@@ -103,7 +103,7 @@ def compile_proof(
         if faults is not None:
             faults.append(f"proof: {type(exc).__name__}: {exc}"[:300])
         return None
-    plans = tuple(Plan(tree) for tree in trees)
+    plans = Plans(Plan(tree) for tree in trees)
     return Proof(texts, frozenset(translator.reads), source, namespace["proof"], plans)
 
 
