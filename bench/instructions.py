@@ -1,6 +1,6 @@
 """Where a review's instructions go, per request type, counted by callgrind (steady under load).
 
-    .venv/bin/python bench/instructions.py [--iterations 10] [--only NAME] [--keep DIR]
+    .venv/bin/python bench/instructions.py [--iterations 10] [--only NAME] [--fixed] [--keep DIR]
 
 Wall-clock time on this shared 2-core machine moves 2x from one minute to the next; the number
 of instructions a batch of reviews executes does not. This script runs itself again under
@@ -135,7 +135,7 @@ class Counter:
         self.lib.fg_dump(name.encode())
 
 
-def measure(work: Path, iterations: int, only: str | None) -> None:
+def measure(work: Path, iterations: int, only: str | None, fixed: bool = False) -> None:
     """In the process under callgrind: every part of every case, each dumped by name."""
     from bench.floor_app import create_app as floor_app  # noqa: PLC0415
     from webhook.bundle.load import load_bundle  # noqa: PLC0415
@@ -156,7 +156,15 @@ def measure(work: Path, iterations: int, only: str | None) -> None:
     }
     for label, build in CASES.items():
         if not only or only in label:
-            measure_case(counter, label, build(), bundle=bundle, apps=apps, iterations=iterations)
+            measure_case(
+                counter,
+                label,
+                build(),
+                bundle=bundle,
+                apps=apps,
+                iterations=iterations,
+                fixed=fixed,
+            )
 
 
 def measure_case(
@@ -167,8 +175,10 @@ def measure_case(
     bundle: Any,
     apps: dict[str, Any],
     iterations: int,
+    fixed: bool = False,
 ) -> None:
-    """One request type's parts (module docstring), each counted on its own."""
+    """One request type's parts (module docstring), each counted on its own; with ``fixed``,
+    not the rules' rows (each needs a bundle of its own, most of the run's time)."""
     import orjson  # noqa: PLC0415
 
     from webhook.base.jsontext import has_duplicate_keys  # noqa: PLC0415
@@ -194,7 +204,7 @@ def measure_case(
     counter.count(f"{label}|parse", iterations, parse)
     decision = review(fresh[0], bundle)
     bundles = {"review": bundle, "review, no rules": replace(bundle, rules=()).indexed()}
-    matched = bundle.rules_for(fresh[0].kind.group, fresh[0].kind.kind)
+    matched = () if fixed else bundle.rules_for(fresh[0].kind.group, fresh[0].kind.kind)
     for rule in matched:
         if rule.builtin is not None:
             rest = tuple(r for r in bundle.rules if r is not rule)
@@ -275,10 +285,13 @@ def main() -> None:
     parser.add_argument("--iterations", type=int, default=10)
     parser.add_argument("--only", help="only the request types whose name contains this")
     parser.add_argument("--keep", type=Path, help="leave callgrind's dumps in this directory")
+    parser.add_argument(
+        "--fixed", action="store_true", help="only the fixed parts: no row per rule (faster)"
+    )
     parser.add_argument("--inside", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.inside is not None:
-        measure(args.inside, args.iterations, args.only)
+        measure(args.inside, args.iterations, args.only, args.fixed)
         return
     work = args.keep or Path(tempfile.mkdtemp(prefix="fedgate-instructions-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -294,6 +307,7 @@ def main() -> None:
         "--inside",
         str(work),
         *(["--only", args.only] if args.only else []),
+        *(["--fixed"] if args.fixed else []),
     ]
     subprocess.run(
         command, check=True, env={**os.environ, "PYTHONPATH": str(ROOT), "PYTHONHASHSEED": "0"}
