@@ -16,9 +16,10 @@ Parts, for each request type:
 - ``floor (adapter)``: the allow-all floor of ``bench/webhook.py`` (Flask, orjson, echo the uid)
   behind ``webhook.shell.asgi.WsgiOnAsgi``, inline; ``fedgate (adapter)``: fedgate's app so.
   Their difference is what fedgate adds per request; gunicorn's HTTP parsing and TLS are the
-  same for both and are not counted (they are not in this process). ``fedgate (adapter,
-  4 threads)``: the review handed to a thread pool as ``fedgate serve`` does (the handoff's
-  instructions; callgrind runs one thread at a time, so not what it costs in waiting).
+  same for both and are not counted (they are not in this process). ``(adapter, 4 threads)``:
+  the app handed to a thread pool as ``bench/webhook.py`` serves both (the floor plainly,
+  fedgate with its time budget, as ``fedgate serve`` does): the handoff's instructions;
+  callgrind runs one thread at a time, so not what it costs in waiting.
 - ``parse``: orjson, the duplicate-key scan, ``parse_review`` and the depth limit.
 - ``review``: ``review()`` with the shipped bundle; ``review, no rules``: with a bundle holding
   no rules (identity, tenancy, the request's admissibility, placement targets, the Decision);
@@ -150,8 +151,14 @@ def measure(work: Path, iterations: int, only: str | None, fixed: bool = False) 
     apps = {
         "floor (adapter)": WsgiOnAsgi(floor_app(), settings.max_body_bytes),
         "fedgate (adapter)": WsgiOnAsgi(fedgate, settings.max_body_bytes),
+        "floor (adapter, 4 threads)": WsgiOnAsgi(
+            floor_app(), settings.max_body_bytes, executor=ThreadPoolExecutor(4)
+        ),
         "fedgate (adapter, 4 threads)": WsgiOnAsgi(
-            fedgate, settings.max_body_bytes, executor=ThreadPoolExecutor(4)
+            fedgate,
+            settings.max_body_bytes,
+            executor=ThreadPoolExecutor(4),
+            review_seconds=settings.review_seconds,
         ),
     }
     for label, build in CASES.items():
@@ -273,9 +280,13 @@ def report(work: Path, iterations: int) -> None:
                 print(f"  {shown:44} {full - value:9.1f}")
             else:
                 print(f"  {part:44} {value:9.1f}")
-        if "fedgate (adapter)" in parts and "floor (adapter)" in parts:
-            added = parts["fedgate (adapter)"] - parts["floor (adapter)"]
-            print(f"  {'fedgate minus floor':44} {added:9.1f}")
+        for how in ("", ", 4 threads"):
+            fedgate, floor = (
+                parts.get(f"fedgate (adapter{how})"),
+                parts.get(f"floor (adapter{how})"),
+            )
+            if fedgate is not None and floor is not None:
+                print(f"  {'fedgate minus floor' + how:44} {fedgate - floor:9.1f}")
 
 
 def main() -> None:
