@@ -20,7 +20,8 @@ Parts, for each request type:
   the app handed to a thread pool as ``bench/webhook.py`` serves both (the floor plainly,
   fedgate with its time budget, as ``fedgate serve`` does): the handoff's instructions;
   callgrind runs one thread at a time, so not what it costs in waiting.
-- ``parse``: orjson, the duplicate-key scan, ``parse_review`` and the depth limit.
+- ``parse``: orjson, the duplicate-key scan, ``parse_review`` and the depth limit (then each
+  alone).
 - ``review``: ``review()`` with the shipped bundle; ``review, no rules``: with a bundle holding
   no rules (identity, tenancy, the request's admissibility, placement targets, the Decision);
   ``rule <id>``: what the rule adds, ``review`` minus ``review`` with a bundle without it (the
@@ -209,6 +210,17 @@ def measure_case(
         _check_depth(parse_review(document), 100)
 
     counter.count(f"{label}|parse", iterations, parse)
+    counter.count(f"{label}|  parse: orjson", iterations, lambda _: orjson.loads(body))
+    counter.count(
+        f"{label}|  parse: duplicate keys", iterations, lambda _: has_duplicate_keys(body)
+    )
+    documents = [orjson.loads(body) for _ in range(iterations + 3)]
+    counter.count(
+        f"{label}|  parse: parse_review", iterations, lambda i: parse_review(documents[i])
+    )
+    counter.count(
+        f"{label}|  parse: depth limit", iterations, lambda i: _check_depth(fresh[i], 100)
+    )
     decision = review(fresh[0], bundle)
     bundles = {"review": bundle, "review, no rules": replace(bundle, rules=()).indexed()}
     matched = () if fixed else bundle.rules_for(fresh[0].kind.group, fresh[0].kind.kind)
