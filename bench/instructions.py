@@ -1,6 +1,6 @@
 """Where a review's instructions go, per request type, counted by callgrind (steady under load).
 
-    .venv/bin/python bench/instructions.py [--iterations 10] [--only NAME] [--keep DIR]
+    .venv/bin/python bench/instructions.py [--iterations 10] [--only NAME] [--fixed] [--keep DIR]
 
 Wall-clock time on this shared 2-core machine moves 2x from one minute to the next; the number
 of instructions a batch of reviews executes does not. This script runs itself again under
@@ -16,10 +16,12 @@ Parts, for each request type:
 - ``floor (adapter)``: the allow-all floor of ``bench/webhook.py`` (Flask, orjson, echo the uid)
   behind ``webhook.shell.asgi.WsgiOnAsgi``, inline; ``fedgate (adapter)``: fedgate's app so.
   Their difference is what fedgate adds per request; gunicorn's HTTP parsing and TLS are the
-  same for both and are not counted (they are not in this process). ``fedgate (adapter,
-  4 threads)``: the review handed to a thread pool as ``fedgate serve`` does (the handoff's
-  instructions; callgrind runs one thread at a time, so not what it costs in waiting).
-- ``parse``: orjson, the duplicate-key scan, ``parse_review`` and the depth limit.
+  same for both and are not counted (they are not in this process). ``(adapter, 4 threads)``:
+  the app handed to a thread pool as ``bench/webhook.py`` serves both (the floor plainly,
+  fedgate with its time budget, as ``fedgate serve`` does): the handoff's instructions;
+  callgrind runs one thread at a time, so not what it costs in waiting.
+- ``parse``: orjson, the duplicate-key scan, ``parse_review`` and the depth limit (then each
+  alone).
 - ``review``: ``review()`` with the shipped bundle; ``review, no rules``: with a bundle holding
   no rules (identity, tenancy, the request's admissibility, placement targets, the Decision);
   ``rule <id>``: what the rule adds, ``review`` minus ``review`` with a bundle without it (the
@@ -135,7 +137,7 @@ class Counter:
         self.lib.fg_dump(name.encode())
 
 
-def measure(work: Path, iterations: int, only: str | None) -> None:
+def measure(work: Path, iterations: int, only: str | None, fixed: bool = False) -> None:
     """In the process under callgrind: every part of every case, each dumped by name."""
     from bench.floor_app import create_app as floor_app  # noqa: PLC0415
     from webhook.bundle.load import load_bundle  # noqa: PLC0415
@@ -150,13 +152,27 @@ def measure(work: Path, iterations: int, only: str | None) -> None:
     apps = {
         "floor (adapter)": WsgiOnAsgi(floor_app(), settings.max_body_bytes),
         "fedgate (adapter)": WsgiOnAsgi(fedgate, settings.max_body_bytes),
+        "floor (adapter, 4 threads)": WsgiOnAsgi(
+            floor_app(), settings.max_body_bytes, executor=ThreadPoolExecutor(4)
+        ),
         "fedgate (adapter, 4 threads)": WsgiOnAsgi(
-            fedgate, settings.max_body_bytes, executor=ThreadPoolExecutor(4)
+            fedgate,
+            settings.max_body_bytes,
+            executor=ThreadPoolExecutor(4),
+            review_seconds=settings.review_seconds,
         ),
     }
     for label, build in CASES.items():
         if not only or only in label:
-            measure_case(counter, label, build(), bundle=bundle, apps=apps, iterations=iterations)
+            measure_case(
+                counter,
+                label,
+                build(),
+                bundle=bundle,
+                apps=apps,
+                iterations=iterations,
+                fixed=fixed,
+            )
 
 
 def measure_case(
@@ -167,8 +183,10 @@ def measure_case(
     bundle: Any,
     apps: dict[str, Any],
     iterations: int,
+    fixed: bool = False,
 ) -> None:
-    """One request type's parts (module docstring), each counted on its own."""
+    """One request type's parts (module docstring), each counted on its own; with ``fixed``,
+    not the rules' rows (each needs a bundle of its own, most of the run's time)."""
     import orjson  # noqa: PLC0415
 
     from webhook.base.jsontext import has_duplicate_keys  # noqa: PLC0415
@@ -192,9 +210,20 @@ def measure_case(
         _check_depth(parse_review(document), 100)
 
     counter.count(f"{label}|parse", iterations, parse)
+    counter.count(f"{label}|  parse: orjson", iterations, lambda _: orjson.loads(body))
+    counter.count(
+        f"{label}|  parse: duplicate keys", iterations, lambda _: has_duplicate_keys(body)
+    )
+    documents = [orjson.loads(body) for _ in range(iterations + 3)]
+    counter.count(
+        f"{label}|  parse: parse_review", iterations, lambda i: parse_review(documents[i])
+    )
+    counter.count(
+        f"{label}|  parse: depth limit", iterations, lambda i: _check_depth(fresh[i], 100)
+    )
     decision = review(fresh[0], bundle)
     bundles = {"review": bundle, "review, no rules": replace(bundle, rules=()).indexed()}
-    matched = bundle.rules_for(fresh[0].kind.group, fresh[0].kind.kind)
+    matched = () if fixed else bundle.rules_for(fresh[0].kind.group, fresh[0].kind.kind)
     for rule in matched:
         if rule.builtin is not None:
             rest = tuple(r for r in bundle.rules if r is not rule)
@@ -263,9 +292,13 @@ def report(work: Path, iterations: int) -> None:
                 print(f"  {shown:44} {full - value:9.1f}")
             else:
                 print(f"  {part:44} {value:9.1f}")
-        if "fedgate (adapter)" in parts and "floor (adapter)" in parts:
-            added = parts["fedgate (adapter)"] - parts["floor (adapter)"]
-            print(f"  {'fedgate minus floor':44} {added:9.1f}")
+        for how in ("", ", 4 threads"):
+            fedgate, floor = (
+                parts.get(f"fedgate (adapter{how})"),
+                parts.get(f"floor (adapter{how})"),
+            )
+            if fedgate is not None and floor is not None:
+                print(f"  {'fedgate minus floor' + how:44} {fedgate - floor:9.1f}")
 
 
 def main() -> None:
@@ -275,10 +308,13 @@ def main() -> None:
     parser.add_argument("--iterations", type=int, default=10)
     parser.add_argument("--only", help="only the request types whose name contains this")
     parser.add_argument("--keep", type=Path, help="leave callgrind's dumps in this directory")
+    parser.add_argument(
+        "--fixed", action="store_true", help="only the fixed parts: no row per rule (faster)"
+    )
     parser.add_argument("--inside", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.inside is not None:
-        measure(args.inside, args.iterations, args.only)
+        measure(args.inside, args.iterations, args.only, args.fixed)
         return
     work = args.keep or Path(tempfile.mkdtemp(prefix="fedgate-instructions-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -294,6 +330,7 @@ def main() -> None:
         "--inside",
         str(work),
         *(["--only", args.only] if args.only else []),
+        *(["--fixed"] if args.fixed else []),
     ]
     subprocess.run(
         command, check=True, env={**os.environ, "PYTHONPATH": str(ROOT), "PYTHONHASHSEED": "0"}

@@ -233,3 +233,31 @@ def test_a_review_that_claimed_its_answer_is_waited_for_past_the_deadline() -> N
     sent = asyncio.run(_call(adapter, b"x"))
     pool.shutdown(wait=True)
     assert sent[0]["status"] == 201
+
+
+def test_a_request_cancelled_while_its_review_runs_or_waits_leaves_the_review_to_finish() -> None:
+    """gunicorn cancels a request's task when its client has been gone a while: the review
+    under way, and the one queued behind it, still run to their end (and their audit lines),
+    as under ``asyncio.shield``; only the answer is not sent."""
+    pool = ThreadPoolExecutor(1)
+    finished: list[str] = []
+
+    def app(environ: dict[str, Any], start_response: Any) -> list[bytes]:
+        time.sleep(0.2)
+        finished.append(environ["wsgi.input"].read().decode())
+        return _echo(environ, start_response)
+
+    adapter = WsgiOnAsgi(app, 100, executor=pool, review_seconds=30.0)
+
+    async def scenario() -> None:
+        tasks = [asyncio.create_task(_call(adapter, body)) for body in (b"running", b"queued")]
+        await asyncio.sleep(0.05)
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with pytest.raises(asyncio.CancelledError):
+                await task
+
+    asyncio.run(scenario())
+    pool.shutdown(wait=True)
+    assert finished == ["running", "queued"]

@@ -36,7 +36,7 @@ import sys
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
-from concurrent.futures import Executor
+from concurrent.futures import Executor, Future
 from dataclasses import dataclass
 from typing import Any
 
@@ -226,8 +226,9 @@ class WsgiOnAsgi:
                 await _answer(send, 503, self.too_busy)
                 return
             held.size = length
-        try:
-            body = await asyncio.wait_for(self._body(receive, held), self.body_seconds)
+        try:  # a timeout, not wait_for: that wraps the read in a task of its own (a loop turn)
+            async with asyncio.timeout(self.body_seconds):
+                body = await self._body(receive, held)
         except BodyTooLarge:  # chunked, or more than its Content-Length said
             self.on_refused("too-large")
             await _answer(send, 413, self.too_large)
@@ -314,15 +315,14 @@ class WsgiOnAsgi:
             return await loop.run_in_executor(executor, self._call, environ)
         deadline = environ[DEADLINE] = Deadline(arrived, self.review_seconds)
         environ[BODY] = body
-        future = loop.run_in_executor(executor, self._call, environ)
+        work = executor.submit(self._call, environ)
         try:
-            return await asyncio.wait_for(
-                asyncio.shield(future), max(deadline.at - time.monotonic(), 0.0)
-            )
+            async with asyncio.timeout(max(deadline.at - time.monotonic(), 0.0)):
+                return await _waiter(loop, work)
         except TimeoutError:
             if not deadline.claim(Deadline.LOOP):
-                return await future  # the review answered in time: its answer is on its way
-            future.cancel()  # never runs if still queued
+                return await _waiter(loop, work)  # the review answered in time: on its way
+            work.cancel()  # never runs if still queued
             self.on_refused("overtime")
             return self.on_overtime(environ)
 
@@ -347,6 +347,33 @@ class WsgiOnAsgi:
             if close is not None:
                 close()
         return started[0], started[1], content
+
+
+def _waiter(loop: asyncio.AbstractEventLoop, work: Future[Answer]) -> asyncio.Future[Answer]:
+    """A loop future settled with ``work``'s outcome. Cancelling it (the deadline, the client
+    gone) leaves ``work`` alone, as ``shield(wrap_future(work))`` would, with one future
+    and one callback instead of three and four."""
+    waiter: asyncio.Future[Answer] = loop.create_future()
+
+    def settle(done: Future[Answer]) -> None:  # on the review's thread
+        if not loop.is_closed():
+            loop.call_soon_threadsafe(_settle, waiter, done)
+
+    work.add_done_callback(settle)
+    return waiter
+
+
+def _settle(waiter: asyncio.Future[Answer], done: Future[Answer]) -> None:
+    if waiter.done():  # cancelled meanwhile
+        return
+    if done.cancelled():
+        waiter.cancel()
+        return
+    error = done.exception()
+    if error is not None:
+        waiter.set_exception(error)
+    else:
+        waiter.set_result(done.result())
 
 
 def _content_length(scope: Scope) -> int | None:

@@ -48,6 +48,8 @@ def _cut(text: str) -> str:
 
 
 def _cut_list(items: Any) -> list[str]:
+    if not items:  # most lines: no group, no rule, no exception (and no copy made for them)
+        return []
     kept = [_cut(str(item)) for item in list(items)[:LIST_ITEMS]]
     return [*kept, "..."] if len(items) > LIST_ITEMS else kept
 
@@ -55,7 +57,8 @@ def _cut_list(items: Any) -> list[str]:
 def audit_record(admission: AdmissionRequest, decision: Decision, seconds: float) -> dict[str, Any]:
     """Who, what, where (the clusters the review found a propagation policy targets), the
     verdict and why, and how long it took; every field within its bound."""
-    return {
+    violations, exceptions = decision.violations, decision.exceptions
+    record = {
         "uid": _cut(admission.uid),
         "user": _cut(admission.user.username),
         "groups": _cut_list(admission.user.groups),
@@ -67,14 +70,18 @@ def audit_record(admission: AdmissionRequest, decision: Decision, seconds: float
         "clusters": _cut_list(decision.targets) if decision.targets is not None else None,
         "dryRun": admission.dry_run,
         "allowed": decision.allowed,
-        "rules": _cut_list(sorted({v.rule for v in decision.violations})),
+        "rules": _cut_list(sorted({v.rule for v in violations})) if violations else [],
         "denied_by": _cut_list(sorted({v.rule for v in decision.denials}))
         if not decision.allowed
         else [],
-        "exceptions": _cut_list(sorted({f"{u.exception}/{u.rule}" for u in decision.exceptions})),
+        "exceptions": _cut_list(sorted({f"{u.exception}/{u.rule}" for u in exceptions}))
+        if exceptions
+        else [],
         "latency_ms": round(seconds * 1000, 3),
-        **_staged(decision),
     }
+    if violations:
+        record.update(_staged(decision))
+    return record
 
 
 def _staged(decision: Decision) -> dict[str, list[str]]:
@@ -180,7 +187,7 @@ class AuditSink:
 
     def write(self, record: dict[str, Any]) -> None:
         try:
-            line = orjson.dumps(record) + b"\n"
+            line = orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE)
         except TypeError as exc:  # never: the record is plain data; still not an answer's business
             self._lost("error", f"not JSON: {exc}")
             return
