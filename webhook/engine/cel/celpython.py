@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime
 import math
 import re
 import threading
@@ -20,7 +19,16 @@ from celpy.evaluation import CELEvalError, Evaluator, base_functions
 
 from webhook.engine.budget import BudgetExceeded
 from webhook.engine.budget import check as check_budget
-from webhook.engine.cel import bound, comprehensions, cost, library, mathlib, netlib, rewrite
+from webhook.engine.cel import (
+    bound,
+    comprehensions,
+    cost,
+    library,
+    mathlib,
+    netlib,
+    rewrite,
+    timelib,
+)
 from webhook.engine.cel.backend import CelCompileError
 from webhook.engine.cel.backend import CelEvalError as EvalError
 from webhook.engine.cel.celexpr import CelExprBackend
@@ -47,6 +55,10 @@ def _kind(value: Any) -> str:
         return "map"
     if value is None or isinstance(value, celtypes.NullType):
         return "null"
+    if isinstance(value, celtypes.DurationType):
+        return "DurationType"
+    if isinstance(value, celtypes.TimestampType):
+        return "TimestampType"
     return type(value).__name__
 
 
@@ -179,6 +191,10 @@ def _string(value: Any) -> Any:
         return celtypes.StringType(netlib.to_string(value))
     if isinstance(value, float):
         return celtypes.StringType(go_double(float(value)))
+    if isinstance(value, timelib.Duration):
+        return celtypes.StringType(timelib.format_duration(value))
+    if isinstance(value, timelib.Timestamp):
+        return celtypes.StringType(timelib.format_timestamp(value))
     return celtypes.StringType(value)
 
 
@@ -262,6 +278,8 @@ def _arithmetic(name: str) -> Callable[[Any, Any], Any]:
         for operand in (a, b):
             if isinstance(operand, CELEvalError):
                 return operand  # celpy's own message named the rule, not the error
+        if name in _TIME_ARITHMETIC and _timed(a, b):
+            return _time_call(_TIME_ARITHMETIC[name], a, b)
         one, other = _numeric_kind(a), _numeric_kind(b)
         if one is not None and other is not None and one != other:
             return CELEvalError(f"no such overload: {one} and {other} in {name}")
@@ -274,6 +292,62 @@ def _arithmetic(name: str) -> Callable[[Any, Any], Any]:
         return result
 
     return checked
+
+
+_TIME_ARITHMETIC: dict[str, Callable[[Any, Any], Any]] = {
+    "_+_": timelib.add,
+    "_-_": timelib.subtract,
+}
+
+
+def _timed(*values: Any) -> bool:
+    return any(isinstance(v, celtypes.DurationType | celtypes.TimestampType) for v in values)
+
+
+def _time_call(function: Callable[..., Any], *args: Any) -> Any:
+    """A ``timelib`` function on celpy's values: its failure as a CEL error."""
+    for arg in args:
+        if isinstance(arg, CELEvalError):
+            return arg
+    try:
+        value = function(*args)
+    except (timelib.TimeError, TypeError) as exc:
+        return CELEvalError(str(exc))
+    return celtypes.IntType(value) if type(value) is int else value
+
+
+def _negation(value: Any) -> Any:
+    """``-x``: a duration's as cel-go negates it (``-duration`` of int64's least overflows)."""
+    if isinstance(value, celtypes.DurationType):
+        return _time_call(timelib.negate, value)
+    return base_functions["-_"](value)
+
+
+def _time_conversion(name: str) -> Callable[[Any], Any]:
+    """``duration()`` and ``timestamp()``: of a string (Go's parse), an int (nanoseconds,
+    Unix seconds) or a value of the type; nothing else."""
+    kind = timelib.Duration if name == "duration" else timelib.Timestamp
+    of_string = timelib.parse_duration if name == "duration" else timelib.parse_timestamp
+    of_int = timelib.Duration if name == "duration" else timelib.timestamp_of_seconds
+
+    def convert(value: Any) -> Any:
+        if isinstance(value, CELEvalError | kind):
+            return value
+        if isinstance(value, celtypes.StringType | str):
+            return _time_call(of_string, str(value))
+        if isinstance(value, celtypes.IntType) and not isinstance(value, celtypes.BoolType):
+            return _time_call(of_int, int(value))
+        return CELEvalError(f"no such overload: {name}({_kind(value)})")
+
+    return convert
+
+
+def _type(value: Any) -> Any:
+    """``type()``: celpy's, a duration's and a timestamp's being celpy's types."""
+    for kind in (celtypes.DurationType, celtypes.TimestampType):
+        if isinstance(value, kind):
+            return kind
+    return base_functions["type"](value)
 
 
 _PLAIN_RESULTS: tuple[tuple[type, type], ...] = (
@@ -301,6 +375,11 @@ def _conversion(name: str, refused: tuple[type, ...]) -> Callable[[Any], Any]:
     def convert(value: Any) -> Any:
         if isinstance(value, refused):
             return CELEvalError(f"no such overload: {name}({_kind(value)})")
+        if _timed(value):
+            if name != "int":
+                return CELEvalError(f"no such overload: {name}({_kind(value)})")
+            whole = value.nanos if isinstance(value, timelib.Duration) else value.seconds
+            return celtypes.IntType(whole)
         convertible = _CONVERTIBLE.get(name)
         if convertible and isinstance(value, celtypes.DoubleType) and not convertible(value):
             return CELEvalError(f"{name}() of {value}: out of range")
@@ -337,6 +416,10 @@ OPERATORS: dict[str, Callable[..., Any]] = {
     "_!=_": _equality(negate=True),
     "_in_": _in,
     "string": _string,
+    "-_": _negation,
+    "duration": _time_conversion("duration"),
+    "timestamp": _time_conversion("timestamp"),
+    "type": _type,
 }
 
 
@@ -349,7 +432,7 @@ def _library(impl: Callable[..., Any]) -> Callable[..., Any]:
                 return arg
         try:
             result = impl(*(_to_python(a) for a in args))
-            return result if isinstance(result, _OPAQUE) else json_to_cel(result)
+            return _from_library(result)
         except (library.LibraryError, TypeError, ValueError) as exc:
             return CELEvalError(str(exc), type(exc), None)
 
@@ -357,6 +440,24 @@ def _library(impl: Callable[..., Any]) -> Callable[..., Any]:
 
 
 _OPAQUE = tuple(kind for kind, _ in library.OPAQUE_TYPES.values())
+_KEPT = (*_OPAQUE, celtypes.DurationType, celtypes.TimestampType)
+"""A library function's results handed back as they are (json_to_cel knows no others)."""
+
+
+def _from_library(value: Any) -> Any:
+    """A library function's plain result as celpy's values, a duration, a timestamp or an
+    opaque value kept as it is, also inside a list (json_to_cel made a duration microseconds)."""
+    if isinstance(value, _KEPT):
+        return value
+    if isinstance(value, list) and _holds_kept(value):
+        return celtypes.ListType([_from_library(item) for item in value])
+    return json_to_cel(value)
+
+
+def _holds_kept(items: list[Any]) -> bool:
+    return any(isinstance(i, _KEPT) or (isinstance(i, list) and _holds_kept(i)) for i in items)
+
+
 _NAMESPACED: dict[str, Callable[..., Any]] = {
     **library.SETS_FUNCTIONS,
     "lists.range": library.lists_range,
@@ -373,37 +474,20 @@ _PLAIN_NAMES = {
 """The IP, CIDR, URL and semver functions celpy calls by name (``string()`` is the operator's;
 ``format.*`` and ``validate`` return optionals, which celpy has not: refused at load)."""
 
-_GREGORIAN_CYCLE = datetime.timedelta(days=146_097)
-"""400 years: the Gregorian calendar repeats, weekdays included."""
 
+def _getter(name: str) -> Callable[..., Any]:
+    """The getter ``name`` of a timestamp (in its zone or one named) or a duration, as
+    cel-go's (``timelib.get``); on anything else no overload."""
 
-def _past_year_9999(name: str) -> Callable[..., Any]:
-    """celpy's timestamp getter ``name``, also where the time in the zone asked for falls
-    outside Python's years 1-9999 (``timestamp('9999-12-31T23:59:59Z').getFullYear('+05:30')``
-    is 10000 in cel-go; Python's datetime overflows): read 400 years nearer, where every field
-    but the year is the same."""
-    read: Callable[..., Any] = base_functions[name]
-
-    def get(timestamp: Any, *zone: Any) -> Any:
-        try:
-            return read(timestamp, *zone)
-        except OverflowError:
-            years = -400 if timestamp.year > 5000 else 400
-            nearer = celtypes.TimestampType(timestamp + _GREGORIAN_CYCLE * (years // 400))
-            value: Any = read(nearer, *zone)
-            return celtypes.IntType(value - years) if name == "getFullYear" else value
+    def get(value: Any, *zone: Any) -> Any:
+        return _time_call(lambda *args: timelib.get(name, *args), value, *zone)
 
     return get
 
 
-_ZONED_GETTERS = (
-    *("getDate", "getDayOfMonth", "getDayOfWeek", "getDayOfYear", "getFullYear"),
-    *("getHours", "getMilliseconds", "getMinutes", "getMonth", "getSeconds"),
-)
-
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     **OPERATORS,
-    **{name: _past_year_9999(name) for name in _ZONED_GETTERS},
+    **{name: _getter(name) for name in timelib.GETTERS},
     **{n: _library(f) for n, (f, _) in library.LIST_FUNCTIONS.items()},
     **{n: _library(f) for n, f in library.SETS_FUNCTIONS.items()},
     "find": _library(library.regex_find),
@@ -580,6 +664,8 @@ class _Evaluator(Evaluator):
         found = getattr(found, "__wrapped__", found)  # a name, not a call: not charged
         if name in _TYPE_NAMES and found is OPERATORS.get(name):
             return _TYPE_NAMES[name]
+        if found is _type:  # ``type`` the name is the type of types (``type(int) == type``)
+            return celtypes.TypeType
         return found
 
     def _visit_tree(self, tree: lark.Tree[Any]) -> Any:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from fractions import Fraction
 from functools import lru_cache
 from itertools import pairwise
@@ -256,6 +256,10 @@ def _cel_kind(value: object) -> str:
         return "bool"
     if isinstance(value, int | float):
         return "number"
+    if isinstance(value, timedelta):  # celpy's types, or cel-python's exact ones
+        return "timedelta"
+    if isinstance(value, datetime):
+        return "datetime"
     return type(value).__name__
 
 
@@ -419,8 +423,10 @@ def list_sort(items: list[object]) -> list[object]:
     """Comparable elements of one type (an int and a double are two types here, as in cel-go)."""
     if not items:
         return items
-    kinds = {type(item) for item in items}
-    if not kinds <= {bool, int, float, str, bytes, timedelta} or len(kinds) > 1:
+    kinds = {
+        _cel_kind(item) if isinstance(item, timedelta | datetime) else type(item) for item in items
+    }
+    if not kinds <= {bool, int, float, str, bytes, "timedelta", "datetime"} or len(kinds) > 1:
         raise LibraryError(
             "list elements must have the same type"
             if len(kinds) > 1
