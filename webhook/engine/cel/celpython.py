@@ -26,6 +26,7 @@ from webhook.engine.cel import (
     library,
     mathlib,
     netlib,
+    overloads,
     rewrite,
     timelib,
 )
@@ -266,11 +267,12 @@ def _numeric_kind(value: Any) -> str | None:
 
 
 def _arithmetic(name: str) -> Callable[[Any, Any], Any]:
-    """celpy's ``+ - * / %``, refusing an int, a uint and a double mixed (CEL has no such
-    overload; celpy computed one, ``0u % 2`` among them). A double's sum, difference or
-    product comes back from celpy as a plain Python float: it is made a CEL double again, so
-    that ``uint()`` and ``int()`` range-check it (``uint(1e-300 * -1.5)`` is an overflow in
-    CEL; celpy truncated the float to 0); a sum of strings, bytes or lists the same way. An
+    """celpy's ``+ - * / %``, refusing operands no overload of cel-go takes
+    (``overloads.py``: an int, a uint and a double mixed, ``0u % 2`` among them, a bool). A
+    double's sum, difference or product comes back from celpy as a plain Python float: it is
+    made a CEL double again, so that ``uint()`` and ``int()`` range-check it
+    (``uint(1e-300 * -1.5)`` is an overflow in CEL; celpy truncated the float to 0); a sum of
+    strings, bytes or lists the same way. An
     operand's error is the result, as cel-go's."""
     run = base_functions[name]
 
@@ -278,12 +280,12 @@ def _arithmetic(name: str) -> Callable[[Any, Any], Any]:
         for operand in (a, b):
             if isinstance(operand, CELEvalError):
                 return operand  # celpy's own message named the rule, not the error
+        refused = overloads.refusal(name, (a, b))
+        if refused is not None:
+            return CELEvalError(refused)
         if name in _TIME_ARITHMETIC and _timed(a, b):
             return _time_call(_TIME_ARITHMETIC[name], a, b)
-        one, other = _numeric_kind(a), _numeric_kind(b)
-        if one is not None and other is not None and one != other:
-            return CELEvalError(f"no such overload: {one} and {other} in {name}")
-        if name == "_/_" and one == other == "double" and float(b) == 0.0:
+        if name == "_/_" and _numeric_kind(a) == "double" and float(b) == 0.0:
             return celtypes.DoubleType(_ieee_division_by_zero(float(a), float(b)))
         result = run(a, b)
         for plain, kind in _PLAIN_RESULTS:
@@ -368,6 +370,22 @@ def _ieee_division_by_zero(dividend: float, zero: float) -> float:
     return math.copysign(math.inf, dividend) * math.copysign(1.0, zero)
 
 
+def _overloaded(name: str, function: Callable[..., Any]) -> Callable[..., Any]:
+    """``function`` refusing arguments none of cel-go's overloads of ``name`` takes
+    (``overloads.py``); an argument's error is the result, as cel-go's."""
+
+    def call(*args: Any) -> Any:
+        for arg in args:
+            if isinstance(arg, CELEvalError):
+                return arg
+        refused = overloads.refusal(name, args)
+        if refused is not None:
+            return CELEvalError(refused)
+        return function(*args)
+
+    return call
+
+
 def _conversion(name: str, refused: tuple[type, ...]) -> Callable[[Any], Any]:
     """celpy's conversion ``name()``, refusing the types CEL has no overload for (a bool to
     a number, a number to a bool: celpy converted them, bools being Python ints)."""
@@ -415,7 +433,7 @@ OPERATORS: dict[str, Callable[..., Any]] = {
     "_==_": _equality(negate=False),
     "_!=_": _equality(negate=True),
     "_in_": _in,
-    "string": _string,
+    "string": _overloaded("string", _string),
     "-_": _negation,
     "duration": _time_conversion("duration"),
     "timestamp": _time_conversion("timestamp"),
@@ -485,21 +503,27 @@ def _getter(name: str) -> Callable[..., Any]:
     return get
 
 
-FUNCTIONS: dict[str, Callable[..., Any]] = {
-    **OPERATORS,
-    **{name: _getter(name) for name in timelib.GETTERS},
+_CHECKED = {
+    **{n: base_functions[n] for n in ("bytes", "contains", "startsWith", "endsWith", "matches")},
     **{n: _library(f) for n, (f, _) in library.LIST_FUNCTIONS.items()},
-    **{n: _library(f) for n, f in library.SETS_FUNCTIONS.items()},
+    **{n: _library(f) for n, (f, _) in library.STRING_FUNCTIONS.items()},
     "find": _library(library.regex_find),
     "findAll": _library(library.regex_find_all),
     "quantity": _library(library.quantity),
     "isQuantity": _library(library.is_quantity),
+    **{n: _library(f) for n, f in library.LISTS_EXTENSION.items() if "." not in n},
+}
+"""Functions whose arguments are checked against cel-go's overloads before they run."""
+
+FUNCTIONS: dict[str, Callable[..., Any]] = {
+    **OPERATORS,
+    **{name: _getter(name) for name in timelib.GETTERS},
+    **{n: _library(f) for n, f in library.SETS_FUNCTIONS.items()},
     **{n: _library(f) for n, (f, _, _) in library.QUANTITY_MEMBERS.items()},
     **{n: _library(f) for n, (f, _) in library.QUANTITY_UNARY.items()},
-    **{n: _library(f) for n, (f, _) in library.STRING_FUNCTIONS.items()},
     **{n: _library(f) for n, (f, _) in library.OPAQUE_FUNCTIONS.items() if n in _PLAIN_NAMES},
     "includes": _library(library.includes),
-    **{n: _library(f) for n, f in library.LISTS_EXTENSION.items() if "." not in n},
+    **{n: _overloaded(n, f) for n, f in _CHECKED.items()},
 }
 
 
@@ -753,7 +777,7 @@ class _Evaluator(Evaluator):
         ):
             values = [self.visit(a) for a in arguments]
             qualified = f"{target_tree.children[0]}.{method}"
-            result = _library(_NAMESPACED[qualified])(*values)
+            result = _overloaded(qualified, _library(_NAMESPACED[qualified]))(*values)
             _charge(cost.call_cost(qualified, values, result))
             return result
         namespace = (
@@ -767,7 +791,7 @@ class _Evaluator(Evaluator):
             return self._bind(arguments)
         if method in ("min", "max") and not arguments:  # Kubernetes' lists, not celpy's macro
             items = self.visit(tree.children[0])
-            result = _library(library.LIST_FUNCTIONS[method][0])(items)
+            result = FUNCTIONS[method](items)
             _charge(cost.call_cost(method, [items], result))
             return result
         if method == "map" and len(arguments) == 3:
