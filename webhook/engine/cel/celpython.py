@@ -420,8 +420,8 @@ _BOOLS = ("1", "t", "T", "TRUE", "true", "True", "0", "f", "F", "FALSE", "false"
 """The strings cel-go's bool() reads (strconv.ParseBool): the first six are true."""
 
 OPERATORS: dict[str, Callable[..., Any]] = {
-    "bool": _conversion("bool", (*_NUMBERS, celtypes.BytesType)),
-    **{n: _conversion(n, (celtypes.BoolType,)) for n in ("int", "uint", "double")},
+    "bool": _overloaded("bool", _conversion("bool", (*_NUMBERS, celtypes.BytesType))),
+    **{n: _overloaded(n, _conversion(n, (celtypes.BoolType,))) for n in ("int", "uint", "double")},
     **{name: _arithmetic(name) for name in ("_+_", "_-_", "_*_", "_/_", "_%_")},
     "_[_]": _index,
     "_&&_": _logical(conjunction=True),
@@ -505,6 +505,7 @@ def _getter(name: str) -> Callable[..., Any]:
 
 _CHECKED = {
     **{n: base_functions[n] for n in ("bytes", "contains", "startsWith", "endsWith", "matches")},
+    "size": base_functions["size"],
     **{n: _library(f) for n, (f, _) in library.LIST_FUNCTIONS.items()},
     **{n: _library(f) for n, (f, _) in library.STRING_FUNCTIONS.items()},
     "find": _library(library.regex_find),

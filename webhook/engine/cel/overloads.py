@@ -39,6 +39,10 @@ _OVERLOADS: dict[str, list[tuple[str, ...]]] = {
         (n,) for n in (*_NUMBERS, "bool", "string", "bytes", "duration", "timestamp", "IP", "CIDR")
     ],
     "bytes": [_STRING, ("bytes",)],
+    "int": [(n,) for n in (*_NUMBERS, "string", "duration", "timestamp")],
+    "uint": [(n,) for n in (*_NUMBERS, "string")],
+    "double": [(n,) for n in (*_NUMBERS, "string")],
+    "bool": [("bool",), _STRING],
     **{name: [_STRING * 2] for name in ("contains", "startsWith", "endsWith", "matches")},
     "find": [_STRING * 2],
     "findAll": [_STRING * 2, (*_STRING * 2, "int")],
@@ -56,6 +60,7 @@ _OVERLOADS: dict[str, list[tuple[str, ...]]] = {
     "flatten": [_LIST, (*_LIST, "int")],
     "slice": [(*_LIST, *_INT * 2)],
     **{f"sets.{n}": [_LIST * 2] for n in ("contains", "equivalent", "intersects")},
+    "size": [_STRING, ("bytes",), _LIST, ("map",)],  # celpy's size(null) was 0
     "isQuantity": [_STRING],
     "quantity": [_STRING],
 }

@@ -31,7 +31,9 @@ LIST, MAP = celtypes.ListType([INT]), celtypes.MapType({STRING: INT})
         ("indexOf", [MAP, STRING], "no such overload: indexOf(map, string)"),
         ("sets.contains", [STRING, STRING], "no such overload: sets.contains(string, string)"),
         ("string", [LIST], "no such overload: string(list)"),
-        ("size", [INT], None),  # not checked here: celpy's own size() refuses
+        ("size", [celtypes.NullType()], "no such overload: size(null)"),
+        ("size", [MAP], None),
+        ("ip", [INT], None),  # not checked here: the library function refuses
     ],
 )
 def test_a_call_no_overload_takes_is_refused(
