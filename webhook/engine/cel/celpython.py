@@ -40,27 +40,14 @@ from webhook.engine.cel.paths import STRING_LITERAL
 
 
 def _kind(value: Any) -> str:
-    """The CEL kind that decides which overload applies (a bool is never a number). celpy
-    hands back plain Python values too (``'a' + 'b'`` is a str, ``[1] + [2]`` a list)."""
-    if isinstance(value, celtypes.BoolType | bool):
-        return "bool"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, bytes):
-        return "bytes"
-    if isinstance(value, list):
-        return "list"
-    if isinstance(value, dict):
-        return "map"
-    if value is None or isinstance(value, celtypes.NullType):
-        return "null"
-    if isinstance(value, celtypes.DurationType):
-        return "DurationType"
-    if isinstance(value, celtypes.TimestampType):
-        return "TimestampType"
-    return type(value).__name__
+    """The CEL kind that decides which overload applies (``overloads.kind``, with int, uint
+    and double one kind: a number; a bool is never one). celpy hands back plain Python values
+    too (``'a' + 'b'`` is a str, ``[1] + [2]`` a list)."""
+    kind = overloads.kind(value)
+    return "number" if kind in _NUMBER_KINDS else kind
+
+
+_NUMBER_KINDS = frozenset({"int", "uint", "double"})
 
 
 def cel_equal(a: Any, b: Any) -> bool:
@@ -140,7 +127,7 @@ def _number(value: Any) -> int | float:
 
 
 _ABSENT = object()
-_ORDERED = frozenset({"bool", "number", "string", "bytes", "TimestampType", "DurationType"})
+_ORDERED = frozenset({"bool", "number", "string", "bytes", "timestamp", "duration"})
 
 
 def _ordering(compare: Callable[[Any, Any], bool]) -> Callable[[Any, Any], Any]:
@@ -434,6 +421,7 @@ OPERATORS: dict[str, Callable[..., Any]] = {
     "_!=_": _equality(negate=True),
     "_in_": _in,
     "string": _overloaded("string", _string),
+    "bytes": _overloaded("bytes", base_functions["bytes"]),
     "-_": _negation,
     "duration": _time_conversion("duration"),
     "timestamp": _time_conversion("timestamp"),
@@ -504,7 +492,7 @@ def _getter(name: str) -> Callable[..., Any]:
 
 
 _CHECKED = {
-    **{n: base_functions[n] for n in ("bytes", "contains", "startsWith", "endsWith", "matches")},
+    **{n: base_functions[n] for n in ("contains", "startsWith", "endsWith", "matches")},
     "size": base_functions["size"],
     **{n: _library(f) for n, (f, _) in library.LIST_FUNCTIONS.items()},
     **{n: _library(f) for n, (f, _) in library.STRING_FUNCTIONS.items()},
@@ -530,6 +518,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
 
 _TYPE_NAMES = {
     "string": celtypes.StringType,
+    "bytes": celtypes.BytesType,
     "bool": celtypes.BoolType,
     "int": celtypes.IntType,
     "uint": celtypes.UintType,

@@ -68,31 +68,27 @@ SIGNATURES = {name: frozenset(overloads) for name, overloads in _OVERLOADS.items
 """Each function's overloads, by the kinds of its arguments (a method's receiver first)."""
 
 
+_KINDS: tuple[tuple[type | tuple[type, ...], str], ...] = (
+    ((celtypes.BoolType, bool), "bool"),  # first: a bool is a Python int
+    (celtypes.UintType, "uint"),
+    (int, "int"),
+    (float, "double"),
+    (str, "string"),
+    (bytes, "bytes"),
+    (list, "list"),
+    (dict, "map"),
+    ((type(None), celtypes.NullType), "null"),
+    (celtypes.DurationType, "duration"),
+    (celtypes.TimestampType, "timestamp"),
+)
+
+
 def kind(value: Any) -> str:
     """The CEL type of a celpy value (or of a plain Python one celpy hands back), by the name
     the overloads above use; an opaque value's class name (``IP``, ``Quantity``...)."""
-    if isinstance(value, celtypes.BoolType | bool):
-        return "bool"
-    if isinstance(value, celtypes.UintType):
-        return "uint"
-    if isinstance(value, int):
-        return "int"
-    if isinstance(value, float):
-        return "double"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, bytes):
-        return "bytes"
-    if isinstance(value, list):
-        return "list"
-    if isinstance(value, dict):
-        return "map"
-    if value is None or isinstance(value, celtypes.NullType):
-        return "null"
-    if isinstance(value, celtypes.DurationType):
-        return "duration"
-    if isinstance(value, celtypes.TimestampType):
-        return "timestamp"
+    for python, name in _KINDS:
+        if isinstance(value, python):
+            return name
     return type(value).__name__
 
 
