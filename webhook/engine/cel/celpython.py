@@ -446,7 +446,7 @@ def _library(impl: Callable[..., Any]) -> Callable[..., Any]:
 
 
 _OPAQUE = tuple(kind for kind, _ in library.OPAQUE_TYPES.values())
-_KEPT = (*_OPAQUE, celtypes.DurationType, celtypes.TimestampType)
+_KEPT = (*_OPAQUE, celtypes.DurationType, celtypes.TimestampType, celtypes.BytesType)
 """A library function's results handed back as they are (json_to_cel knows no others)."""
 
 

@@ -258,6 +258,8 @@ def _cel_kind(value: object) -> str:
         return "number"
     if isinstance(value, timedelta):  # celpy's types, or cel-python's exact ones
         return "timedelta"
+    if isinstance(value, bytes):  # celpy's BytesType too
+        return "bytes"
     if isinstance(value, datetime):
         return "datetime"
     return type(value).__name__
@@ -424,9 +426,10 @@ def list_sort(items: list[object]) -> list[object]:
     if not items:
         return items
     kinds = {
-        _cel_kind(item) if isinstance(item, timedelta | datetime) else type(item) for item in items
+        _cel_kind(item) if isinstance(item, timedelta | datetime | bytes) else type(item)
+        for item in items
     }
-    if not kinds <= {bool, int, float, str, bytes, "timedelta", "datetime"} or len(kinds) > 1:
+    if not kinds <= {bool, int, float, str, "bytes", "timedelta", "datetime"} or len(kinds) > 1:
         raise LibraryError(
             "list elements must have the same type"
             if len(kinds) > 1
