@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime
 import math
 import re
 import threading
@@ -20,7 +19,17 @@ from celpy.evaluation import CELEvalError, Evaluator, base_functions
 
 from webhook.engine.budget import BudgetExceeded
 from webhook.engine.budget import check as check_budget
-from webhook.engine.cel import bound, comprehensions, cost, library, mathlib, netlib, rewrite
+from webhook.engine.cel import (
+    bound,
+    comprehensions,
+    cost,
+    library,
+    mathlib,
+    netlib,
+    overloads,
+    rewrite,
+    timelib,
+)
 from webhook.engine.cel.backend import CelCompileError
 from webhook.engine.cel.backend import CelEvalError as EvalError
 from webhook.engine.cel.celexpr import CelExprBackend
@@ -31,23 +40,14 @@ from webhook.engine.cel.paths import STRING_LITERAL
 
 
 def _kind(value: Any) -> str:
-    """The CEL kind that decides which overload applies (a bool is never a number). celpy
-    hands back plain Python values too (``'a' + 'b'`` is a str, ``[1] + [2]`` a list)."""
-    if isinstance(value, celtypes.BoolType | bool):
-        return "bool"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, bytes):
-        return "bytes"
-    if isinstance(value, list):
-        return "list"
-    if isinstance(value, dict):
-        return "map"
-    if value is None or isinstance(value, celtypes.NullType):
-        return "null"
-    return type(value).__name__
+    """The CEL kind that decides which overload applies (``overloads.kind``, with int, uint
+    and double one kind: a number; a bool is never one). celpy hands back plain Python values
+    too (``'a' + 'b'`` is a str, ``[1] + [2]`` a list)."""
+    kind = overloads.kind(value)
+    return "number" if kind in _NUMBER_KINDS else kind
+
+
+_NUMBER_KINDS = frozenset({"int", "uint", "double"})
 
 
 def cel_equal(a: Any, b: Any) -> bool:
@@ -127,7 +127,7 @@ def _number(value: Any) -> int | float:
 
 
 _ABSENT = object()
-_ORDERED = frozenset({"bool", "number", "string", "bytes", "TimestampType", "DurationType"})
+_ORDERED = frozenset({"bool", "number", "string", "bytes", "timestamp", "duration"})
 
 
 def _ordering(compare: Callable[[Any, Any], bool]) -> Callable[[Any, Any], Any]:
@@ -179,6 +179,10 @@ def _string(value: Any) -> Any:
         return celtypes.StringType(netlib.to_string(value))
     if isinstance(value, float):
         return celtypes.StringType(go_double(float(value)))
+    if isinstance(value, timelib.Duration):
+        return celtypes.StringType(timelib.format_duration(value))
+    if isinstance(value, timelib.Timestamp):
+        return celtypes.StringType(timelib.format_timestamp(value))
     return celtypes.StringType(value)
 
 
@@ -250,11 +254,12 @@ def _numeric_kind(value: Any) -> str | None:
 
 
 def _arithmetic(name: str) -> Callable[[Any, Any], Any]:
-    """celpy's ``+ - * / %``, refusing an int, a uint and a double mixed (CEL has no such
-    overload; celpy computed one, ``0u % 2`` among them). A double's sum, difference or
-    product comes back from celpy as a plain Python float: it is made a CEL double again, so
-    that ``uint()`` and ``int()`` range-check it (``uint(1e-300 * -1.5)`` is an overflow in
-    CEL; celpy truncated the float to 0); a sum of strings, bytes or lists the same way. An
+    """celpy's ``+ - * / %``, refusing operands no overload of cel-go takes
+    (``overloads.py``: an int, a uint and a double mixed, ``0u % 2`` among them, a bool). A
+    double's sum, difference or product comes back from celpy as a plain Python float: it is
+    made a CEL double again, so that ``uint()`` and ``int()`` range-check it
+    (``uint(1e-300 * -1.5)`` is an overflow in CEL; celpy truncated the float to 0); a sum of
+    strings, bytes or lists the same way. An
     operand's error is the result, as cel-go's."""
     run = base_functions[name]
 
@@ -262,10 +267,12 @@ def _arithmetic(name: str) -> Callable[[Any, Any], Any]:
         for operand in (a, b):
             if isinstance(operand, CELEvalError):
                 return operand  # celpy's own message named the rule, not the error
-        one, other = _numeric_kind(a), _numeric_kind(b)
-        if one is not None and other is not None and one != other:
-            return CELEvalError(f"no such overload: {one} and {other} in {name}")
-        if name == "_/_" and one == other == "double" and float(b) == 0.0:
+        refused = overloads.refusal(name, (a, b))
+        if refused is not None:
+            return CELEvalError(refused)
+        if name in _TIME_ARITHMETIC and _timed(a, b):
+            return _time_call(_TIME_ARITHMETIC[name], a, b)
+        if name == "_/_" and _numeric_kind(a) == "double" and float(b) == 0.0:
             return celtypes.DoubleType(_ieee_division_by_zero(float(a), float(b)))
         result = run(a, b)
         for plain, kind in _PLAIN_RESULTS:
@@ -274,6 +281,62 @@ def _arithmetic(name: str) -> Callable[[Any, Any], Any]:
         return result
 
     return checked
+
+
+_TIME_ARITHMETIC: dict[str, Callable[[Any, Any], Any]] = {
+    "_+_": timelib.add,
+    "_-_": timelib.subtract,
+}
+
+
+def _timed(*values: Any) -> bool:
+    return any(isinstance(v, celtypes.DurationType | celtypes.TimestampType) for v in values)
+
+
+def _time_call(function: Callable[..., Any], *args: Any) -> Any:
+    """A ``timelib`` function on celpy's values: its failure as a CEL error."""
+    for arg in args:
+        if isinstance(arg, CELEvalError):
+            return arg
+    try:
+        value = function(*args)
+    except (timelib.TimeError, TypeError) as exc:
+        return CELEvalError(str(exc))
+    return celtypes.IntType(value) if type(value) is int else value
+
+
+def _negation(value: Any) -> Any:
+    """``-x``: a duration's as cel-go negates it (``-duration`` of int64's least overflows)."""
+    if isinstance(value, celtypes.DurationType):
+        return _time_call(timelib.negate, value)
+    return base_functions["-_"](value)
+
+
+def _time_conversion(name: str) -> Callable[[Any], Any]:
+    """``duration()`` and ``timestamp()``: of a string (Go's parse), an int (nanoseconds,
+    Unix seconds) or a value of the type; nothing else."""
+    kind = timelib.Duration if name == "duration" else timelib.Timestamp
+    of_string = timelib.parse_duration if name == "duration" else timelib.parse_timestamp
+    of_int = timelib.Duration if name == "duration" else timelib.timestamp_of_seconds
+
+    def convert(value: Any) -> Any:
+        if isinstance(value, CELEvalError | kind):
+            return value
+        if isinstance(value, celtypes.StringType | str):
+            return _time_call(of_string, str(value))
+        if isinstance(value, celtypes.IntType) and not isinstance(value, celtypes.BoolType):
+            return _time_call(of_int, int(value))
+        return CELEvalError(f"no such overload: {name}({_kind(value)})")
+
+    return convert
+
+
+def _type(value: Any) -> Any:
+    """``type()``: celpy's, a duration's and a timestamp's being celpy's types."""
+    for kind in (celtypes.DurationType, celtypes.TimestampType):
+        if isinstance(value, kind):
+            return kind
+    return base_functions["type"](value)
 
 
 _PLAIN_RESULTS: tuple[tuple[type, type], ...] = (
@@ -294,6 +357,22 @@ def _ieee_division_by_zero(dividend: float, zero: float) -> float:
     return math.copysign(math.inf, dividend) * math.copysign(1.0, zero)
 
 
+def _overloaded(name: str, function: Callable[..., Any]) -> Callable[..., Any]:
+    """``function`` refusing arguments none of cel-go's overloads of ``name`` takes
+    (``overloads.py``); an argument's error is the result, as cel-go's."""
+
+    def call(*args: Any) -> Any:
+        for arg in args:
+            if isinstance(arg, CELEvalError):
+                return arg
+        refused = overloads.refusal(name, args)
+        if refused is not None:
+            return CELEvalError(refused)
+        return function(*args)
+
+    return call
+
+
 def _conversion(name: str, refused: tuple[type, ...]) -> Callable[[Any], Any]:
     """celpy's conversion ``name()``, refusing the types CEL has no overload for (a bool to
     a number, a number to a bool: celpy converted them, bools being Python ints)."""
@@ -301,6 +380,11 @@ def _conversion(name: str, refused: tuple[type, ...]) -> Callable[[Any], Any]:
     def convert(value: Any) -> Any:
         if isinstance(value, refused):
             return CELEvalError(f"no such overload: {name}({_kind(value)})")
+        if _timed(value):
+            if name != "int":
+                return CELEvalError(f"no such overload: {name}({_kind(value)})")
+            whole = value.nanos if isinstance(value, timelib.Duration) else value.seconds
+            return celtypes.IntType(whole)
         convertible = _CONVERTIBLE.get(name)
         if convertible and isinstance(value, celtypes.DoubleType) and not convertible(value):
             return CELEvalError(f"{name}() of {value}: out of range")
@@ -323,8 +407,8 @@ _BOOLS = ("1", "t", "T", "TRUE", "true", "True", "0", "f", "F", "FALSE", "false"
 """The strings cel-go's bool() reads (strconv.ParseBool): the first six are true."""
 
 OPERATORS: dict[str, Callable[..., Any]] = {
-    "bool": _conversion("bool", (*_NUMBERS, celtypes.BytesType)),
-    **{n: _conversion(n, (celtypes.BoolType,)) for n in ("int", "uint", "double")},
+    "bool": _overloaded("bool", _conversion("bool", (*_NUMBERS, celtypes.BytesType))),
+    **{n: _overloaded(n, _conversion(n, (celtypes.BoolType,))) for n in ("int", "uint", "double")},
     **{name: _arithmetic(name) for name in ("_+_", "_-_", "_*_", "_/_", "_%_")},
     "_[_]": _index,
     "_&&_": _logical(conjunction=True),
@@ -336,7 +420,12 @@ OPERATORS: dict[str, Callable[..., Any]] = {
     "_==_": _equality(negate=False),
     "_!=_": _equality(negate=True),
     "_in_": _in,
-    "string": _string,
+    "string": _overloaded("string", _string),
+    "bytes": _overloaded("bytes", base_functions["bytes"]),
+    "-_": _negation,
+    "duration": _time_conversion("duration"),
+    "timestamp": _time_conversion("timestamp"),
+    "type": _type,
 }
 
 
@@ -349,7 +438,7 @@ def _library(impl: Callable[..., Any]) -> Callable[..., Any]:
                 return arg
         try:
             result = impl(*(_to_library(a) for a in args))
-            return result if isinstance(result, _OPAQUE) else _from_library(result)
+            return _from_library(result)
         except (library.LibraryError, TypeError, ValueError) as exc:
             return CELEvalError(str(exc), type(exc), None)
 
@@ -357,6 +446,29 @@ def _library(impl: Callable[..., Any]) -> Callable[..., Any]:
 
 
 _OPAQUE = tuple(kind for kind, _ in library.OPAQUE_TYPES.values())
+_KEPT = (*_OPAQUE, celtypes.DurationType, celtypes.TimestampType, celtypes.BytesType)
+"""A library function's results handed back as they are (json_to_cel knows no others)."""
+
+
+def _from_library(value: Any) -> Any:
+    """A library function's plain result as celpy's values, a duration, a timestamp or an
+    opaque value kept as it is, also inside a list (json_to_cel made a duration microseconds)."""
+    if isinstance(value, library.Uint):
+        return celtypes.UintType(value)
+    if isinstance(value, _KEPT):
+        return value
+    if isinstance(value, list) and _holds_kept(value):
+        return celtypes.ListType([_from_library(item) for item in value])
+    return json_to_cel(value)
+
+
+def _holds_kept(items: list[Any]) -> bool:
+    return any(
+        isinstance(i, (*_KEPT, library.Uint)) or (isinstance(i, list) and _holds_kept(i))
+        for i in items
+    )
+
+
 _NAMESPACED: dict[str, Callable[..., Any]] = {
     **library.SETS_FUNCTIONS,
     "lists.range": library.lists_range,
@@ -373,54 +485,45 @@ _PLAIN_NAMES = {
 """The IP, CIDR, URL and semver functions celpy calls by name (``string()`` is the operator's;
 ``format.*`` and ``validate`` return optionals, which celpy has not: refused at load)."""
 
-_GREGORIAN_CYCLE = datetime.timedelta(days=146_097)
-"""400 years: the Gregorian calendar repeats, weekdays included."""
 
+def _getter(name: str) -> Callable[..., Any]:
+    """The getter ``name`` of a timestamp (in its zone or one named) or a duration, as
+    cel-go's (``timelib.get``); on anything else no overload."""
 
-def _past_year_9999(name: str) -> Callable[..., Any]:
-    """celpy's timestamp getter ``name``, also where the time in the zone asked for falls
-    outside Python's years 1-9999 (``timestamp('9999-12-31T23:59:59Z').getFullYear('+05:30')``
-    is 10000 in cel-go; Python's datetime overflows): read 400 years nearer, where every field
-    but the year is the same."""
-    read: Callable[..., Any] = base_functions[name]
-
-    def get(timestamp: Any, *zone: Any) -> Any:
-        try:
-            return read(timestamp, *zone)
-        except OverflowError:
-            years = -400 if timestamp.year > 5000 else 400
-            nearer = celtypes.TimestampType(timestamp + _GREGORIAN_CYCLE * (years // 400))
-            value: Any = read(nearer, *zone)
-            return celtypes.IntType(value - years) if name == "getFullYear" else value
+    def get(value: Any, *zone: Any) -> Any:
+        return _time_call(lambda *args: timelib.get(name, *args), value, *zone)
 
     return get
 
 
-_ZONED_GETTERS = (
-    *("getDate", "getDayOfMonth", "getDayOfWeek", "getDayOfYear", "getFullYear"),
-    *("getHours", "getMilliseconds", "getMinutes", "getMonth", "getSeconds"),
-)
-
-FUNCTIONS: dict[str, Callable[..., Any]] = {
-    **OPERATORS,
-    **{name: _past_year_9999(name) for name in _ZONED_GETTERS},
+_CHECKED = {
+    **{n: base_functions[n] for n in ("contains", "startsWith", "endsWith", "matches")},
+    "size": base_functions["size"],
     **{n: _library(f) for n, (f, _) in library.LIST_FUNCTIONS.items()},
-    **{n: _library(f) for n, f in library.SETS_FUNCTIONS.items()},
+    **{n: _library(f) for n, (f, _) in library.STRING_FUNCTIONS.items()},
     "find": _library(library.regex_find),
     "findAll": _library(library.regex_find_all),
     "quantity": _library(library.quantity),
     "isQuantity": _library(library.is_quantity),
+    **{n: _library(f) for n, f in library.LISTS_EXTENSION.items() if "." not in n},
+}
+"""Functions whose arguments are checked against cel-go's overloads before they run."""
+
+FUNCTIONS: dict[str, Callable[..., Any]] = {
+    **OPERATORS,
+    **{name: _getter(name) for name in timelib.GETTERS},
+    **{n: _library(f) for n, f in library.SETS_FUNCTIONS.items()},
     **{n: _library(f) for n, (f, _, _) in library.QUANTITY_MEMBERS.items()},
     **{n: _library(f) for n, (f, _) in library.QUANTITY_UNARY.items()},
-    **{n: _library(f) for n, (f, _) in library.STRING_FUNCTIONS.items()},
     **{n: _library(f) for n, (f, _) in library.OPAQUE_FUNCTIONS.items() if n in _PLAIN_NAMES},
     "includes": _library(library.includes),
-    **{n: _library(f) for n, f in library.LISTS_EXTENSION.items() if "." not in n},
+    **{n: _overloaded(n, f) for n, f in _CHECKED.items()},
 }
 
 
 _TYPE_NAMES = {
     "string": celtypes.StringType,
+    "bytes": celtypes.BytesType,
     "bool": celtypes.BoolType,
     "int": celtypes.IntType,
     "uint": celtypes.UintType,
@@ -580,6 +683,8 @@ class _Evaluator(Evaluator):
         found = getattr(found, "__wrapped__", found)  # a name, not a call: not charged
         if name in _TYPE_NAMES and found is OPERATORS.get(name):
             return _TYPE_NAMES[name]
+        if found is _type:  # ``type`` the name is the type of types (``type(int) == type``)
+            return celtypes.TypeType
         return found
 
     def _visit_tree(self, tree: lark.Tree[Any]) -> Any:
@@ -667,7 +772,7 @@ class _Evaluator(Evaluator):
         ):
             values = [self.visit(a) for a in arguments]
             qualified = f"{target_tree.children[0]}.{method}"
-            result = _library(_NAMESPACED[qualified])(*values)
+            result = _overloaded(qualified, _library(_NAMESPACED[qualified]))(*values)
             _charge(cost.call_cost(qualified, values, result))
             return result
         namespace = (
@@ -681,7 +786,7 @@ class _Evaluator(Evaluator):
             return self._bind(arguments)
         if method in ("min", "max") and not arguments:  # Kubernetes' lists, not celpy's macro
             items = self.visit(tree.children[0])
-            result = _library(library.LIST_FUNCTIONS[method][0])(items)
+            result = FUNCTIONS[method](items)
             _charge(cost.call_cost(method, [items], result))
             return result
         if method == "map" and len(arguments) == 3:
@@ -1141,30 +1246,11 @@ def _to_library(value: Any) -> Any:
     list function hands a uint back typed as one)."""
     if isinstance(value, celtypes.UintType):
         return library.Uint(value)
-    if isinstance(value, celtypes.DurationType):  # plain, as the library compares and adds
-        return datetime.timedelta(value.days, value.seconds, value.microseconds)
-    if isinstance(value, celtypes.TimestampType):
-        return datetime.datetime.combine(value.date(), value.timetz())
     if isinstance(value, list):
         return [_to_library(v) for v in value]
     if isinstance(value, dict):
         return {_to_library(k): _to_library(v) for k, v in value.items()}
     return _to_python(value)
-
-
-def _from_library(value: Any) -> Any:
-    """A ``library`` result as celpy's value: a ``library.Uint`` a uint again."""
-    if isinstance(value, library.Uint):
-        return celtypes.UintType(value)
-    if type(value) is datetime.timedelta:
-        return celtypes.DurationType(value)
-    if type(value) is datetime.datetime:
-        return celtypes.TimestampType(value)
-    if isinstance(value, list):
-        return celtypes.ListType([_from_library(v) for v in value])
-    if isinstance(value, dict):
-        return celtypes.MapType({_from_library(k): _from_library(v) for k, v in value.items()})
-    return json_to_cel(value)
 
 
 def _to_python(value: Any) -> Any:

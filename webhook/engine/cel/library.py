@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from fractions import Fraction
 from functools import lru_cache
 from itertools import pairwise
@@ -263,6 +263,12 @@ def _cel_kind(value: object) -> str:
         return "bool"
     if isinstance(value, int | float):
         return "number"
+    if isinstance(value, timedelta):  # celpy's types, or cel-python's exact ones
+        return "timedelta"
+    if isinstance(value, bytes):  # celpy's BytesType too
+        return "bytes"
+    if isinstance(value, datetime):
+        return "datetime"
     return type(value).__name__
 
 
@@ -445,8 +451,12 @@ def list_sort(items: list[object]) -> list[object]:
     """Comparable elements of one type (an int and a double are two types here, as in cel-go)."""
     if not items:
         return items
-    kinds = {type(item) for item in items}
-    if not kinds <= {bool, int, Uint, float, str, bytes, timedelta} or len(kinds) > 1:
+    kinds = {
+        _cel_kind(item) if isinstance(item, timedelta | datetime | bytes) else type(item)
+        for item in items
+    }
+    allowed = {bool, int, Uint, float, str, "bytes", "timedelta", "datetime"}
+    if not kinds <= allowed or len(kinds) > 1:
         raise LibraryError(
             "list elements must have the same type"
             if len(kinds) > 1

@@ -23,12 +23,15 @@ own iteration budget stops it. When a bundle loads, ``fails_closed_above`` tells
 request size an expression would fail so (``webhook/engine/celruntime.py`` warns).
 
 One kind of expression always runs on cel-python (``pinned``): one that makes a uint (a
-``7u`` literal, ``uint()``) and calls ``min()``, ``max()`` or ``sum()``. cel-expr hands those
-functions a ``list(dyn)`` as plain Python ints, so a uint in it comes back typed an int
-(``type(dyn([7u, 0u]).min()) == uint`` is false there, true in cel-go); cel-python carries the
-uint. Where cel-python cannot run such an expression it is refused when it compiles, naming
-why. Request data never holds a uint (JSON numbers are ints and doubles), so only a rule's own
-literals and conversions make one.
+``7u`` literal, ``uint()``), a duration or a timestamp (``duration()``, ``timestamp()``) and
+calls ``min()``, ``max()`` or ``sum()``, which cel-expr runs in Python. cel-expr hands them a
+``list(dyn)``'s uints as plain ints, so one comes back typed an int (``type(dyn([7u,
+0u]).min()) == uint`` is false there, true in cel-go), and durations and timestamps as Python's
+microsecond values (``[duration('1ns'), duration('2ns')].sum()`` was 0s) without the offset a
+timestamp was written with; cel-python carries all three exactly. Where cel-python cannot run
+such an expression it is refused when it compiles, naming why. Request data never holds a uint,
+a duration or a timestamp (JSON has strings and numbers), so only a rule's own literals and
+conversions make one.
 """
 
 from __future__ import annotations
@@ -45,15 +48,17 @@ from webhook.engine.cel.rewrite import blanked
 
 _UNSET: Any = object()
 
-_UINT_SOURCE = re.compile(r"(?<![\w.])(?:\d+|0[xX][0-9a-fA-F]+)[uU]\b|(?<![\w.])uint\s*\(")
+_EXACT_ON_CEL_PYTHON = re.compile(
+    r"(?<![\w.])(?:\d+|0[xX][0-9a-fA-F]+)[uU]\b|(?<![\w.])(?:uint|duration|timestamp)\s*\("
+)
 _ELEMENT_FROM_PYTHON = re.compile(r"\.\s*(?:min|max|sum)\s*\(")
 
 
 def pinned(expression: str) -> bool:
-    """Whether ``expression`` runs on cel-python only (see the module): it makes a uint and
-    hands a list to a lists function cel-expr runs in Python."""
+    """Whether ``expression`` runs on cel-python only (see the module): it makes a uint, a
+    duration or a timestamp and hands a list to a lists function cel-expr runs in Python."""
     masked = blanked(expression)
-    return bool(_UINT_SOURCE.search(masked) and _ELEMENT_FROM_PYTHON.search(masked))
+    return bool(_EXACT_ON_CEL_PYTHON.search(masked) and _ELEMENT_FROM_PYTHON.search(masked))
 
 
 LARGEST_REQUEST = 3 * 1024 * 1024
@@ -147,9 +152,10 @@ class RoutedBackend:
             program.pinned = True
             if self._python_program(program) is None:
                 raise CelCompileError(
-                    "this expression makes a uint and takes min(), max() or sum() of a list, "
-                    "which cel-expr would hand back typed an int, and cel-python, which keeps "
-                    f"the uint, cannot run {', '.join(_refused(expression)) or 'it'}: refused"
+                    "this expression makes a uint, a duration or a timestamp and takes min(), "
+                    "max() or sum() of a list, which cel-expr cannot hand back exactly, and "
+                    "cel-python, which can, cannot run "
+                    f"{', '.join(_refused(expression)) or 'it'}: refused"
                 )
         return program
 

@@ -1,5 +1,6 @@
-"""The default backend's pinning: an expression that makes a uint and takes ``min()``,
-``max()`` or ``sum()`` runs on cel-python, which keeps the uint cel-expr would type an int."""
+"""The default backend's pinning: an expression that makes a uint, a duration or a timestamp
+and takes ``min()``, ``max()`` or ``sum()`` runs on cel-python, which keeps what cel-expr's
+Python crossing loses (a uint's type, nanoseconds, a timestamp's offset)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ ROUTED = RoutedBackend()
         ("dyn([7u, 0u]).min()", True),
         ("[uint(object.a)].max() > 3u", True),
         ("dyn([0x10u]).sum()", True),
+        ("[duration('1ns'), duration('2ns')].sum() == duration('3ns')", True),
+        ("[timestamp(object.t)].max()", True),
         ("object.items.max() > 3", False),  # no uint anywhere
         ("[7u, 0u].sort()[0] == 0u", False),  # sort() is cel-cpp's own: it keeps the uint
         ("'7u'.size() > 0 && [1].min() == 1", False),  # a literal's text is not a uint
@@ -37,16 +40,20 @@ def test_pinned_only_where_a_uint_meets_a_python_lists_function(
         "type(dyn([7u, 0u]).max()) == uint",
         "type(dyn([1u, 2u]).sum()) == uint",
         "dyn([uint(object.a), 2u]).max() == 5u",
+        "[duration('1ns'), duration('2ns')].sum() == duration('3ns')",
+        "[duration('1ns'), duration('2ns')].min() == duration('1ns')",
+        "string([timestamp('2023-06-15T12:30:00+05:30')].max()) == '2023-06-15T12:30:00+05:30'",
+        "dyn([duration('1s')]).sum() == duration('1s')",
     ],
 )
-def test_a_uint_from_a_dyn_list_keeps_its_type(expression: str) -> None:
+def test_a_uint_duration_or_timestamp_from_a_lists_function_is_exact(expression: str) -> None:
     program = ROUTED.compile(expression)
     assert program.pinned
     assert ROUTED.evaluate(program, ROUTED.activation({"object": {"a": 5}})) is True
 
 
 def test_a_pinned_expression_cel_python_cannot_run_is_refused_naming_why() -> None:
-    with pytest.raises(CelCompileError, match=r"makes a uint .* cannot run .*optional"):
+    with pytest.raises(CelCompileError, match=r"makes a uint.* cannot run .*optional"):
         ROUTED.compile("dyn([7u]).min() == optional.of(7u).value()")
 
 
