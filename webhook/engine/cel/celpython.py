@@ -1116,7 +1116,7 @@ def _typed_sum(element: str) -> Callable[..., Any]:
     zero = {
         "double": celtypes.DoubleType(0.0),
         "uint": celtypes.UintType(0),
-        "duration": celtypes.DurationType(0),
+        "duration": timelib.Duration(0),
     }[element]
     summed = _library(library.list_sum)
 
