@@ -260,6 +260,8 @@ def _kubernetes_declarations() -> list[tuple[str, Any]]:
         "includes": (library.includes, [t.DYN, t.DYN], t.BOOL, True),
         "fedgateMapOfPairs": (library.map_of_pairs, [dyns], t.Map(t.DYN, t.DYN), True),
         "fedgateMergeEntries": (library.merge_entries, [dyns], t.Map(t.DYN, t.DYN), True),
+        # what ``rewrite`` makes of ``string()`` of a double, a duration or a timestamp
+        "fedgateGoString": (library.go_string, [t.DYN, t.STRING], t.STRING, False),
     }
     for name, (function, parameters, result, member) in any_members.items():
         overload = f"list_{name}" if name != "includes" else "list_includes_dyn_dyn"
@@ -289,6 +291,48 @@ def _kubernetes_declarations() -> list[tuple[str, Any]]:
                     impl=library.substring,
                 ),
             ],
+        ),
+        _decl(
+            "fedgateGetMilliseconds",  # what ``rewrite`` makes of ``getMilliseconds()``
+            [
+                cel.Overload(
+                    "duration_fedgate_get_milliseconds",
+                    t.INT,
+                    [t.DURATION],
+                    is_member=True,
+                    impl=library.duration_milliseconds,
+                ),
+                cel.Overload(
+                    "timestamp_fedgate_get_milliseconds",
+                    t.INT,
+                    [t.TIMESTAMP],
+                    is_member=True,
+                    impl=library.timestamp_milliseconds,
+                ),
+            ],
+        ),
+        _decl(
+            "fedgateSplit",  # what ``rewrite`` makes of ``split``: Go's strings.SplitN
+            [
+                cel.Overload(
+                    "string_fedgate_split_string",
+                    strings,
+                    [string, string],
+                    is_member=True,
+                    impl=library.split,
+                ),
+                cel.Overload(
+                    "string_fedgate_split_string_int",
+                    strings,
+                    [string, string, t.INT],
+                    is_member=True,
+                    impl=library.split,
+                ),
+            ],
+        ),
+        _decl(
+            "fedgateUtcOffset",  # what ``rewrite`` puts around ``timestamp()``'s string
+            [cel.Overload("fedgate_utc_offset_string", string, [string], impl=library.utc_offset)],
         ),
         _decl(
             "find",
@@ -428,7 +472,14 @@ _CONSTANT_PATTERN = re.compile(
 )
 """A member call whose pattern is one string literal (in the text with literals blanked)."""
 
-_MERGED = ("indexOf", "lastIndexOf", "includes", "fedgateMapOfPairs", "fedgateMergeEntries")
+_MERGED = (
+    "indexOf",
+    "lastIndexOf",
+    "includes",
+    "fedgateMapOfPairs",
+    "fedgateMergeEntries",
+    "fedgateGoString",
+)
 """Names the strings extension already declares, and functions taking dyn (cel-expr
 runs a dyn parameter only when an extension declares it)."""
 

@@ -17,10 +17,12 @@ Neither engine ships the Kubernetes libraries. Here, on plain Python values:
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
+from decimal import Decimal
 from fractions import Fraction
 from functools import lru_cache
 from itertools import pairwise
@@ -206,6 +208,71 @@ def split(text: str, separator: str, limit: int = -1) -> list[str]:
             parts if limit < 0 or limit >= len(parts) else [*parts[: limit - 1], text[limit - 1 :]]
         )
     return text.split(separator) if limit < 0 else text.split(separator, limit - 1)
+
+
+def duration_milliseconds(value: timedelta) -> int:
+    """cel-go's ``getMilliseconds()`` of a duration: the whole duration in milliseconds,
+    truncated toward zero (cel-cpp's is the milliseconds component). cel-expr hands a duration
+    over truncated toward zero to the microsecond, which keeps the milliseconds exact."""
+    micros = (value.days * 86_400 + value.seconds) * 1_000_000 + value.microseconds
+    return micros // 1000 if micros >= 0 else -(-micros // 1000)
+
+
+def timestamp_milliseconds(value: datetime) -> int:
+    """``getMilliseconds()`` of a timestamp (no time zone): the milliseconds component, in
+    UTC, as in cel-go and cel-cpp (cel-expr hands a timestamp over floored to the
+    microsecond)."""
+    return value.microsecond // 1000
+
+
+def go_string(value: object, cpp: str) -> str:
+    """cel-go's ``string()`` of a double, a duration or a timestamp, given the value and
+    cel-cpp's ``string()`` of it (``cpp``, exact to the nanosecond where the value handed to
+    Python is not): a non-finite double is ``+Inf``, ``-Inf`` or ``NaN`` (cel-cpp: ``inf``,
+    ``-inf``, ``nan``); a duration is Go's ``FormatFloat(d.Seconds(), 'f', -1, 64) + "s"``
+    (``-1.5s``, cel-cpp ``-1.500s``); a timestamp is RFC 3339 with the fraction's trailing
+    zeros dropped (``.5Z``, cel-cpp ``.500Z``)."""
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "NaN"
+        if math.isinf(value):
+            return "+Inf" if value > 0 else "-Inf"
+        return cpp
+    if isinstance(value, timedelta):
+        return _go_duration(cpp)
+    if isinstance(value, datetime):
+        return _GO_FRACTION.sub(lambda m: m.group(1).rstrip("0").rstrip("."), cpp, count=1)
+    return cpp
+
+
+_GO_FRACTION = re.compile(r"(\.\d+)(?=Z|[+-]\d\d:\d\d$)")
+
+
+def _go_duration(cpp: str) -> str:
+    nanos = int(Decimal(cpp.removesuffix("s")) * 1_000_000_000)
+    whole, part = abs(nanos) // 1_000_000_000, abs(nanos) % 1_000_000_000
+    sign = -1 if nanos < 0 else 1
+    seconds = float(sign * whole) + float(sign * part) / 1e9  # Go's Duration.Seconds()
+    if seconds == 0:
+        return "0s"
+    return format(Decimal(repr(seconds)).normalize(), "f") + "s"
+
+
+_RFC3339_OFFSET = re.compile(r"([+-])(\d\d):(\d\d)$")
+
+
+def utc_offset(text: str) -> str:
+    """``text`` when it has no offset other than UTC's; an error otherwise. cel-go's
+    ``string()`` of a timestamp parsed with an offset keeps the offset; cel-expr's timestamps
+    are UTC only, so an expression that can show a timestamp as a string fails closed
+    where one is parsed with another offset."""
+    found = _RFC3339_OFFSET.search(text)
+    if found is not None and found.group(2, 3) != ("00", "00"):
+        raise LibraryError(
+            f"timestamp({text!r}): fedgate keeps timestamps in UTC and cannot write this one with"
+            " its offset as Kubernetes' string() does; give it in UTC (Z)"
+        )
+    return text
 
 
 def substring(text: str, start: int, end: int | None = None) -> str:
