@@ -150,7 +150,6 @@ FUNCTIONS = [
     ("lastIndexOf()", "object.kind.lastIndexOf('o') > 0"),
     ("string(ip())", "string(ip(object.ip)) == '10.1.2.3'"),
     ("list indexOf()", "object.ports.indexOf(443) == 1"),
-    ("includes()", "object.ports.includes(443)"),
     ("format...validate()", "!format.dns1123Label().validate(object.metadata.name).hasValue()"),
     ("format.named()", "format.named('dns1123Label').hasValue()"),
     ("transformMap()", "object.ports.transformMap(i, p, p + 1)[1] == 444"),

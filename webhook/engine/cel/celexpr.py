@@ -257,14 +257,13 @@ def _kubernetes_declarations() -> list[tuple[str, Any]]:
         # Kubernetes' list.indexOf(A) merge with the strings extension's indexOf(string)
         "indexOf": (library.list_index_of, [dyns, t.DYN], t.INT, True),
         "lastIndexOf": (library.list_last_index_of, [dyns, t.DYN], t.INT, True),
-        "includes": (library.includes, [t.DYN, t.DYN], t.BOOL, True),
         "fedgateMapOfPairs": (library.map_of_pairs, [dyns], t.Map(t.DYN, t.DYN), True),
         "fedgateMergeEntries": (library.merge_entries, [dyns], t.Map(t.DYN, t.DYN), True),
         # what ``rewrite`` makes of ``string()`` of a double, a duration or a timestamp
         "fedgateGoString": (library.go_string, [t.DYN, t.STRING], t.STRING, False),
     }
     for name, (function, parameters, result, member) in any_members.items():
-        overload = f"list_{name}" if name != "includes" else "list_includes_dyn_dyn"
+        overload = f"list_{name}"
         functions.append(
             _decl(
                 name,
@@ -475,7 +474,6 @@ _CONSTANT_PATTERN = re.compile(
 _MERGED = (
     "indexOf",
     "lastIndexOf",
-    "includes",
     "fedgateMapOfPairs",
     "fedgateMergeEntries",
     "fedgateGoString",
@@ -495,7 +493,7 @@ class CelExprBackend:
             config=cel.NewEnvConfigFromYaml(_ORDERING_EXCLUDED),
             variables={name: cel.Type.DYN for name in VARIABLES},
             extensions=[
-                ext_strings.ExtStrings(),
+                ext_strings.ExtStrings(2),  # Kubernetes 1.34's version: no reverse() of a string
                 ext_optional.ExtOptional(),
                 ext_math.ExtMath(),
                 ext_bindings.ExtBindings(),

@@ -414,7 +414,6 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     **{n: _library(f) for n, (f, _) in library.QUANTITY_UNARY.items()},
     **{n: _library(f) for n, (f, _) in library.STRING_FUNCTIONS.items()},
     **{n: _library(f) for n, (f, _) in library.OPAQUE_FUNCTIONS.items() if n in _PLAIN_NAMES},
-    "includes": _library(library.includes),
     **{n: _library(f) for n, f in library.LISTS_EXTENSION.items() if "." not in n},
 }
 

@@ -7,9 +7,10 @@ Neither engine ships the Kubernetes libraries. Here, on plain Python values:
   ``sub``, ``sign``, ``asApproximateFloat``, ``asInteger``, ``isInteger``; and
   ``isQuantity(string)``. As in Kubernetes there is no ``<`` or ``+`` on a Quantity, and no
   ``mul``, ``div`` or ``divInt`` (proposed in kubernetes/kubernetes#135995, not merged).
-- the lists library (``isSorted``, ``sum``, ``min``, ``max``, ``indexOf``, ``lastIndexOf``,
-  ``includes``), the regex library (``find``, ``findAll``, RE2) and cel-go's sets extension
-  (``sets.contains``, ``sets.equivalent``, ``sets.intersects``).
+- the lists library (``isSorted``, ``sum``, ``min``, ``max``, ``indexOf``, ``lastIndexOf``;
+  not ``includes``, which a later Kubernetes added: 1.34 refuses it), the regex library
+  (``find``, ``findAll``, RE2) and cel-go's sets extension (``sets.contains``,
+  ``sets.equivalent``, ``sets.intersects``).
 - for cel-python, which has no strings extension, cel-go's string functions (code-point
   offsets, -1 when absent); cel-expr has its own.
 - the format library (``formatlib``): ``format.<name>()``, ``format.named()``, ``validate()``.
@@ -308,10 +309,10 @@ STRING_FUNCTIONS: dict[str, tuple[Callable[..., object], str]] = {
     "substring": (substring, "string"),
     "trim": (trim, "string"),
     "join": (join, "string"),
-    "reverse": (lambda text: text[::-1], "string"),
 }
-"""cel-go's strings extension (what Kubernetes enables), for cel-python: cel-expr has its own.
-Offsets count code points, as in cel-go."""
+"""cel-go's strings extension at Kubernetes 1.34's version 2 (no ``reverse()`` of a string: it
+came with version 3), for cel-python: cel-expr has its own. Offsets count code points, as in
+cel-go."""
 
 
 # ---- Kubernetes' lists library (apiserver/pkg/cel/library/lists.go), cel-go's sets extension
@@ -386,13 +387,6 @@ def list_index_of(items: list[object], item: object) -> int:
 
 def list_last_index_of(items: list[object], item: object) -> int:
     return next((i for i in range(len(items) - 1, -1, -1) if cel_equal(items[i], item)), -1)
-
-
-def includes(target: object, item: object) -> bool:
-    """``<dyn>.includes(<dyn>)``: a list holds the item, anything else equals it."""
-    if isinstance(target, list):
-        return list_index_of(target, item) >= 0
-    return cel_equal(target, item)
 
 
 def map_of_pairs(pairs: list[list[object]]) -> dict[object, object]:
@@ -504,14 +498,24 @@ def list_distinct(items: list[object]) -> list[object]:
     return unique
 
 
+def list_reverse(items: list[object]) -> list[object]:
+    """The lists extension's ``reverse()``: of a list only (Kubernetes 1.34's strings extension
+    has none of a string, and fails ``dyn('ab').reverse()``)."""
+    if not isinstance(items, list):
+        kind = "string" if isinstance(items, str) else _cel_kind(items)
+        raise LibraryError(f"no such overload: reverse({kind})")
+    return items[::-1]
+
+
 LISTS_EXTENSION: dict[str, Callable[..., object]] = {
     "lists.range": lists_range,
+    "reverse": list_reverse,
     "slice": list_slice,
     "flatten": list_flatten,
     "sort": list_sort,
     "distinct": list_distinct,
 }
-"""cel-go's lists extension but ``sortBy`` (a macro) and ``reverse`` (the strings one serves)."""
+"""cel-go's lists extension but ``sortBy`` (a macro)."""
 
 LIST_FUNCTIONS: dict[str, tuple[Callable[..., object], int]] = {
     "isSorted": (is_sorted, 1),
