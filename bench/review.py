@@ -137,6 +137,9 @@ def proof_check_guard(blocks: int = 5, each: int = 200) -> bool:
 
 FUNCTIONS = [
     ("plain comparison", "object.kind == 'Deployment'"),
+    ("plain ordering", "object.spec.replicas < 100"),
+    ("ordering of a product (NaN)", "double(object.spec.replicas) * 1.5 < 100.0"),
+    ("string() of an int", "string(object.spec.replicas) != ''"),
     ("quantity().isInteger()", "quantity(object.q).isInteger()"),
     ("quantity().isLessThan()", "quantity(object.q).isLessThan(quantity('2Gi'))"),
     ("ip().isLoopback()", "!ip(object.ip).isLoopback()"),

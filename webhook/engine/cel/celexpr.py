@@ -20,7 +20,7 @@ from cel_expr_python.ext import (  # type: ignore[import-untyped]
 
 from webhook.engine.budget import check as check_budget
 from webhook.engine.budget import current as current_budget
-from webhook.engine.cel import grammar, library, rewrite
+from webhook.engine.cel import grammar, library, nanorder, rewrite
 from webhook.engine.cel.backend import VARIABLES, CelCompileError, CelEvalError
 
 QUANTITY = "kubernetes.Quantity"
@@ -328,6 +328,10 @@ def _kubernetes_declarations() -> list[tuple[str, Any]]:
                     impl=library.split,
                 ),
             ],
+        ),
+        _decl(
+            "fedgateUnordered",  # what ``nanorder`` calls where an ordering meets a NaN
+            [cel.Overload("fedgate_unordered", t.BOOL, [], impl=nanorder.unordered)],
         ),
         _decl(
             "fedgateUtcOffset",  # what ``rewrite`` puts around ``timestamp()``'s string

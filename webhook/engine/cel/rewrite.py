@@ -44,6 +44,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from webhook.engine.cel import nanorder
 from webhook.engine.cel.paths import STRING_LITERAL
 
 _NON_ZERO = "fedgateNonZero"
@@ -68,6 +69,7 @@ INTERNAL = {
     _STRING: "string",
     "fedgateUtcOffset": "timestamp",
     _TIMESTAMP: "timestamp",
+    **nanorder.INTERNAL,
 }
 """Internal function name -> the name a rule author wrote (errors are worded with it)."""
 
@@ -150,7 +152,9 @@ def uses_internal_name(expression: str) -> str | None:
 
 
 def rewrite(expression: str) -> str:
-    """The expression with every construct above rewritten (unchanged when it has none)."""
+    """The expression with every construct above rewritten (unchanged when it has none), its
+    orderings of what may be a NaN cel-go's first (``nanorder``)."""
+    expression = nanorder.checked(expression)
     words = (
         "validate",
         "named",
