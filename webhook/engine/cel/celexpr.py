@@ -203,6 +203,22 @@ def _signature_id(signature: str) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "_", signature).strip("_")
 
 
+def _member_with_an_int(
+    name: str, overload_id: str, result: Any, parameters: list[Any], impl: Callable[..., Any]
+) -> tuple[str, Any]:
+    """A member function of ``parameters``, and of those and an int after them (one Python
+    implementation, its last parameter optional)."""
+    return _decl(
+        name,
+        [
+            cel.Overload(overload_id, result, parameters, is_member=True, impl=impl),
+            cel.Overload(
+                f"{overload_id}_int", result, [*parameters, cel.Type.INT], is_member=True, impl=impl
+            ),
+        ],
+    )
+
+
 def _kubernetes_declarations() -> list[tuple[str, Any]]:
     """Kubernetes' lists and regex libraries and cel-go's sets extension (``library``), with
     Kubernetes' overloads (one per element type). cel-expr runs one implementation per
@@ -272,24 +288,12 @@ def _kubernetes_declarations() -> list[tuple[str, Any]]:
         )
     string, strings = t.STRING, t.List(t.STRING)
     functions += [
-        _decl(
-            "fedgateSubstring",  # what ``rewrite`` makes of ``substring``: cel-go's
-            [
-                cel.Overload(
-                    "string_fedgate_substring_int",
-                    string,
-                    [string, t.INT],
-                    is_member=True,
-                    impl=library.substring,
-                ),
-                cel.Overload(
-                    "string_fedgate_substring_int_int",
-                    string,
-                    [string, t.INT, t.INT],
-                    is_member=True,
-                    impl=library.substring,
-                ),
-            ],
+        _member_with_an_int(  # what ``rewrite`` makes of ``substring``: cel-go's
+            "fedgateSubstring",
+            "string_fedgate_substring_int",
+            string,
+            [string, t.INT],
+            library.substring,
         ),
         _decl(
             "fedgateGetMilliseconds",  # what ``rewrite`` makes of ``getMilliseconds()``
@@ -310,24 +314,8 @@ def _kubernetes_declarations() -> list[tuple[str, Any]]:
                 ),
             ],
         ),
-        _decl(
-            "fedgateSplit",  # what ``rewrite`` makes of ``split``: Go's strings.SplitN
-            [
-                cel.Overload(
-                    "string_fedgate_split_string",
-                    strings,
-                    [string, string],
-                    is_member=True,
-                    impl=library.split,
-                ),
-                cel.Overload(
-                    "string_fedgate_split_string_int",
-                    strings,
-                    [string, string, t.INT],
-                    is_member=True,
-                    impl=library.split,
-                ),
-            ],
+        _member_with_an_int(  # what ``rewrite`` makes of ``split``: Go's strings.SplitN
+            "fedgateSplit", "string_fedgate_split_string", strings, [string, string], library.split
         ),
         _decl(
             "fedgateUnordered",  # what ``nanorder`` calls where an ordering meets a NaN
@@ -349,24 +337,8 @@ def _kubernetes_declarations() -> list[tuple[str, Any]]:
                 )
             ],
         ),
-        _decl(
-            "findAll",
-            [
-                cel.Overload(
-                    "string_find_all_string",
-                    strings,
-                    [string, string],
-                    is_member=True,
-                    impl=library.regex_find_all,
-                ),
-                cel.Overload(
-                    "string_find_all_string_int",
-                    strings,
-                    [string, string, t.INT],
-                    is_member=True,
-                    impl=library.regex_find_all,
-                ),
-            ],
+        _member_with_an_int(
+            "findAll", "string_find_all_string", strings, [string, string], library.regex_find_all
         ),
     ]
     return functions

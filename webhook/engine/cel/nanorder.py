@@ -38,7 +38,9 @@ _NOT_DOUBLE = frozenset(
     | {"indexOf", "lastIndexOf", "charAt", "lowerAscii", "upperAscii", "trim", "substring"}
     | {"replace", "join", "compareTo", "getFullYear", "getMonth", "getDate", "getDayOfMonth"}
     | {"getDayOfWeek", "getDayOfYear", "getHours", "getMinutes", "getSeconds"}
-    | {"getMilliseconds", "matches", "startsWith", "endsWith", "contains"}
+    | {"getMilliseconds", "matches", "startsWith", "endsWith", "contains", "has", "all"}
+    | {"exists", "exists_one", "existsOne", "isSorted", "isLessThan", "isGreaterThan"}
+    | {"isInteger", "asInteger", "sign"}
 )
 """Functions whose result is never a double (so never a NaN)."""
 _ROOTS = "|".join(name for name in VARIABLES if name != "variables")
@@ -89,6 +91,8 @@ def _first_unchecked(tree: Any, masked: str) -> tuple[_Span, _Span, _Span, str] 
         if getattr(operator, "data", None) not in _ORDERINGS:
             continue
         left = operator.children[0]
+        if any(getattr(n.meta, "empty", True) for n in (node, left, right)):
+            continue  # no positions to rewrite at (a lexer's token without them)
         if masked[left.meta.start_pos : left.meta.end_pos].strip() == LEFT:
             continue  # an ordering this module wrote
         if not (may_be_nan(left, masked) or may_be_nan(right, masked)):

@@ -237,15 +237,19 @@ def _non_zero(expression: str, call: _Call) -> list[tuple[int, int, str]]:
     if expression[start:end].strip() == _NON_ZERO:
         return []
     value = _NON_ZERO
-    return [
-        (namespace.start(), start, f"cel.bind({value}, "),
-        (
-            end,
-            call.close + 1,
-            f", type({value}) == google.protobuf.Timestamp ? (dyn({value}) == {_GO_ZERO_TIME}"
-            f" ? optional.none() : optional.of({value})) : optional.ofNonZeroValue({value}))",
-        ),
-    ]
+    return _bound(
+        (namespace.start(), start, end, call.close + 1),
+        value,
+        f"type({value}) == google.protobuf.Timestamp ? (dyn({value}) == {_GO_ZERO_TIME}"
+        f" ? optional.none() : optional.of({value})) : optional.ofNonZeroValue({value})",
+    )
+
+
+def _bound(spans: tuple[int, int, int, int], value: str, body: str) -> list[tuple[int, int, str]]:
+    """The edits making a call (from ``spans[0]`` to ``spans[3]``, its argument from
+    ``spans[1]`` to ``spans[2]``) ``cel.bind(value, <the argument>, body)``."""
+    call_start, start, end, after = spans
+    return [(call_start, start, f"cel.bind({value}, "), (end, after, f", {body})")]
 
 
 _TIMES = "google.protobuf.Duration, google.protobuf.Timestamp"
@@ -260,15 +264,12 @@ def _string(expression: str, call: _Call) -> list[tuple[int, int, str]]:
     if expression[start:end].strip() == _STRING:
         return []
     value = _STRING
-    return [
-        (call.name_start, start, f"cel.bind({value}, "),
-        (
-            end,
-            call.close + 1,
-            f", type({value}) in [double, {_TIMES}] ? fedgateGoString(dyn({value}),"
-            f" string({value})) : string({value}))",
-        ),
-    ]
+    return _bound(
+        (call.name_start, start, end, call.close + 1),
+        value,
+        f"type({value}) in [double, {_TIMES}] ? fedgateGoString(dyn({value}),"
+        f" string({value})) : string({value})",
+    )
 
 
 _UTC_LITERAL = re.compile(
@@ -295,12 +296,8 @@ def _timestamp(expression: str, call: _Call) -> list[tuple[int, int, str]]:
     if STRING_LITERAL.fullmatch(argument.strip()):
         return [(start, start, "fedgateUtcOffset("), (end, end, ")")]
     value = _TIMESTAMP
-    return [
-        (call.name_start, start, f"cel.bind({value}, "),
-        (
-            end,
-            call.close + 1,
-            f", type({value}) == string ? timestamp(fedgateUtcOffset(dyn({value})))"
-            f" : timestamp({value}))",
-        ),
-    ]
+    return _bound(
+        (call.name_start, start, end, call.close + 1),
+        value,
+        f"type({value}) == string ? timestamp(fedgateUtcOffset(dyn({value}))) : timestamp({value})",
+    )
