@@ -322,6 +322,18 @@ def _kubernetes_declarations() -> list[tuple[str, Any]]:
             [cel.Overload("fedgate_unordered", t.BOOL, [], impl=nanorder.unordered)],
         ),
         _decl(
+            "fedgateRangeCount",  # what ``rewrite`` puts around ``lists.range``'s count
+            [cel.Overload("fedgate_range_count_int", t.INT, [t.INT], impl=library.range_count)],
+        ),
+        _decl(
+            "fedgateFlattenDepth",  # what ``rewrite`` puts around ``flatten``'s depth
+            [cel.Overload("fedgate_flatten_depth_int", t.INT, [t.INT], impl=library.flatten_depth)],
+        ),
+        _decl(
+            "fedgateIntOfBool",  # what ``rewrite`` calls for ``int()`` of a bool
+            [cel.Overload("fedgate_int_of_bool", t.INT, [], impl=library.int_of_bool)],
+        ),
+        _decl(
             "fedgateUtcOffset",  # what ``rewrite`` puts around ``timestamp()``'s string
             [cel.Overload("fedgate_utc_offset_string", string, [string], impl=library.utc_offset)],
         ),

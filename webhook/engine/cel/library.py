@@ -450,7 +450,31 @@ def regex_find_all(text: str, pattern: str, limit: int = -1) -> list[str]:
 
 
 def lists_range(n: int) -> list[int]:
-    return list(range(n))
+    return list(range(_an_int(n, "lists.range")))
+
+
+def range_count(n: int) -> int:
+    """``lists.range``'s count as cel-go takes it: an int (cel-cpp's also took a bool behind
+    ``dyn()``), a negative one as none (cel-go's ``[]``; cel-cpp failed)."""
+    return max(_an_int(n, "lists.range"), 0)
+
+
+def flatten_depth(depth: int) -> int:
+    """``flatten``'s depth: an int only (cel-cpp's also took a double or a bool behind
+    ``dyn()``, where cel-go fails)."""
+    return _an_int(depth, "flatten")
+
+
+def _an_int(value: object, function: str) -> int:
+    """``value`` when it is an int (cel-expr hands a Python function whatever the dyn held)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise LibraryError(f"no such overload: {function}({_cel_kind(value)})")
+    return value
+
+
+def int_of_bool() -> int:
+    """``int()`` of a bool: none in Kubernetes (cel-cpp has one)."""
+    raise LibraryError("no such overload: int(bool)")
 
 
 def list_slice(items: list[object], start: int, end: int) -> list[object]:
@@ -465,6 +489,7 @@ def list_slice(items: list[object], start: int, end: int) -> list[object]:
 
 
 def list_flatten(items: list[object], depth: int = 1) -> list[object]:
+    depth = _an_int(depth, "flatten")
     if depth < 0:
         raise LibraryError("level must be non-negative")
     flat: list[object] = []

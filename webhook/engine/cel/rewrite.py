@@ -53,7 +53,9 @@ _STRING = "fedgateString"
 """The variable ``string()``'s rewrite binds its argument to."""
 _TIMESTAMP = "fedgateTimestamp"
 """The variable ``timestamp()``'s rewrite binds its argument to."""
-_GLOBAL = ("string", "timestamp")
+_INT = "fedgateInt"
+"""The variable ``int()``'s rewrite binds its argument to."""
+_GLOBAL = ("string", "timestamp", "int")
 """Rewritten global functions (the others are member calls, or ``optional.``'s)."""
 
 INTERNAL = {
@@ -69,13 +71,17 @@ INTERNAL = {
     _STRING: "string",
     "fedgateUtcOffset": "timestamp",
     _TIMESTAMP: "timestamp",
+    "fedgateRangeCount": "lists.range",
+    "fedgateFlattenDepth": "flatten",
+    _INT: "int",
+    "fedgateIntOfBool": "int",
     **nanorder.INTERNAL,
 }
 """Internal function name -> the name a rule author wrote (errors are worded with it)."""
 
 _CALL = re.compile(
     r"(?P<format>\bformat\s*\.\s*)?\.?\s*\b(?P<name>validate|named|transformMapEntry|"
-    r"transformMap|exists_one|substring|ofNonZeroValue|getMilliseconds|split|string|timestamp)\s*\("
+    r"transformMap|exists_one|substring|ofNonZeroValue|getMilliseconds|split|string|timestamp|int|range|flatten)\s*\("
 )
 _COMMENT = re.compile(r"//[^\n]*")
 _OPEN, _CLOSE = "([{", ")]}"
@@ -166,6 +172,9 @@ def rewrite(expression: str) -> str:
         "split",
         "string",
         "timestamp",
+        "int",
+        "range",
+        "flatten",
     )
     if not any(word in expression for word in words):
         return expression
@@ -190,6 +199,10 @@ def _edits(expression: str, call: _Call, shows_timestamps: bool) -> list[tuple[i
         return [(call.name_start, call.name_end, "fedgateGetMilliseconds")]
     if call.name == "split":
         return [(call.name_start, call.name_end, "fedgateSplit")]
+    if call.name in ("range", "flatten"):
+        return _checked_argument(expression, call)
+    if call.name == "int":
+        return _int(expression, call)
     if call.name == "string":
         return _string(expression, call)
     if call.name == "timestamp":
@@ -300,4 +313,42 @@ def _timestamp(expression: str, call: _Call) -> list[tuple[int, int, str]]:
         (call.name_start, start, end, call.close + 1),
         value,
         f"type({value}) == string ? timestamp(fedgateUtcOffset(dyn({value}))) : timestamp({value})",
+    )
+
+
+_LISTS_NAMESPACE = re.compile(r"\blists\s*\.\s*$")
+_ARGUMENT_CHECKS = {"range": "fedgateRangeCount", "flatten": "fedgateFlattenDepth"}
+
+
+def _checked_argument(expression: str, call: _Call) -> list[tuple[int, int, str]]:
+    """``lists.range(n)`` -> ``lists.range(fedgateRangeCount(n))`` and ``l.flatten(d)`` ->
+    ``l.flatten(fedgateFlattenDepth(d))``: the count or depth an int, as cel-go takes it (a
+    negative count none); left as it is when already checked, or not ``lists.``'s range."""
+    if len(call.arguments) != 1:
+        return []
+    if call.name == "range" and not _LISTS_NAMESPACE.search(blanked(expression)[: call.name_start]):
+        return []
+    check = _ARGUMENT_CHECKS[call.name]
+    start, end = call.arguments[0]
+    if expression[start:end].strip().startswith(f"{check}("):
+        return []
+    return [(start, start, f"{check}("), (end, end, ")")]
+
+
+def _int(expression: str, call: _Call) -> list[tuple[int, int, str]]:
+    """``int(x)`` failing for a bool, as Kubernetes' (cel-cpp has ``int(bool)``); left as it
+    is when its argument is a literal number or string, or it is the rewrite's own call."""
+    if len(call.arguments) != 1:
+        return []
+    start, end = call.arguments[0]
+    argument = expression[start:end]
+    if argument.strip() == _INT or STRING_LITERAL.fullmatch(argument.strip()):
+        return []
+    if re.fullmatch(r"\s*-?\s*[\d.eE+-]+u?\s*", argument):
+        return []
+    value = _INT
+    return _bound(
+        (call.name_start, start, end, call.close + 1),
+        value,
+        f"type({value}) == bool ? fedgateIntOfBool() : int({value})",
     )

@@ -46,6 +46,14 @@ CASES = [
         " : string(fedgateString))",
     ),
     ("timestamp(s) == now", "timestamp(s) == now"),  # nothing shows its offset
+    ("lists.range(n) + x.range(n)", "lists.range(fedgateRangeCount(n)) + x.range(n)"),
+    ("l.flatten(d) + l.flatten()", "l.flatten(fedgateFlattenDepth(d)) + l.flatten()"),
+    ("int(2.5) + int('7') + uint(b)", "int(2.5) + int('7') + uint(b)"),  # no bool there
+    (
+        "int(o.b)",
+        "cel.bind(fedgateInt, o.b, type(fedgateInt) == bool ? fedgateIntOfBool() : "
+        "int(fedgateInt))",
+    ),
     (  # a literal in UTC, or a number, has no offset to lose
         "string(1) + timestamp('2023-01-01T00:00:00.5Z') + timestamp(7)",
         "cel.bind(fedgateString, 1, type(fedgateString) in [double, google.protobuf.Duration, "
