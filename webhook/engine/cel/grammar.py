@@ -48,11 +48,11 @@ _factory: Factory | None = None
 
 def ambiguous_literals(token: lark.Token) -> lark.Token:
     """cel-python's lexer callback (``CELParser.ambiguous_literals``): ``true`` and ``false``
-    lexed as identifiers are boolean literals (where they are: a rewrite reads the positions)."""
+    lexed as identifiers are boolean literals."""
     import lark  # noqa: PLC0415 - only a command that parses CEL pays for lark
 
     if token.value in ("true", "false"):
-        return lark.Token.new_borrow_pos("BOOL_LIT", token.value, token)
+        return lark.Token("BOOL_LIT", token.value)
     return token
 
 

@@ -58,7 +58,7 @@ def checked(expression: str) -> str:
     if not any(word in expression for word in _WORDS):
         return expression
     while True:
-        masked = STRING_LITERAL.sub(_blank, expression)
+        masked = _BOOLS.sub(_bool_word, STRING_LITERAL.sub(_blank, expression))
         try:
             tree = grammar.parse(masked)
         except Exception:
@@ -73,6 +73,16 @@ def checked(expression: str) -> str:
             f"{LEFT} != {LEFT} || {RIGHT} != {RIGHT} ? {UNORDERED}() : "
             f"{LEFT} {symbol} {RIGHT})){expression[end:]}"
         )
+
+
+_BOOLS = re.compile(r"\b(?:true|false)\b")
+_BOOL_WORDS = {"true": "tru_", "false": "fals_"}
+"""``true`` and ``false`` as identifiers of their length: the shared parser's lexer callback
+makes them literals without a position, and an ordering's operands are cut by position."""
+
+
+def _bool_word(match: re.Match[str]) -> str:
+    return _BOOL_WORDS[match.group(0)]
 
 
 def _blank(match: re.Match[str]) -> str:
@@ -92,7 +102,7 @@ def _first_unchecked(tree: Any, masked: str) -> tuple[_Span, _Span, _Span, str] 
             continue
         left = operator.children[0]
         if any(getattr(n.meta, "empty", True) for n in (node, left, right)):
-            continue  # no positions to rewrite at (a lexer's token without them)
+            continue  # no positions to rewrite at
         if masked[left.meta.start_pos : left.meta.end_pos].strip() == LEFT:
             continue  # an ordering this module wrote
         if not (may_be_nan(left, masked) or may_be_nan(right, masked)):
@@ -120,7 +130,9 @@ def may_be_nan(node: Any, masked: str) -> bool:
             name = str(node.children[1])
         return name not in _NOT_DOUBLE
     text = masked[node.meta.start_pos : node.meta.end_pos]
-    return not (_PATH.fullmatch(text) or _NUMBER.fullmatch(text))
+    return not (
+        _PATH.fullmatch(text) or _NUMBER.fullmatch(text) or text.strip() in _BOOL_WORDS.values()
+    )
 
 
 def unordered() -> bool:

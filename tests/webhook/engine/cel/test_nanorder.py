@@ -33,7 +33,7 @@ def test_an_ordering_that_cannot_meet_a_nan_is_left_alone(expression: str) -> No
         "object.l.all(x, x > 0.5)",  # a comprehension's variable may hold a computed NaN
         "variables.ratio > 0.5",  # another expression's value may be a NaN
         "object.l.min() < 1.0",
-        "(object.a * 2.0 <= true)",  # a bool literal has its place (the lexer's callback)
+        "(object.a * 2.0 <= true)",  # a bool literal keeps its place
     ],
 )
 def test_an_ordering_that_may_meet_a_nan_is_checked(expression: str) -> None:
