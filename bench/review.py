@@ -139,6 +139,9 @@ def proof_check_guard(blocks: int = 5, each: int = 200) -> bool:
 
 FUNCTIONS = [
     ("plain comparison", "object.kind == 'Deployment'"),
+    ("plain ordering", "object.spec.replicas < 100"),
+    ("ordering of a product (NaN)", "double(object.spec.replicas) * 1.5 < 100.0"),
+    ("string() of an int", "string(object.spec.replicas) != ''"),
     ("quantity().isInteger()", "quantity(object.q).isInteger()"),
     ("quantity().isLessThan()", "quantity(object.q).isLessThan(quantity('2Gi'))"),
     ("ip().isLoopback()", "!ip(object.ip).isLoopback()"),
@@ -152,7 +155,6 @@ FUNCTIONS = [
     ("lastIndexOf()", "object.kind.lastIndexOf('o') > 0"),
     ("string(ip())", "string(ip(object.ip)) == '10.1.2.3'"),
     ("list indexOf()", "object.ports.indexOf(443) == 1"),
-    ("includes()", "object.ports.includes(443)"),
     ("format...validate()", "!format.dns1123Label().validate(object.metadata.name).hasValue()"),
     ("format.named()", "format.named('dns1123Label').hasValue()"),
     ("transformMap()", "object.ports.transformMap(i, p, p + 1)[1] == 444"),

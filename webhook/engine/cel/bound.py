@@ -607,7 +607,7 @@ _SCALAR_RESULTS = frozenset(
         *_PAIRWISE,
         *("_in_", "!_", "-_", "_-_", "_*_", "_/_", "_%_", "size", "int", "uint", "double"),
         *("bool", "type", "duration", "timestamp", "contains", "startsWith", "endsWith"),
-        *("matches", "isSorted", "sum", "indexOf", "lastIndexOf", "includes"),
+        *("matches", "isSorted", "sum", "indexOf", "lastIndexOf"),
         *("sets.contains", "sets.equivalent", "sets.intersects", "isQuantity", "isIP"),
         *("isCIDR", "isURL", "isSemver", "compareTo", "isLessThan", "isGreaterThan", "sign"),
         *("asInteger", "asApproximateFloat", "isInteger", "family", "isUnspecified"),

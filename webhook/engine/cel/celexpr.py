@@ -21,7 +21,7 @@ from cel_expr_python.ext import (  # type: ignore[import-untyped]
 
 from webhook.engine.budget import check as check_budget
 from webhook.engine.budget import current as current_budget
-from webhook.engine.cel import grammar, library, rewrite
+from webhook.engine.cel import grammar, library, nanorder, rewrite
 from webhook.engine.cel.backend import VARIABLES, CelCompileError, CelEvalError
 
 QUANTITY = "kubernetes.Quantity"
@@ -204,6 +204,22 @@ def _signature_id(signature: str) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "_", signature).strip("_")
 
 
+def _member_with_an_int(
+    name: str, overload_id: str, result: Any, parameters: list[Any], impl: Callable[..., Any]
+) -> tuple[str, Any]:
+    """A member function of ``parameters``, and of those and an int after them (one Python
+    implementation, its last parameter optional)."""
+    return _decl(
+        name,
+        [
+            cel.Overload(overload_id, result, parameters, is_member=True, impl=impl),
+            cel.Overload(
+                f"{overload_id}_int", result, [*parameters, cel.Type.INT], is_member=True, impl=impl
+            ),
+        ],
+    )
+
+
 def _kubernetes_declarations() -> list[tuple[str, Any]]:
     """Kubernetes' lists and regex libraries and cel-go's sets extension (``library``), with
     Kubernetes' overloads (one per element type). cel-expr runs one implementation per
@@ -259,12 +275,13 @@ def _kubernetes_declarations() -> list[tuple[str, Any]]:
         # Kubernetes' list.indexOf(A) merge with the strings extension's indexOf(string)
         "indexOf": (library.list_index_of, [dyns, t.DYN], t.INT, True),
         "lastIndexOf": (library.list_last_index_of, [dyns, t.DYN], t.INT, True),
-        "includes": (library.includes, [t.DYN, t.DYN], t.BOOL, True),
         "fedgateMapOfPairs": (library.map_of_pairs, [dyns], t.Map(t.DYN, t.DYN), True),
         "fedgateMergeEntries": (library.merge_entries, [dyns], t.Map(t.DYN, t.DYN), True),
+        # what ``rewrite`` makes of ``string()`` of a double, a duration or a timestamp
+        "fedgateGoString": (library.go_string, [t.DYN, t.STRING], t.STRING, False),
     }
     for name, (function, parameters, result, member) in any_members.items():
-        overload = f"list_{name}" if name != "includes" else "list_includes_dyn_dyn"
+        overload = f"list_{name}"
         functions.append(
             _decl(
                 name,
@@ -273,24 +290,54 @@ def _kubernetes_declarations() -> list[tuple[str, Any]]:
         )
     string, strings = t.STRING, t.List(t.STRING)
     functions += [
+        _member_with_an_int(  # what ``rewrite`` makes of ``substring``: cel-go's
+            "fedgateSubstring",
+            "string_fedgate_substring_int",
+            string,
+            [string, t.INT],
+            library.substring,
+        ),
         _decl(
-            "fedgateSubstring",  # what ``rewrite`` makes of ``substring``: cel-go's
+            "fedgateGetMilliseconds",  # what ``rewrite`` makes of ``getMilliseconds()``
             [
                 cel.Overload(
-                    "string_fedgate_substring_int",
-                    string,
-                    [string, t.INT],
+                    "duration_fedgate_get_milliseconds",
+                    t.INT,
+                    [t.DURATION],
                     is_member=True,
-                    impl=library.substring,
+                    impl=library.duration_milliseconds,
                 ),
                 cel.Overload(
-                    "string_fedgate_substring_int_int",
-                    string,
-                    [string, t.INT, t.INT],
+                    "timestamp_fedgate_get_milliseconds",
+                    t.INT,
+                    [t.TIMESTAMP],
                     is_member=True,
-                    impl=library.substring,
+                    impl=library.timestamp_milliseconds,
                 ),
             ],
+        ),
+        _member_with_an_int(  # what ``rewrite`` makes of ``split``: Go's strings.SplitN
+            "fedgateSplit", "string_fedgate_split_string", strings, [string, string], library.split
+        ),
+        _decl(
+            "fedgateUnordered",  # what ``nanorder`` calls where an ordering meets a NaN
+            [cel.Overload("fedgate_unordered", t.BOOL, [], impl=nanorder.unordered)],
+        ),
+        _decl(
+            "fedgateRangeCount",  # what ``rewrite`` puts around ``lists.range``'s count
+            [cel.Overload("fedgate_range_count_int", t.INT, [t.INT], impl=library.range_count)],
+        ),
+        _decl(
+            "fedgateFlattenDepth",  # what ``rewrite`` puts around ``flatten``'s depth
+            [cel.Overload("fedgate_flatten_depth_int", t.INT, [t.INT], impl=library.flatten_depth)],
+        ),
+        _decl(
+            "fedgateIntOfBool",  # what ``rewrite`` calls for ``int()`` of a bool
+            [cel.Overload("fedgate_int_of_bool", t.INT, [], impl=library.int_of_bool)],
+        ),
+        _decl(
+            "fedgateUtcOffset",  # what ``rewrite`` puts around ``timestamp()``'s string
+            [cel.Overload("fedgate_utc_offset_string", string, [string], impl=library.utc_offset)],
         ),
         _decl(
             "find",
@@ -304,24 +351,8 @@ def _kubernetes_declarations() -> list[tuple[str, Any]]:
                 )
             ],
         ),
-        _decl(
-            "findAll",
-            [
-                cel.Overload(
-                    "string_find_all_string",
-                    strings,
-                    [string, string],
-                    is_member=True,
-                    impl=library.regex_find_all,
-                ),
-                cel.Overload(
-                    "string_find_all_string_int",
-                    strings,
-                    [string, string, t.INT],
-                    is_member=True,
-                    impl=library.regex_find_all,
-                ),
-            ],
+        _member_with_an_int(
+            "findAll", "string_find_all_string", strings, [string, string], library.regex_find_all
         ),
     ]
     return functions
@@ -471,7 +502,13 @@ _CONSTANT_PATTERN = re.compile(
 )
 """A member call whose pattern is one string literal (in the text with literals blanked)."""
 
-_MERGED = ("indexOf", "lastIndexOf", "includes", "fedgateMapOfPairs", "fedgateMergeEntries")
+_MERGED = (
+    "indexOf",
+    "lastIndexOf",
+    "fedgateMapOfPairs",
+    "fedgateMergeEntries",
+    "fedgateGoString",
+)
 """Names the strings extension already declares, and functions taking dyn (cel-expr
 runs a dyn parameter only when an extension declares it)."""
 
@@ -487,7 +524,7 @@ class CelExprBackend:
             config=cel.NewEnvConfigFromYaml(_ORDERING_EXCLUDED),
             variables={name: cel.Type.DYN for name in VARIABLES},
             extensions=[
-                ext_strings.ExtStrings(),
+                ext_strings.ExtStrings(2),  # Kubernetes 1.34's version: no reverse() of a string
                 ext_optional.ExtOptional(),
                 ext_math.ExtMath(),
                 ext_bindings.ExtBindings(),

@@ -516,7 +516,6 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     **{n: _library(f) for n, (f, _, _) in library.QUANTITY_MEMBERS.items()},
     **{n: _library(f) for n, (f, _) in library.QUANTITY_UNARY.items()},
     **{n: _library(f) for n, (f, _) in library.OPAQUE_FUNCTIONS.items() if n in _PLAIN_NAMES},
-    "includes": _library(library.includes),
     **{n: _overloaded(n, f) for n, f in _CHECKED.items()},
 }
 

@@ -7,9 +7,10 @@ Neither engine ships the Kubernetes libraries. Here, on plain Python values:
   ``sub``, ``sign``, ``asApproximateFloat``, ``asInteger``, ``isInteger``; and
   ``isQuantity(string)``. As in Kubernetes there is no ``<`` or ``+`` on a Quantity, and no
   ``mul``, ``div`` or ``divInt`` (proposed in kubernetes/kubernetes#135995, not merged).
-- the lists library (``isSorted``, ``sum``, ``min``, ``max``, ``indexOf``, ``lastIndexOf``,
-  ``includes``), the regex library (``find``, ``findAll``, RE2) and cel-go's sets extension
-  (``sets.contains``, ``sets.equivalent``, ``sets.intersects``).
+- the lists library (``isSorted``, ``sum``, ``min``, ``max``, ``indexOf``, ``lastIndexOf``;
+  not ``includes``, which a later Kubernetes added: 1.34 refuses it), the regex library
+  (``find``, ``findAll``, RE2) and cel-go's sets extension (``sets.contains``,
+  ``sets.equivalent``, ``sets.intersects``).
 - for cel-python, which has no strings extension, cel-go's string functions (code-point
   offsets, -1 when absent); cel-expr has its own.
 - the format library (``formatlib``): ``format.<name>()``, ``format.named()``, ``validate()``.
@@ -17,10 +18,12 @@ Neither engine ships the Kubernetes libraries. Here, on plain Python values:
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from decimal import Decimal
 from fractions import Fraction
 from functools import lru_cache
 from itertools import pairwise
@@ -215,6 +218,71 @@ def split(text: str, separator: str, limit: int = -1) -> list[str]:
     return text.split(separator) if limit < 0 else text.split(separator, limit - 1)
 
 
+def duration_milliseconds(value: timedelta) -> int:
+    """cel-go's ``getMilliseconds()`` of a duration: the whole duration in milliseconds,
+    truncated toward zero (cel-cpp's is the milliseconds component). cel-expr hands a duration
+    over truncated toward zero to the microsecond, which keeps the milliseconds exact."""
+    micros = (value.days * 86_400 + value.seconds) * 1_000_000 + value.microseconds
+    return micros // 1000 if micros >= 0 else -(-micros // 1000)
+
+
+def timestamp_milliseconds(value: datetime) -> int:
+    """``getMilliseconds()`` of a timestamp (no time zone): the milliseconds component, in
+    UTC, as in cel-go and cel-cpp (cel-expr hands a timestamp over floored to the
+    microsecond)."""
+    return value.microsecond // 1000
+
+
+def go_string(value: object, cpp: str) -> str:
+    """cel-go's ``string()`` of a double, a duration or a timestamp, given the value and
+    cel-cpp's ``string()`` of it (``cpp``, exact to the nanosecond where the value handed to
+    Python is not): a non-finite double is ``+Inf``, ``-Inf`` or ``NaN`` (cel-cpp: ``inf``,
+    ``-inf``, ``nan``); a duration is Go's ``FormatFloat(d.Seconds(), 'f', -1, 64) + "s"``
+    (``-1.5s``, cel-cpp ``-1.500s``); a timestamp is RFC 3339 with the fraction's trailing
+    zeros dropped (``.5Z``, cel-cpp ``.500Z``)."""
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "NaN"
+        if math.isinf(value):
+            return "+Inf" if value > 0 else "-Inf"
+        return cpp
+    if isinstance(value, timedelta):
+        return _go_duration(cpp)
+    if isinstance(value, datetime):
+        return _GO_FRACTION.sub(lambda m: m.group(1).rstrip("0").rstrip("."), cpp, count=1)
+    return cpp
+
+
+_GO_FRACTION = re.compile(r"(\.\d+)(?=Z|[+-]\d\d:\d\d$)")
+
+
+def _go_duration(cpp: str) -> str:
+    nanos = int(Decimal(cpp.removesuffix("s")) * 1_000_000_000)
+    whole, part = abs(nanos) // 1_000_000_000, abs(nanos) % 1_000_000_000
+    sign = -1 if nanos < 0 else 1
+    seconds = float(sign * whole) + float(sign * part) / 1e9  # Go's Duration.Seconds()
+    if seconds == 0:
+        return "0s"
+    return format(Decimal(repr(seconds)).normalize(), "f") + "s"
+
+
+_RFC3339_OFFSET = re.compile(r"([+-])(\d\d):(\d\d)$")
+
+
+def utc_offset(text: str) -> str:
+    """``text`` when it has no offset other than UTC's; an error otherwise. cel-go's
+    ``string()`` of a timestamp parsed with an offset keeps the offset; cel-expr's timestamps
+    are UTC only, so an expression that can show a timestamp as a string fails closed
+    where one is parsed with another offset."""
+    found = _RFC3339_OFFSET.search(text)
+    if found is not None and found.group(2, 3) != ("00", "00"):
+        raise LibraryError(
+            f"timestamp({text!r}): fedgate keeps timestamps in UTC and cannot write this one with"
+            " its offset as Kubernetes' string() does; give it in UTC (Z)"
+        )
+    return text
+
+
 def substring(text: str, start: int, end: int | None = None) -> str:
     end = len(text) if end is None else end
     if not 0 <= start <= end <= len(text):
@@ -248,10 +316,10 @@ STRING_FUNCTIONS: dict[str, tuple[Callable[..., object], str]] = {
     "substring": (substring, "string"),
     "trim": (trim, "string"),
     "join": (join, "string"),
-    "reverse": (lambda text: text[::-1], "string"),
 }
-"""cel-go's strings extension (what Kubernetes enables), for cel-python: cel-expr has its own.
-Offsets count code points, as in cel-go."""
+"""cel-go's strings extension at Kubernetes 1.34's version 2 (no ``reverse()`` of a string: it
+came with version 3), for cel-python: cel-expr has its own. Offsets count code points, as in
+cel-go."""
 
 
 # ---- Kubernetes' lists library (apiserver/pkg/cel/library/lists.go), cel-go's sets extension
@@ -353,13 +421,6 @@ def list_last_index_of(items: list[object], item: object) -> int:
     return next((i for i in range(len(items) - 1, -1, -1) if cel_equal(items[i], item)), -1)
 
 
-def includes(target: object, item: object) -> bool:
-    """``<dyn>.includes(<dyn>)``: a list holds the item, anything else equals it."""
-    if isinstance(target, list):
-        return list_index_of(target, item) >= 0
-    return cel_equal(target, item)
-
-
 def map_of_pairs(pairs: list[list[object]]) -> dict[object, object]:
     """``transformMap``'s result from the ``[key, value]`` pairs fedgate's rewrite makes."""
     return {pair[0]: pair[1] for pair in pairs}
@@ -421,7 +482,31 @@ def regex_find_all(text: str, pattern: str, limit: int = -1) -> list[str]:
 
 
 def lists_range(n: int) -> list[int]:
-    return list(range(n))
+    return list(range(_an_int(n, "lists.range")))
+
+
+def range_count(n: int) -> int:
+    """``lists.range``'s count as cel-go takes it: an int (cel-cpp's also took a bool behind
+    ``dyn()``), a negative one as none (cel-go's ``[]``; cel-cpp failed)."""
+    return max(_an_int(n, "lists.range"), 0)
+
+
+def flatten_depth(depth: int) -> int:
+    """``flatten``'s depth: an int only (cel-cpp's also took a double or a bool behind
+    ``dyn()``, where cel-go fails)."""
+    return _an_int(depth, "flatten")
+
+
+def _an_int(value: object, function: str) -> int:
+    """``value`` when it is an int (cel-expr hands a Python function whatever the dyn held)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise LibraryError(f"no such overload: {function}({_cel_kind(value)})")
+    return value
+
+
+def int_of_bool() -> int:
+    """``int()`` of a bool: none in Kubernetes (cel-cpp has one)."""
+    raise LibraryError("no such overload: int(bool)")
 
 
 def list_slice(items: list[object], start: int, end: int) -> list[object]:
@@ -436,6 +521,7 @@ def list_slice(items: list[object], start: int, end: int) -> list[object]:
 
 
 def list_flatten(items: list[object], depth: int = 1) -> list[object]:
+    depth = _an_int(depth, "flatten")
     if depth < 0:
         raise LibraryError("level must be non-negative")
     flat: list[object] = []
@@ -473,14 +559,24 @@ def list_distinct(items: list[object]) -> list[object]:
     return unique
 
 
+def list_reverse(items: list[object]) -> list[object]:
+    """The lists extension's ``reverse()``: of a list only (Kubernetes 1.34's strings extension
+    has none of a string, and fails ``dyn('ab').reverse()``)."""
+    if not isinstance(items, list):
+        kind = "string" if isinstance(items, str) else _cel_kind(items)
+        raise LibraryError(f"no such overload: reverse({kind})")
+    return items[::-1]
+
+
 LISTS_EXTENSION: dict[str, Callable[..., object]] = {
     "lists.range": lists_range,
+    "reverse": list_reverse,
     "slice": list_slice,
     "flatten": list_flatten,
     "sort": list_sort,
     "distinct": list_distinct,
 }
-"""cel-go's lists extension but ``sortBy`` (a macro) and ``reverse`` (the strings one serves)."""
+"""cel-go's lists extension but ``sortBy`` (a macro)."""
 
 LIST_FUNCTIONS: dict[str, tuple[Callable[..., object], int]] = {
     "isSorted": (is_sorted, 1),

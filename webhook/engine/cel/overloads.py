@@ -54,9 +54,7 @@ _OVERLOADS: dict[str, list[tuple[str, ...]]] = {
     "join": [_LIST, (*_LIST, *_STRING)],
     **{n: [_STRING * 2, (*_STRING * 2, "int"), (*_LIST, ANY)] for n in ("indexOf", "lastIndexOf")},
     **{name: [_LIST] for name in ("isSorted", "sum", "min", "max", "sort", "distinct")},
-    # a string's reverse() is the strings extension's (v3), beyond Kubernetes 1.34's
-    # environment but in fedgate's, on both backends (cel-go's own tables hold it)
-    "reverse": [_LIST, _STRING],
+    "reverse": [_LIST],  # a string's is the strings extension's v3, past Kubernetes 1.34's
     "flatten": [_LIST, (*_LIST, "int")],
     "slice": [(*_LIST, *_INT * 2)],
     **{f"sets.{n}": [_LIST * 2] for n in ("contains", "equivalent", "intersects")},

@@ -19,7 +19,21 @@ is rewritten, before compiling, into CEL that cel-expr runs with the same result
 - ``optional.ofNonZeroValue(x)`` -> ``cel.bind(fedgateNonZero, x, <a timestamp ? compared
   with Go's zero time, year 1 : optional.ofNonZeroValue(fedgateNonZero)>)``: cel-cpp takes the
   Unix epoch for a timestamp's zero value, cel-go (``Timestamp.IsZeroValue``: Go's
-  ``time.Time.IsZero``) the first instant of year 1.
+  ``time.Time.IsZero``) the first instant of year 1;
+- ``e.getMilliseconds()`` -> ``e.fedgateGetMilliseconds()`` (``library.duration_milliseconds``
+  / ``timestamp_milliseconds``): cel-go's of a duration is the whole duration in milliseconds,
+  cel-cpp's the component (the zoned form ``getMilliseconds(tz)`` is a timestamp's only);
+- ``s.split(...)`` -> ``s.fedgateSplit(...)``, Go's ``strings.SplitN`` (``library.split``:
+  ``''.split('')`` is ``[]``, cel-cpp's ``['']``);
+- ``string(x)`` -> ``cel.bind(fedgateString, x, <a double, duration or timestamp ?
+  fedgateGoString(fedgateString, string(fedgateString)) : string(fedgateString)>)``: cel-go
+  writes ``+Inf``, ``-1.5s``, ``...00.5Z`` where cel-cpp writes ``inf``, ``-1.500s``,
+  ``...00.500Z`` (``library.go_string`` makes cel-go's of cel-cpp's text, exact to the
+  nanosecond);
+- in an expression that calls ``string()`` or ``format()``, ``timestamp(s)`` of a string ->
+  ``timestamp(fedgateUtcOffset(s))``, which fails where ``s`` has an offset other than UTC's:
+  cel-go keeps that offset and writes it, cel-expr's timestamps are UTC only (a literal in UTC
+  is left as it is, a string that is not one as well).
 
 Calls are found on the text with string literals and comments blanked, so a literal or a
 comment is never rewritten. The internal names cannot be written by a rule (``INTERNAL``).
@@ -30,10 +44,19 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from webhook.engine.cel import nanorder
 from webhook.engine.cel.paths import STRING_LITERAL
 
 _NON_ZERO = "fedgateNonZero"
 """The variable ``optional.ofNonZeroValue``'s rewrite binds its argument to."""
+_STRING = "fedgateString"
+"""The variable ``string()``'s rewrite binds its argument to."""
+_TIMESTAMP = "fedgateTimestamp"
+"""The variable ``timestamp()``'s rewrite binds its argument to."""
+_INT = "fedgateInt"
+"""The variable ``int()``'s rewrite binds its argument to."""
+_GLOBAL = ("string", "timestamp", "int")
+"""Rewritten global functions (the others are member calls, or ``optional.``'s)."""
 
 TYPED = {
     "sum": ("double", "uint", "duration"),
@@ -64,6 +87,17 @@ INTERNAL = {
     "fedgateSubstring": "substring",
     _NON_ZERO: "ofNonZeroValue",
     **{typed_name(name, element): name for name, elements in TYPED.items() for element in elements},
+    "fedgateGetMilliseconds": "getMilliseconds",
+    "fedgateSplit": "split",
+    "fedgateGoString": "string",
+    _STRING: "string",
+    "fedgateUtcOffset": "timestamp",
+    _TIMESTAMP: "timestamp",
+    "fedgateRangeCount": "lists.range",
+    "fedgateFlattenDepth": "flatten",
+    _INT: "int",
+    "fedgateIntOfBool": "int",
+    **nanorder.INTERNAL,
 }
 """Internal function name -> the name a rule author wrote (errors are worded with it)."""
 
@@ -81,7 +115,7 @@ def typed_call_sites(expression: str) -> list[tuple[int, int, str]]:
 
 _CALL = re.compile(
     r"(?P<format>\bformat\s*\.\s*)?\.?\s*\b(?P<name>validate|named|transformMapEntry|"
-    r"transformMap|exists_one|substring|ofNonZeroValue)\s*\("
+    r"transformMap|exists_one|substring|ofNonZeroValue|getMilliseconds|split|string|timestamp|int|range|flatten)\s*\("
 )
 _COMMENT = re.compile(r"//[^\n]*")
 _OPEN, _CLOSE = "([{", ")]}"
@@ -120,8 +154,8 @@ def _calls(masked: str) -> list[_Call]:
         if name == "named":
             if match.group("format") is None:
                 continue
-        elif not before.endswith("."):
-            continue  # a global function of that name, not the member call
+        elif (name in _GLOBAL) == before.endswith("."):
+            continue  # a global function of a member's name, or a member of a global's
         open_at = match.end() - 1
         arguments, close = _arguments(masked, open_at)
         if close < 0:
@@ -158,24 +192,55 @@ def uses_internal_name(expression: str) -> str | None:
 
 
 def rewrite(expression: str) -> str:
-    """The expression with every construct above rewritten (unchanged when it has none)."""
-    words = ("validate", "named", "transformMap", "exists_one", "substring", "ofNonZeroValue")
+    """The expression with every construct above rewritten (unchanged when it has none), its
+    orderings of what may be a NaN cel-go's first (``nanorder``)."""
+    expression = nanorder.checked(expression)
+    words = (
+        "validate",
+        "named",
+        "transformMap",
+        "exists_one",
+        "substring",
+        "ofNonZeroValue",
+        "getMilliseconds",
+        "split",
+        "string",
+        "timestamp",
+        "int",
+        "range",
+        "flatten",
+    )
     if not any(word in expression for word in words):
         return expression
-    done: set[int] = set()  # name positions of calls left as they are (wrong arity)
+    masked = blanked(expression)
+    shows_timestamps = re.search(r"(?<![\w.])string\s*\(|\bformat\s*\(", masked) is not None
     while True:  # one call at a time: a rewritten call no longer matches, nested ones shift
-        calls = [c for c in _calls(blanked(expression)) if c.name_start not in done]
-        if not calls:
+        for call in _calls(blanked(expression)):  # a call left as it is is left again
+            edits = _edits(expression, call, shows_timestamps)
+            if edits:
+                break
+        else:
             return expression
-        edits = _edits(expression, calls[0])
-        if not edits:
-            done.add(calls[0].name_start)
         for start, end, text in sorted(edits, reverse=True):  # distinct positions
             expression = expression[:start] + text + expression[end:]
 
 
-def _edits(expression: str, call: _Call) -> list[tuple[int, int, str]]:
+def _edits(expression: str, call: _Call, shows_timestamps: bool) -> list[tuple[int, int, str]]:
     after = call.close + 1
+    if call.name == "getMilliseconds":
+        if call.arguments:
+            return []  # the zoned form: a timestamp's, the same in cel-cpp
+        return [(call.name_start, call.name_end, "fedgateGetMilliseconds")]
+    if call.name == "split":
+        return [(call.name_start, call.name_end, "fedgateSplit")]
+    if call.name in ("range", "flatten"):
+        return _checked_argument(expression, call)
+    if call.name == "int":
+        return _int(expression, call)
+    if call.name == "string":
+        return _string(expression, call)
+    if call.name == "timestamp":
+        return _timestamp(expression, call) if shows_timestamps else []
     if call.name == "validate":
         return [(call.name_start, call.name_end, "fedgateFormatValidate"), (after, after, "[?0]")]
     if call.name == "named":
@@ -219,12 +284,105 @@ def _non_zero(expression: str, call: _Call) -> list[tuple[int, int, str]]:
     if expression[start:end].strip() == _NON_ZERO:
         return []
     value = _NON_ZERO
-    return [
-        (namespace.start(), start, f"cel.bind({value}, "),
-        (
-            end,
-            call.close + 1,
-            f", type({value}) == google.protobuf.Timestamp ? (dyn({value}) == {_GO_ZERO_TIME}"
-            f" ? optional.none() : optional.of({value})) : optional.ofNonZeroValue({value}))",
-        ),
-    ]
+    return _bound(
+        (namespace.start(), start, end, call.close + 1),
+        value,
+        f"type({value}) == google.protobuf.Timestamp ? (dyn({value}) == {_GO_ZERO_TIME}"
+        f" ? optional.none() : optional.of({value})) : optional.ofNonZeroValue({value})",
+    )
+
+
+def _bound(spans: tuple[int, int, int, int], value: str, body: str) -> list[tuple[int, int, str]]:
+    """The edits making a call (from ``spans[0]`` to ``spans[3]``, its argument from
+    ``spans[1]`` to ``spans[2]``) ``cel.bind(value, <the argument>, body)``."""
+    call_start, start, end, after = spans
+    return [(call_start, start, f"cel.bind({value}, "), (end, after, f", {body})")]
+
+
+_TIMES = "google.protobuf.Duration, google.protobuf.Timestamp"
+
+
+def _string(expression: str, call: _Call) -> list[tuple[int, int, str]]:
+    """``string(x)`` with cel-go's spelling of a double, a duration and a timestamp; left as
+    it is when it is the rewrite's own call (its argument the bound variable)."""
+    if len(call.arguments) != 1:
+        return []
+    start, end = call.arguments[0]
+    if expression[start:end].strip() == _STRING:
+        return []
+    value = _STRING
+    return _bound(
+        (call.name_start, start, end, call.close + 1),
+        value,
+        f"type({value}) in [double, {_TIMES}] ? fedgateGoString(dyn({value}),"
+        f" string({value})) : string({value})",
+    )
+
+
+_UTC_LITERAL = re.compile(
+    r"""\s*(?P<quote>['"])\d{4}-\d\d-\d\dT[\d:.]+(?:[Zz]|[+-]00:00)(?P=quote)\s*"""
+)
+"""A string literal of a timestamp in UTC (no escapes, no offset to keep)."""
+_INT_LITERAL = re.compile(r"\s*-?\s*\d+u?\s*")
+
+
+def _timestamp(expression: str, call: _Call) -> list[tuple[int, int, str]]:
+    """``timestamp(s)`` failing where ``s`` has an offset other than UTC's; left as it is
+    when its argument is a literal in UTC or a number, or it is the rewrite's own call."""
+    if len(call.arguments) != 1:
+        return []
+    start, end = call.arguments[0]
+    argument = expression[start:end]
+    if (
+        argument.strip() == _TIMESTAMP
+        or argument.strip().startswith("fedgateUtcOffset(")
+        or _UTC_LITERAL.fullmatch(argument)
+        or _INT_LITERAL.fullmatch(argument)
+    ):
+        return []
+    if STRING_LITERAL.fullmatch(argument.strip()):
+        return [(start, start, "fedgateUtcOffset("), (end, end, ")")]
+    value = _TIMESTAMP
+    return _bound(
+        (call.name_start, start, end, call.close + 1),
+        value,
+        f"type({value}) == string ? timestamp(fedgateUtcOffset(dyn({value}))) : timestamp({value})",
+    )
+
+
+_LISTS_NAMESPACE = re.compile(r"\blists\s*\.\s*$")
+_ARGUMENT_CHECKS = {"range": "fedgateRangeCount", "flatten": "fedgateFlattenDepth"}
+
+
+def _checked_argument(expression: str, call: _Call) -> list[tuple[int, int, str]]:
+    """``lists.range(n)`` -> ``lists.range(fedgateRangeCount(n))`` and ``l.flatten(d)`` ->
+    ``l.flatten(fedgateFlattenDepth(d))``: the count or depth an int, as cel-go takes it (a
+    negative count none); left as it is when already checked, or not ``lists.``'s range."""
+    if len(call.arguments) != 1:
+        return []
+    if call.name == "range" and not _LISTS_NAMESPACE.search(blanked(expression)[: call.name_start]):
+        return []
+    check = _ARGUMENT_CHECKS[call.name]
+    start, end = call.arguments[0]
+    if expression[start:end].strip().startswith(f"{check}("):
+        return []
+    return [(start, start, f"{check}("), (end, end, ")")]
+
+
+def _int(expression: str, call: _Call) -> list[tuple[int, int, str]]:
+    """``int(x)`` failing for a bool, as Kubernetes' (cel-cpp has ``int(bool)``); left as it
+    is when its argument is a literal number or string, or it is the rewrite's own call."""
+    if len(call.arguments) != 1:
+        return []
+    start, end = call.arguments[0]
+    argument = expression[start:end]
+    if argument.strip() == _INT or STRING_LITERAL.fullmatch(argument.strip()):
+        return []
+    if re.fullmatch(r"\s*-?\s*[\d.eE+-]+u?\s*", argument):
+        return []
+    value = _INT
+    return _bound(
+        (call.name_start, start, end, call.close + 1),
+        value,
+        f"type({value}) == bool ? fedgateIntOfBool() : int({value})",
+    )

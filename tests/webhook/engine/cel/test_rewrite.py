@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from webhook.engine.cel.backend import CelEvalError
 from webhook.engine.cel.celexpr import CelExprBackend
 from webhook.engine.cel.engines import make_backend
 from webhook.engine.cel.rewrite import INT_PROBE, rewrite, typed_call_sites, uses_internal_name
@@ -35,6 +36,40 @@ CASES = [
         "(dyn(fedgateNonZero) == timestamp('0001-01-01T00:00:00Z') ? optional.none() : "
         "optional.of(fedgateNonZero)) : optional.ofNonZeroValue(fedgateNonZero))",
     ),
+    ("d.getMilliseconds()", "d.fedgateGetMilliseconds()"),  # a duration's is the total
+    ("t.getMilliseconds('+01:00')", "t.getMilliseconds('+01:00')"),  # a timestamp's only
+    ("s.split(',', 2)", "s.fedgateSplit(',', 2)"),  # Go's strings.SplitN
+    ("split(s, ',') + x.string(1)", "split(s, ',') + x.string(1)"),  # not the functions
+    (
+        "string(x.y)",
+        "cel.bind(fedgateString, x.y, type(fedgateString) in [double, google.protobuf.Duration, "
+        "google.protobuf.Timestamp] ? fedgateGoString(dyn(fedgateString), string(fedgateString))"
+        " : string(fedgateString))",
+    ),
+    ("timestamp(s) == now", "timestamp(s) == now"),  # nothing shows its offset
+    ("lists.range(n) + x.range(n)", "lists.range(fedgateRangeCount(n)) + x.range(n)"),
+    ("l.flatten(d) + l.flatten()", "l.flatten(fedgateFlattenDepth(d)) + l.flatten()"),
+    ("int(2.5) + int('7') + uint(b)", "int(2.5) + int('7') + uint(b)"),  # no bool there
+    (
+        "int(o.b)",
+        "cel.bind(fedgateInt, o.b, type(fedgateInt) == bool ? fedgateIntOfBool() : "
+        "int(fedgateInt))",
+    ),
+    (  # a literal in UTC, or a number, has no offset to lose
+        "string(1) + timestamp('2023-01-01T00:00:00.5Z') + timestamp(7)",
+        "cel.bind(fedgateString, 1, type(fedgateString) in [double, google.protobuf.Duration, "
+        "google.protobuf.Timestamp] ? fedgateGoString(dyn(fedgateString), string(fedgateString))"
+        " : string(fedgateString)) + timestamp('2023-01-01T00:00:00.5Z') + timestamp(7)",
+    ),
+    (
+        "format(timestamp('2023-01-01T00:00:00+01:00'))",
+        "format(timestamp(fedgateUtcOffset('2023-01-01T00:00:00+01:00')))",
+    ),
+    (
+        "format(timestamp(s))",
+        "format(cel.bind(fedgateTimestamp, s, type(fedgateTimestamp) == string ? "
+        "timestamp(fedgateUtcOffset(dyn(fedgateTimestamp))) : timestamp(fedgateTimestamp)))",
+    ),
 ]
 
 
@@ -46,6 +81,39 @@ def test_rewrite(expression: str, expected: str) -> None:
 TEXT = st.text(
     st.characters(codec="utf-8", exclude_characters="\x00"), max_size=30
 ) | st.sampled_from([".validate(", "format.named(", ".transformMap(", "//", "'''", '"', "\\"])
+
+
+@pytest.mark.parametrize(
+    ("expression", "expected"),
+    [  # cel-go's answers (cel-cpp's: 0, -500, [''], ['inf', '-1.500s', '...00.500Z'])
+        ("duration('1s').getMilliseconds()", 1000),
+        ("duration('-1.5s').getMilliseconds()", -1500),
+        ("timestamp('1969-12-31T23:59:59.9999999Z').getMilliseconds()", 999),
+        ("''.split('')", []),
+        (
+            "[string(double('-inf')), string(duration('-1.5s')), "
+            "string(timestamp('2023-06-15T12:30:00.500Z')), string(2.5), string(3)]",
+            ["-Inf", "-1.5s", "2023-06-15T12:30:00.5Z", "2.5", "3"],
+        ),
+    ],
+)
+def test_cel_cpp_standard_functions_answer_as_cel_go(expression: str, expected: object) -> None:
+    engine = make_backend("cel-expr")
+    assert engine.evaluate(engine.compile(expression), engine.activation({})) == expected
+
+
+def test_string_of_a_timestamp_parsed_with_an_offset_fails_closed() -> None:
+    """cel-go writes the offset it parsed; cel-expr's timestamps are UTC only: the parse
+    fails where the expression can show the timestamp as a string, and only there."""
+    engine = make_backend("cel-expr")
+    shown = engine.compile("string(timestamp(object.t))")
+    with pytest.raises(CelEvalError, match="fedgate keeps timestamps in UTC"):
+        engine.evaluate(shown, engine.activation({"object": {"t": "2023-06-15T12:30:00+05:30"}}))
+    utc = engine.activation({"object": {"t": "2023-06-15T12:30:00Z"}})
+    assert engine.evaluate(shown, utc) == "2023-06-15T12:30:00Z"
+    compared = engine.compile("timestamp('2023-06-15T12:30:00+05:30') == timestamp(object.t)")
+    at_seven = engine.activation({"object": {"t": "2023-06-15T07:00:00Z"}})
+    assert engine.evaluate(compared, at_seven) is True
 
 
 def test_substring_reaches_the_end_of_a_string() -> None:

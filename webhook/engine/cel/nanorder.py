@@ -1,0 +1,140 @@
+"""cel-go's ordering of a NaN, for cel-expr: ``<``, ``<=``, ``>``, ``>=`` with a NaN operand are
+an error there ("NaN values cannot be ordered"), false in cel-cpp, whose standard comparisons
+Python cannot replace.
+
+A NaN comes only from double arithmetic, conversions (``double('NaN')``) and functions
+(``math.*``, a list's ``min()``...), or from a variable bound to such a value (a comprehension's,
+``cel.bind``'s, ``variables``): the request's JSON carries none. So an ordering is rewritten,
+before compiling, only where an operand may hold one (``may_be_nan``): ``a < b`` becomes
+``cel.bind(fedgateLeft, a, cel.bind(fedgateRight, b, fedgateLeft != fedgateLeft ||
+fedgateRight != fedgateRight ? fedgateUnordered() : fedgateLeft < fedgateRight))`` (a NaN is
+the one value not equal to itself; ``fedgateUnordered()`` fails with cel-go's message). An
+operand that is a literal, a path into a request variable, or an int or string function's
+result (``size()``, ``indexOf()``...) cannot be a NaN: such an ordering, most of them, is left as
+it is and costs nothing more.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from webhook.engine.cel import grammar
+from webhook.engine.cel.backend import VARIABLES
+from webhook.engine.cel.library import LibraryError
+from webhook.engine.cel.paths import STRING_LITERAL
+
+LEFT, RIGHT, UNORDERED = "fedgateLeft", "fedgateRight", "fedgateUnordered"
+INTERNAL = {LEFT: "<", RIGHT: "<", UNORDERED: "<"}
+"""Internal names -> what a rule author wrote (an ordering)."""
+
+_ORDERINGS = {"relation_lt": "<", "relation_le": "<=", "relation_gt": ">", "relation_ge": ">="}
+_PASS_THROUGH = frozenset(
+    {"expr", "conditionalor", "conditionaland", "relation", "addition", "multiplication"}
+    | {"unary", "member", "primary", "paren_expr"}
+)
+_NOT_DOUBLE = frozenset(
+    {"size", "int", "uint", "string", "bool", "bytes", "timestamp", "duration", "type"}
+    | {"indexOf", "lastIndexOf", "charAt", "lowerAscii", "upperAscii", "trim", "substring"}
+    | {"replace", "join", "compareTo", "getFullYear", "getMonth", "getDate", "getDayOfMonth"}
+    | {"getDayOfWeek", "getDayOfYear", "getHours", "getMinutes", "getSeconds"}
+    | {"getMilliseconds", "matches", "startsWith", "endsWith", "contains", "has", "all"}
+    | {"exists", "exists_one", "existsOne", "isSorted", "isLessThan", "isGreaterThan"}
+    | {"isInteger", "asInteger", "sign"}
+)
+"""Functions whose result is never a double (so never a NaN)."""
+_ROOTS = "|".join(name for name in VARIABLES if name != "variables")
+_PATH = re.compile(
+    rf"\s*(?:{_ROOTS})(?:\s*\??\.\s*\w+|\s*\[\??\s*(?:'[^']*'|\"[^\"]*\"|\d+)\s*\])*\s*"
+)
+"""A path into a request variable (``variables.x`` may be a computed NaN: not one)."""
+_NUMBER = re.compile(r"\s*-?\s*(?:\d+(?:\.\d*)?(?:[eE][+-]?\d+)?|0[xX][0-9a-fA-F]+)[uU]?\s*")
+_WORDS = ("<", ">")
+
+
+def checked(expression: str) -> str:
+    """The expression with every ordering an operand of which may be a NaN made cel-go's
+    (unchanged when it has none, or does not parse: the compiler words that)."""
+    if not any(word in expression for word in _WORDS):
+        return expression
+    while True:
+        masked = _BOOLS.sub(_bool_word, STRING_LITERAL.sub(_blank, expression))
+        try:
+            tree = grammar.parse(masked)
+        except Exception:
+            return expression
+        found = _first_unchecked(tree, masked)
+        if found is None:
+            return expression
+        (start, end), (a, b), (c, d), symbol = found
+        left, right = expression[a:b], expression[c:d]
+        expression = (
+            f"{expression[:start]}cel.bind({LEFT}, {left}, cel.bind({RIGHT}, {right}, "
+            f"{LEFT} != {LEFT} || {RIGHT} != {RIGHT} ? {UNORDERED}() : "
+            f"{LEFT} {symbol} {RIGHT})){expression[end:]}"
+        )
+
+
+_BOOLS = re.compile(r"\b(?:true|false)\b")
+_BOOL_WORDS = {"true": "tru_", "false": "fals_"}
+"""``true`` and ``false`` as identifiers of their length: the shared parser's lexer callback
+makes them literals without a position, and an ordering's operands are cut by position."""
+
+
+def _bool_word(match: re.Match[str]) -> str:
+    return _BOOL_WORDS[match.group(0)]
+
+
+def _blank(match: re.Match[str]) -> str:
+    text = match.group(0)
+    return text[0] + " " * (len(text) - 2) + text[-1]
+
+
+_Span = tuple[int, int]
+
+
+def _first_unchecked(tree: Any, masked: str) -> tuple[_Span, _Span, _Span, str] | None:
+    for node in tree.iter_subtrees_topdown():
+        if node.data != "relation" or len(node.children) != 2:
+            continue
+        operator, right = node.children
+        if getattr(operator, "data", None) not in _ORDERINGS:
+            continue
+        left = operator.children[0]
+        if any(getattr(n.meta, "empty", True) for n in (node, left, right)):
+            continue  # no positions to rewrite at
+        if masked[left.meta.start_pos : left.meta.end_pos].strip() == LEFT:
+            continue  # an ordering this module wrote
+        if not (may_be_nan(left, masked) or may_be_nan(right, masked)):
+            continue
+        return (
+            (node.meta.start_pos, node.meta.end_pos),
+            (left.meta.start_pos, left.meta.end_pos),
+            (right.meta.start_pos, right.meta.end_pos),
+            _ORDERINGS[operator.data],
+        )
+    return None
+
+
+def may_be_nan(node: Any, masked: str) -> bool:
+    """Whether the operand may evaluate to a NaN (conservative: true unless it is a literal,
+    a path into a request variable, or a call of a function that never returns a double)."""
+    while getattr(node, "data", None) in _PASS_THROUGH and len(node.children) == 1:
+        node = node.children[0]
+    data = getattr(node, "data", None)
+    if data == "literal":
+        return False
+    if data in ("member_dot_arg", "ident_arg", "dot_ident_arg"):
+        name = next(str(c) for c in node.children if getattr(c, "type", None) == "IDENT")
+        if data == "member_dot_arg":
+            name = str(node.children[1])
+        return name not in _NOT_DOUBLE
+    text = masked[node.meta.start_pos : node.meta.end_pos]
+    return not (
+        _PATH.fullmatch(text) or _NUMBER.fullmatch(text) or text.strip() in _BOOL_WORDS.values()
+    )
+
+
+def unordered() -> bool:
+    """``fedgateUnordered()``: an ordering met a NaN."""
+    raise LibraryError("NaN values cannot be ordered")
