@@ -153,8 +153,8 @@ class RoutedBackend:
             if self._python_program(program) is None:
                 raise CelCompileError(
                     "this expression makes a uint, a duration or a timestamp and takes min(), "
-                    "max() or sum() of a list, which cel-expr cannot hand back exactly, and "
-                    "cel-python, which can, cannot run "
+                    "max() or sum() of a list, which cel-expr cannot hand back exactly and "
+                    "only cel-python keeps; cel-python cannot run "
                     f"{', '.join(_refused(expression)) or 'it'}: refused"
                 )
         return program

@@ -53,7 +53,7 @@ def test_a_uint_duration_or_timestamp_from_a_lists_function_is_exact(expression:
 
 
 def test_a_pinned_expression_cel_python_cannot_run_is_refused_naming_why() -> None:
-    with pytest.raises(CelCompileError, match=r"makes a uint.* cannot run .*optional"):
+    with pytest.raises(CelCompileError, match=r"makes a uint.*cel-python cannot run .*optional"):
         ROUTED.compile("dyn([7u]).min() == optional.of(7u).value()")
 
 
