@@ -30,7 +30,7 @@ import yaml
 
 from tests.oracles.build import ask, oracle
 from tests.oracles.celgen import Generator
-from tests.oracles.differential import Verdict, compare, without_nulls
+from tests.oracles.differential import Verdict, compare
 from tests.oracles.seeds import FIXED_SEED, fresh_seed
 from webhook.engine.cel.backend import Backend
 from webhook.engine.cel.engines import make_backend
@@ -126,11 +126,6 @@ def classify(
     engine = backend(name)
     verdicts = [compare(engine, case, answer) for case, answer in zip(cases, answers, strict=True)]
     suspects = [i for i, v in enumerate(verdicts) if v.outcome == "mismatch"]
-    retry = ask(
-        oracle("cel"),
-        [{**cases[i], "vars": without_nulls(cases[i].get("vars", {}))} for i in suspects],
-    )
-    again = dict(zip(suspects, retry, strict=True))
     spelled = [i for i in suspects if name == "cel-expr" and _STRING_CALL.search(cases[i]["expr"])]
     cpp: dict[int, list[Any]] = {i: [] for i in spelled}
     for spelling in CPP_SPELLINGS:
@@ -147,10 +142,6 @@ def classify(
         if outcome == "mismatch":
             if verdict.theirs[0] == "compile" and verdict.ours[0] != "compile":
                 outcome = "stricter-upstream"
-            elif (retried := compare(engine, cases[i], again[i])).outcome != "mismatch" or (
-                _same_but_order(retried)
-            ):
-                outcome = "known:null-map-entries-dropped"
             elif _same_but_order(verdict):
                 outcome = "map-order"
             elif any(compare(engine, cases[i], a).outcome == "same" for a in cpp.get(i, [])):

@@ -173,6 +173,8 @@ def _in(item: Any, container: Any) -> Any:
 
 
 def _string(value: Any) -> Any:
+    if value is None:  # celpy wrote 'None'
+        return CELEvalError("no such overload: string(null)")
     if isinstance(value, celtypes.BoolType):
         return celtypes.StringType("true" if value else "false")
     if isinstance(value, netlib.IP | netlib.CIDR):  # Kubernetes' string() of an IP or CIDR
@@ -294,12 +296,20 @@ def _ieee_division_by_zero(dividend: float, zero: float) -> float:
     return math.copysign(math.inf, dividend) * math.copysign(1.0, zero)
 
 
+def _size(value: Any) -> Any:
+    """celpy's ``size()``, with no overload for a null (celpy's was 0)."""
+    if value is None:
+        return CELEvalError("no such overload: size(null)")
+    return base_functions["size"](value)
+
+
 def _conversion(name: str, refused: tuple[type, ...]) -> Callable[[Any], Any]:
     """celpy's conversion ``name()``, refusing the types CEL has no overload for (a bool to
-    a number, a number to a bool: celpy converted them, bools being Python ints)."""
+    a number, a number to a bool: celpy converted them, bools being Python ints; a null:
+    celpy's ``int(null)`` was 0)."""
 
     def convert(value: Any) -> Any:
-        if isinstance(value, refused):
+        if value is None or isinstance(value, refused):
             return CELEvalError(f"no such overload: {name}({_kind(value)})")
         convertible = _CONVERTIBLE.get(name)
         if convertible and isinstance(value, celtypes.DoubleType) and not convertible(value):
@@ -337,6 +347,7 @@ OPERATORS: dict[str, Callable[..., Any]] = {
     "_!=_": _equality(negate=True),
     "_in_": _in,
     "string": _string,
+    "size": _size,
 }
 
 
