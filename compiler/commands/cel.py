@@ -22,10 +22,11 @@ NAME = "cel"
 HELP = "evaluate CEL expressions as the rules see them (cel eval)"
 DESCRIPTION = """\
 fedgate cel eval EXPR evaluates one CEL expression with the same engine, libraries and
-variables as a rule (null fields absent, as in Kubernetes). Text shows the value, its CEL type
-and the time evaluating took; --output json prints [{"value": v, "error": null}] or
-[{"value": null, "error": "message"}]. --batch FILE takes one JSON object a line,
-{"expr": "...", "vars": {"object": {...}}}, and prints one result a line's, in order.
+variables as a rule (a null field is there and null, as in Kubernetes admission). Text
+shows the value, its CEL type and the time evaluating took; --output json prints
+[{"value": v, "error": null}] or [{"value": null, "error": "message"}]. --batch FILE takes
+one JSON object a line, {"expr": "...", "vars": {"object": {...}}}, and prints one result a
+line's, in order.
 Exit 0 when every expression evaluated, 1 when one did not.
 
 fedgate cel export writes every CEL rule that reads only object, oldObject, request and params

@@ -94,7 +94,9 @@ def compare(backend: Backend, case: Mapping[str, Any], answer: Mapping[str, Any]
 
 
 def without_nulls(value: Any) -> Any:
-    """``value`` with the null map entries dropped, as fedgate hands variables to CEL."""
+    """``value`` with the null map entries dropped, as the API server's decoding into a
+    built-in kind's Go type leaves it (a null field is absent there): the object a
+    ValidatingAdmissionPolicy sees for a Pod. CEL itself keeps nulls (``cel.values``)."""
     if isinstance(value, dict):
         return {k: without_nulls(v) for k, v in value.items() if v is not None}
     if isinstance(value, list):

@@ -54,7 +54,8 @@ ANNOTATION_VALUES = st.sampled_from(
 
 
 def _maybe(draw: Draw, out: dict[str, Any], key: str, values: st.SearchStrategy[Any]) -> None:
-    """Sometimes set ``key``: to a value, rarely to null (absent to Kubernetes and fedgate)."""
+    """Sometimes set ``key``: to a value, rarely to null (absent once the API server decodes
+    the Pod)."""
     choice = draw(st.integers(0, 9))
     if choice < 4:
         out[key] = draw(values)

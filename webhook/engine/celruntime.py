@@ -16,7 +16,7 @@ from webhook.bundle.rules import Rule
 from webhook.engine.cel import Backend, CelCompileError, CelEvalError
 from webhook.engine.cel.backend import VARIABLES
 from webhook.engine.cel.paths import PathTree, narrowed, read_paths
-from webhook.engine.cel.values import mended, problems, suspect, without_nulls
+from webhook.engine.cel.values import mended, problems, suspect
 from webhook.engine.request import AdmissionRequest
 
 if TYPE_CHECKING:
@@ -240,8 +240,8 @@ class CelRuntime:
         return found
 
     def screened(self, request: AdmissionRequest) -> Screened:
-        """The request's variables as CEL sees them (null map entries dropped where a rule
-        reads, as Kubernetes does), and every (field, why) no engine represents faithfully in
+        """The request's variables as CEL sees them (nulls kept, as Kubernetes' admission CEL
+        keeps them), and every (field, why) no engine represents faithfully in
         what some rule reads (``cel.values``), such values mended for the rules that do not
         read them."""
         raw = {
@@ -255,7 +255,8 @@ class CelRuntime:
             if name in self.read_paths and value is not None and suspect(value):
                 tree = self.read_paths[name]
                 here = list(problems(value, name, tree))
-                value = mended(value, tree) if here else without_nulls(value, tree)  # noqa: PLW2901
+                if here:
+                    value = mended(value, tree)  # noqa: PLW2901
                 found += here
             values[name] = value
         return Screened(values, raw, found)

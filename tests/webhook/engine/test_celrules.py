@@ -218,20 +218,23 @@ def test_rules_see_only_the_fields_they_read(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("backend", ["cel-expr", "cel-python"])
 @pytest.mark.parametrize("proofs", [True, False])
-def test_a_null_field_is_absent_as_in_kubernetes(
+def test_a_null_field_is_present_as_in_kubernetes_admission(
     tmp_path: Path, backend: str, proofs: bool
 ) -> None:
-    """apiserver/pkg/cel/common/values.go: null valued fields are treated as absent."""
+    """A ValidatingAdmissionPolicy sees the object as sent (objectToResolveVal in
+    apiserver/pkg/admission/plugin/cel): a field set to null is there, and is null."""
     policies = tmp_path / "policies"
     bundle_with(
         tmp_path,
-        "validations:\n  - expression: '!has(object.spec.paused) && !(\"paused\" in object.spec)'\n"
+        'validations:\n  - expression: >-\n      has(object.spec.paused) && "paused" in '
+        "object.spec\n        && object.spec.paused == null && object.spec.size() == 3\n"
         "    message: paused\n",
         f"action: deny\n{MATCH}",
         backend,
     )
     bundle = load_bundle(policies, backend, proofs=proofs)
     paused = {**DEPLOYMENT, "spec": {**DEPLOYMENT["spec"], "paused": None}}
+    assert len(paused["spec"]) == 3
     assert review(sync_request(paused, None, bundle), bundle).allowed
     paused["spec"]["paused"] = False
     assert not review(sync_request(paused, None, bundle), bundle).allowed

@@ -130,7 +130,7 @@ def test_fast_paths_and_backends_give_one_answer(
 
 def _stricter_only_where_has_fails(expr: Decision, python: Decision) -> bool:
     """The one known way the backends part (tests/oracles/cases/cel.yaml,
-    has-of-a-field-of-a-scalar): has() of a field of a string, number or bool is false in
+    has-of-a-field-of-a-scalar): has() of a field of a string, number, bool or null is false in
     Kubernetes and in cel-python (the validation then passes or fails on it), an error in
     cel-expr, which fails closed. So every rule on which they differ calls has() and errs on
     cel-expr, and cel-expr denies wherever cel-python does."""

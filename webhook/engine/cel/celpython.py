@@ -173,6 +173,8 @@ def _in(item: Any, container: Any) -> Any:
 
 
 def _string(value: Any) -> Any:
+    if value is None:  # celpy wrote 'None'
+        return CELEvalError("no such overload: string(null)")
     if isinstance(value, celtypes.BoolType):
         return celtypes.StringType("true" if value else "false")
     if isinstance(value, netlib.IP | netlib.CIDR):  # Kubernetes' string() of an IP or CIDR
@@ -375,10 +377,11 @@ def _overloaded(name: str, function: Callable[..., Any]) -> Callable[..., Any]:
 
 def _conversion(name: str, refused: tuple[type, ...]) -> Callable[[Any], Any]:
     """celpy's conversion ``name()``, refusing the types CEL has no overload for (a bool to
-    a number, a number to a bool: celpy converted them, bools being Python ints)."""
+    a number, a number to a bool: celpy converted them, bools being Python ints; a null:
+    celpy's ``int(null)`` was 0)."""
 
     def convert(value: Any) -> Any:
-        if isinstance(value, refused):
+        if value is None or isinstance(value, refused):
             return CELEvalError(f"no such overload: {name}({_kind(value)})")
         if _timed(value):
             if name != "int":

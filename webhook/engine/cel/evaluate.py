@@ -1,8 +1,8 @@
 """One CEL expression over given variables, as a rule would see them: ``fedgate cel eval``.
 
-Pure: the shell reads the files. The variables go through what review() does to them (null
-map entries dropped, as Kubernetes treats null as absent; a value no engine represents is an
-error naming the field), so an expression gives here what it gives in a rule.
+Pure: the shell reads the files. The variables go through what review() does to them (a null
+is kept, as Kubernetes' admission CEL keeps it; a value no engine represents is an error
+naming the field), so an expression gives here what it gives in a rule.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 
 from webhook.engine.cel import library
 from webhook.engine.cel.backend import VARIABLES, Backend, CelCompileError, CelEvalError
-from webhook.engine.cel.values import problems, without_nulls
+from webhook.engine.cel.values import problems
 
 TIMINGS = 5
 """Evaluations timed after the first (the median is reported)."""
@@ -64,7 +64,7 @@ def run(backend: Backend, expression: str, variables: Mapping[str, Any]) -> Run:
         program = backend.compile(expression)
     except CelCompileError as exc:
         return Run("compile", error=f"does not compile: {exc}")
-    activation = backend.activation({name: without_nulls(v) for name, v in variables.items()})
+    activation = backend.activation(dict(variables))
     try:
         value = backend.evaluate(program, activation)
     except CelEvalError as exc:

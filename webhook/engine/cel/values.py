@@ -1,6 +1,6 @@
-"""What CEL is handed: values the engines represent faithfully, with Kubernetes' null rule.
+"""What CEL is handed: the request's values, where the engines represent them faithfully.
 
-Two things stand between a request's JSON and an engine:
+One thing stands between a request's JSON and an engine:
 
 - **Values an engine cannot hold.** cel-expr-python cuts strings and map keys at U+0000 (the
   image ``web:1\\u0000:latest`` would reach it as ``web:1``), turns integers from 2^63 into
@@ -9,13 +9,19 @@ Two things stand between a request's JSON and an engine:
   different value than the request holds, a rule that reads such a value is refused: an
   evaluation error naming the field (``unrepresentable``), on both backends, before any fast
   path, so the proof, the all-pass conjunction and the engine give one answer.
-- **null fields.** Kubernetes treats a field whose value is null as absent
-  (``apiserver/pkg/cel/common/values.go``: "null valued nullable fields are treated the same as
-  absent optional fields"): ``has(object.a.d)`` is false and ``object.a.d`` is "no such key"
-  when ``d`` is null. ``without_nulls`` drops such entries from maps (list items stay).
+- **null fields** are not among them: CEL is handed a null as the request sends it. A
+  ValidatingAdmissionPolicy's ``object`` is the request's object as a plain unstructured map
+  (``objectToResolveVal`` in ``apiserver/pkg/admission/plugin/cel/condition.go``, no
+  schema), so a map entry whose value is null is kept:
+  ``has(object.m.a)`` is true, ``object.m.a == null``, and ``object.m.size()``, ``'a' in
+  object.m`` and a comprehension over ``object.m`` count it. (The schema-typed conversion of
+  ``apiserver/pkg/cel/common/values.go``, which treats a null nullable field as absent, is the
+  one CRD ``x-kubernetes-validations`` run on, not admission policies.) A built-in kind's
+  object never holds one: the API server decodes it into its Go type, where a null field is
+  absent.
 
-``suspect`` is the cheap filter in front of both: one C-speed serialization of the value; only
-when it shows a NUL, a null, an integer outside 53 bits or a value that is not JSON does the
+``suspect`` is the cheap filter in front: one C-speed serialization of the value; only
+when it shows a NUL, an integer outside 53 bits or a value that is not JSON does the
 Python walk run. What the walk finds is exact.
 """
 
@@ -33,14 +39,13 @@ _NUL = "which the CEL engine cannot represent"
 
 
 def suspect(value: Any) -> bool:
-    """Whether ``value`` may hold something ``problems`` or ``without_nulls`` would act on (a
-    NUL, a null, an int beyond 2^53, a non-string key, a value that is not JSON). False is
-    certain: nothing to refuse, nothing to drop."""
+    """Whether ``value`` may hold something ``problems`` names (a NUL, an int beyond 2^53, a
+    non-string key, a value that is not JSON). False is certain: nothing to refuse."""
     try:
         text = orjson.dumps(value, option=orjson.OPT_STRICT_INTEGER)
     except TypeError:
         return True
-    return b"\\u0000" in text or b"null" in text
+    return b"\\u0000" in text
 
 
 def problems(value: Any, where: str, tree: PathTree | None = None) -> Iterator[tuple[str, str]]:
@@ -77,23 +82,14 @@ def _field(where: str, key: str) -> str:
     return f"{where}.{key}" if key.isidentifier() else f"{where}[{key!r}]"
 
 
-def without_nulls(value: Any, tree: PathTree | None = None) -> Any:
-    """``value`` with every map entry whose value is null taken out, in the paths ``tree``
-    reads (everywhere without one): a copy where anything changes, the value itself where
-    nothing does. Outside the tree the value is left as it was (nobody reads it)."""
-    return _mended(value, tree, mend=False)
-
-
 def mended(value: Any, tree: PathTree | None = None) -> Any:
-    """``without_nulls``, and every value ``problems`` names replaced by one an engine
-    represents (NULs by U+FFFD, integers outside int64 by 0, other values by their text, keys
-    by their text): for the rules that do not read them, which are the only ones evaluated
-    on a request holding them (the others are refused); so converting the variables, which
-    every rule shares, never fails for a value only a refused rule reads."""
-    return _mended(value, tree, mend=True)
-
-
-def _mended(value: Any, tree: PathTree | None, *, mend: bool) -> Any:
+    """``value`` with every value ``problems`` names, in the paths ``tree`` reads (everywhere
+    without one), replaced by one an engine represents (NULs by U+FFFD, integers outside
+    int64 by 0, other values by their text, keys by their text): a copy where anything
+    changes, the value itself where nothing does; for the rules that do not read them,
+    which are the only ones evaluated on a request holding them (the others are refused); so
+    converting the variables, which every rule shares, never fails for a value only a
+    refused rule reads. A null stays a null."""
     kind = type(value)
     if kind is dict:
         keep = None if tree is None or ITEMS in tree else tree
@@ -103,11 +99,8 @@ def _mended(value: Any, tree: PathTree | None, *, mend: bool) -> Any:
             if keep is not None and key not in keep:
                 kept[key] = item
                 continue
-            if item is None:
-                changed = True
-                continue
-            cleaned = _mended(item, None if keep is None else keep[key], mend=mend)
-            if mend and (type(key) is not str or "\x00" in key):
+            cleaned = mended(item, None if keep is None else keep[key])
+            if type(key) is not str or "\x00" in key:
                 key = str(key).replace("\x00", "\ufffd")  # noqa: PLW2901
                 changed = True
             changed = changed or cleaned is not item
@@ -115,9 +108,9 @@ def _mended(value: Any, tree: PathTree | None, *, mend: bool) -> Any:
         return kept if changed else value
     if kind is list:
         below = tree[ITEMS] if tree is not None and ITEMS in tree else None
-        items = [_mended(item, below, mend=mend) for item in value]
+        items = [mended(item, below) for item in value]
         return items if any(a is not b for a, b in zip(items, value, strict=True)) else value
-    if not mend or kind is bool or kind is float:
+    if value is None or kind is bool or kind is float:
         return value
     if kind is str:
         return value.replace("\x00", "\ufffd") if "\x00" in value else value
