@@ -3,6 +3,11 @@
 ``fedgate compile`` and ``fedgate check`` review every rendered object as the request Argo
 CD's sync will send (CREATE, or UPDATE with the committed version as oldObject, from the git
 writer's identity), so a change that passes before the commit passes at admission.
+
+The objects are reviewed as the API server will hold them (``as_stored``): a key whose value
+is null is dropped, as decoding a built-in kind drops it, as a CRD's structural schema prunes
+a non-nullable field, and as ``kubectl apply`` removes a field set to null. YAML's ``key:``
+with no value is such a null: written in git, it is never in the request admission sees.
 """
 
 from __future__ import annotations
@@ -39,6 +44,16 @@ def writer_user(bundle: Bundle, writer: str) -> dict[str, Any]:
     return {"username": username, "groups": groups}
 
 
+def as_stored(value: Any) -> Any:
+    """``value`` without the map entries whose value is null, at any depth (a list's null
+    items stay: the API server keeps or refuses them by the field's type)."""
+    if isinstance(value, Mapping):
+        return {key: as_stored(item) for key, item in value.items() if item is not None}
+    if isinstance(value, list):
+        return [as_stored(item) for item in value]
+    return value
+
+
 def plural(kind: str) -> str:
     """The resource name of a kind, as the API server names it (Deployment -> deployments)."""
     lower = kind.lower()
@@ -57,6 +72,8 @@ def sync_request(
 ) -> AdmissionRequest:
     """The request of writing ``new`` over ``old`` (CREATE when old is None, DELETE when new is)
     as ``writer`` of the bundle (or as ``user``, a userInfo)."""
+    new = None if new is None else as_stored(new)
+    old = None if old is None else as_stored(old)
     sample = new if new is not None else old
     assert sample is not None, "a write needs an object"
     group, _, version = str(sample.get("apiVersion", "")).rpartition("/")

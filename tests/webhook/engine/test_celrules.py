@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.webhook.engine.custom_rules import DEPLOYMENT, MATCH, bundle_with
 from webhook.base.errors import BundleError
 from webhook.bundle.load import load_bundle
+from webhook.bundle.model import Bundle
 from webhook.engine.cel.paths import PathTree, narrowed, read_paths
+from webhook.engine.request import AdmissionRequest, parse_request
 from webhook.engine.review import review
 from webhook.engine.synthesize import sync_request
 
@@ -235,9 +238,38 @@ def test_a_null_field_is_present_as_in_kubernetes_admission(
     bundle = load_bundle(policies, backend, proofs=proofs)
     paused = {**DEPLOYMENT, "spec": {**DEPLOYMENT["spec"], "paused": None}}
     assert len(paused["spec"]) == 3
-    assert review(sync_request(paused, None, bundle), bundle).allowed
+    assert review(_as_sent(paused, bundle), bundle).allowed
     paused["spec"]["paused"] = False
-    assert not review(sync_request(paused, None, bundle), bundle).allowed
+    assert not review(_as_sent(paused, bundle), bundle).allowed
+
+
+def _as_sent(obj: dict[str, Any], bundle: Bundle) -> AdmissionRequest:
+    """The CREATE of ``obj`` exactly as given (nulls and all), as an API server sends a kind
+    that keeps them (``sync_request`` reviews a write from git as it will be stored)."""
+    request = sync_request(obj, None, bundle)
+    return parse_request({**request.raw, "object": obj})
+
+
+@pytest.mark.parametrize("backend", ["cel-expr", "cel-python"])
+def test_a_null_written_in_git_is_reviewed_as_the_api_server_stores_it(
+    tmp_path: Path, backend: str
+) -> None:
+    """YAML's ``paused:`` with no value is a null, which decoding a Deployment drops: the
+    review of the git write sees no such field, as admission will."""
+    bundle_with(
+        tmp_path,
+        'validations:\n  - expression: "!has(object.spec.paused)"\n    message: paused\n',
+        f"action: deny\n{MATCH}",
+        backend,
+    )
+    bundle = load_bundle(tmp_path / "policies", backend)
+    paused = {**DEPLOYMENT, "spec": {**DEPLOYMENT["spec"], "paused": None}}
+    request = sync_request(
+        paused, {**paused, "metadata": {**paused["metadata"], "x": None}}, bundle
+    )
+    assert "paused" not in request.object["spec"]
+    assert "x" not in request.old_object["metadata"]
+    assert review(request, bundle).allowed
 
 
 def test_params_no_engine_represents_are_refused_when_the_bundle_loads(tmp_path: Path) -> None:
