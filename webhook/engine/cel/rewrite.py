@@ -20,6 +20,11 @@ is rewritten, before compiling, into CEL that cel-expr runs with the same result
   with Go's zero time, year 1 : optional.ofNonZeroValue(fedgateNonZero)>)``: cel-cpp takes the
   Unix epoch for a timestamp's zero value, cel-go (``Timestamp.IsZeroValue``: Go's
   ``time.Time.IsZero``) the first instant of year 1.
+- ``s.format(a)`` -> ``s.fedgateFormat(cel.bind(fedgateFormatArgs, a, [fedgateFormatArgs,
+  fedgateFormatArgs.map(fedgateFormatArg, <string(fedgateFormatArg) of a timestamp or a
+  duration, size(fedgateFormatArg) of a map, else ''>)]))``: cel-go's formatter
+  (``stringformat``), not cel-cpp's; the strings carry the nanoseconds a Python datetime or
+  timedelta would lose, the size tells a map whose keys ``true`` and ``1`` Python merged.
 
 Calls are found on the text with string literals and comments blanked, so a literal or a
 comment is never rewritten. The internal names cannot be written by a rule (``INTERNAL``).
@@ -42,12 +47,15 @@ INTERNAL = {
     "fedgateMergeEntries": "transformMapEntry",
     "fedgateSubstring": "substring",
     _NON_ZERO: "ofNonZeroValue",
+    "fedgateFormatArgs": "format",
+    "fedgateFormatArg": "format",
+    "fedgateFormat": "format",
 }
 """Internal function name -> the name a rule author wrote (errors are worded with it)."""
 
 _CALL = re.compile(
     r"(?P<format>\bformat\s*\.\s*)?\.?\s*\b(?P<name>validate|named|transformMapEntry|"
-    r"transformMap|exists_one|substring|ofNonZeroValue)\s*\("
+    r"transformMap|exists_one|substring|ofNonZeroValue|format)\s*\("
 )
 _COMMENT = re.compile(r"//[^\n]*")
 _OPEN, _CLOSE = "([{", ")]}"
@@ -125,7 +133,10 @@ def uses_internal_name(expression: str) -> str | None:
 
 def rewrite(expression: str) -> str:
     """The expression with every construct above rewritten (unchanged when it has none)."""
-    words = ("validate", "named", "transformMap", "exists_one", "substring", "ofNonZeroValue")
+    words = (
+        *("validate", "named", "transformMap", "exists_one", "substring", "ofNonZeroValue"),
+        "format",
+    )
     if not any(word in expression for word in words):
         return expression
     done: set[int] = set()  # name positions of calls left as they are (wrong arity)
@@ -150,6 +161,8 @@ def _edits(expression: str, call: _Call) -> list[tuple[int, int, str]]:
         return [(call.name_start, call.name_end, "fedgateSubstring")]
     if call.name == "ofNonZeroValue":
         return _non_zero(expression, call)
+    if call.name == "format":
+        return _format(call)
     if call.name == "exists_one":
         if len(call.arguments) != 3:
             return []
@@ -193,4 +206,25 @@ def _non_zero(expression: str, call: _Call) -> list[tuple[int, int, str]]:
             f", type({value}) == google.protobuf.Timestamp ? (dyn({value}) == {_GO_ZERO_TIME}"
             f" ? optional.none() : optional.of({value})) : optional.ofNonZeroValue({value}))",
         ),
+    ]
+
+
+_FORMAT_ARGS, _FORMAT_ARG = "fedgateFormatArgs", "fedgateFormatArg"
+
+
+def _format(call: _Call) -> list[tuple[int, int, str]]:
+    """``s.format(a)`` as cel-go's formatter, handed ``a`` and the exact text of each
+    timestamp and duration in it; left as it is with another number of arguments."""
+    if len(call.arguments) != 1:
+        return []
+    start, end = call.arguments[0]
+    exact = (
+        f"{_FORMAT_ARGS}.map({_FORMAT_ARG}, type({_FORMAT_ARG}) == google.protobuf.Timestamp"
+        f" || type({_FORMAT_ARG}) == google.protobuf.Duration ? string(dyn({_FORMAT_ARG}))"
+        f" : type({_FORMAT_ARG}) == map ? string(size(dyn({_FORMAT_ARG}))) : '')"
+    )
+    return [
+        (call.name_start, call.name_end, "fedgateFormat"),
+        (start, start, f"cel.bind({_FORMAT_ARGS}, "),
+        (end, end, f", [{_FORMAT_ARGS}, {exact}])"),
     ]
