@@ -20,7 +20,16 @@ from celpy.evaluation import CELEvalError, Evaluator, base_functions
 
 from webhook.engine.budget import BudgetExceeded
 from webhook.engine.budget import check as check_budget
-from webhook.engine.cel import bound, comprehensions, cost, library, mathlib, netlib, rewrite
+from webhook.engine.cel import (
+    bound,
+    comprehensions,
+    cost,
+    library,
+    mathlib,
+    netlib,
+    rewrite,
+    stringformat,
+)
 from webhook.engine.cel.backend import CelCompileError
 from webhook.engine.cel.backend import CelEvalError as EvalError
 from webhook.engine.cel.celexpr import CelExprBackend
@@ -396,6 +405,53 @@ def _past_year_9999(name: str) -> Callable[..., Any]:
     return get
 
 
+_CELPY_TYPE_NAMES: dict[Any, str] = {
+    celtypes.BoolType: "bool",
+    celtypes.IntType: "int",
+    celtypes.UintType: "uint",
+    celtypes.DoubleType: "double",
+    celtypes.StringType: "string",
+    celtypes.BytesType: "bytes",
+    celtypes.ListType: "list",
+    celtypes.MapType: "map",
+    celtypes.NullType: "null_type",
+    type(None): "null_type",
+    celtypes.TypeType: "type",
+    celtypes.TimestampType: "google.protobuf.Timestamp",
+    celtypes.DurationType: "google.protobuf.Duration",
+}
+"""celpy's type values -> cel-go's ``TypeName()``."""
+_EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
+
+
+def _format_value(value: Any) -> Any:
+    """A ``format()`` argument (after ``_to_python``) as ``stringformat`` takes it: celpy's
+    timestamps and durations to the microsecond it keeps, its types by cel-go's name."""
+    if isinstance(value, list):
+        return [_format_value(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _format_value(item) for key, item in value.items()}
+    if isinstance(value, datetime.datetime):
+        elapsed = value - _EPOCH
+        return stringformat.Timestamp(
+            elapsed.days * 86_400 + elapsed.seconds, elapsed.microseconds * 1000
+        )
+    if isinstance(value, datetime.timedelta):
+        return stringformat.Duration(value // datetime.timedelta(microseconds=1) * 1000)
+    if isinstance(value, type):
+        if value in _CELPY_TYPE_NAMES:
+            return stringformat.TypeName(_CELPY_TYPE_NAMES[value])
+        raise stringformat.FormatError(f"format(): fedgate cannot name the type {value}")
+    return value
+
+
+def _format(text: str, arguments: list[Any]) -> str:
+    """cel-go's ``format()`` (``stringformat``), as cel-expr runs it."""
+    if not isinstance(arguments, list):
+        raise stringformat.FormatError("no such overload: format() takes a list")
+    return stringformat.format_string(text, [_format_value(a) for a in arguments])
+
+
 _ZONED_GETTERS = (
     *("getDate", "getDayOfMonth", "getDayOfWeek", "getDayOfYear", "getFullYear"),
     *("getHours", "getMilliseconds", "getMinutes", "getMonth", "getSeconds"),
@@ -415,6 +471,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     **{n: _library(f) for n, (f, _) in library.STRING_FUNCTIONS.items()},
     **{n: _library(f) for n, (f, _) in library.OPAQUE_FUNCTIONS.items() if n in _PLAIN_NAMES},
     "includes": _library(library.includes),
+    "format": _library(_format),
     **{n: _library(f) for n, f in library.LISTS_EXTENSION.items() if "." not in n},
 }
 

@@ -137,8 +137,7 @@ def test_mixed_literals_do_not_compile_as_in_kubernetes(backend: Backend, expres
     ],
 )
 def test_format_arguments_may_mix_types_as_in_kubernetes(expression: str, expected: object) -> None:
-    """cel-go exempts format()'s arguments from the homogeneous-literal check (cel-python
-    refuses format() altogether)."""
+    """cel-go exempts format()'s arguments from the homogeneous-literal check."""
     backend = make_backend("cel-expr")
     assert backend.evaluate(backend.compile(expression), backend.activation({})) == expected
 

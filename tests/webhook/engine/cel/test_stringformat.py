@@ -172,3 +172,17 @@ def test_the_internal_names_cannot_be_written_by_a_rule() -> None:
     for name in ("fedgateFormat", "fedgateFormatArgs", "fedgateFormatArg"):
         with pytest.raises(Exception, match="undeclared reference"):
             engine.compile(f"'%s'.{name}([1])" if name == "fedgateFormat" else f"{name} == 1")
+
+
+@pytest.mark.parametrize(
+    ("expression", "expected"),
+    [
+        ("'%e'.format([3.14])", "3.140000\u00d710⁰⁰"),
+        ("'%s|%f'.format([[1, 'a', type(1u), null], 1234.5])", '[1, "a", uint, null]|1,234.500000'),
+        ("'%s'.format([timestamp('2023-01-01T00:00:00.5Z')])", "2023-01-01T00:00:00.5Z"),
+        ("'%s'.format([type(null)])", "null_type"),
+    ],
+)
+def test_cel_python_runs_the_same_formatter(expression: str, expected: str) -> None:
+    engine = make_backend("cel-python")
+    assert engine.evaluate(engine.compile(expression), engine.activation({})) == expected
