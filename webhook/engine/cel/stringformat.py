@@ -214,31 +214,26 @@ def go_quote(text: str) -> str:
 # ---- CEL values as cel-go writes them
 
 
+_KINDS: tuple[tuple[Any, str], ...] = (
+    (bool, "bool"),
+    (int, "int"),
+    (float, "double"),
+    (str, "string"),
+    (bytes | bytearray, "bytes"),
+    (list, "list"),
+    (dict, "map"),
+    (Timestamp | datetime, "google.protobuf.Timestamp"),
+    (Duration | timedelta, "google.protobuf.Duration"),
+    (TypeName, "type"),
+)
+"""Python types -> cel-go's type names (bool before int: a bool is an int in Python)."""
+
+
 def _kind(value: Any) -> str:
     """cel-go's type name of a plain value."""
     if value is None:
         return "null_type"
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int):
-        return "int"
-    if isinstance(value, float):
-        return "double"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, bytes | bytearray):
-        return "bytes"
-    if isinstance(value, list):
-        return "list"
-    if isinstance(value, dict):
-        return "map"
-    if isinstance(value, Timestamp | datetime):
-        return "google.protobuf.Timestamp"
-    if isinstance(value, Duration | timedelta):
-        return "google.protobuf.Duration"
-    if isinstance(value, TypeName):
-        return "type"
-    return type(value).__name__
+    return next((name for kinds, name in _KINDS if isinstance(value, kinds)), type(value).__name__)
 
 
 def _inexact(value: Any) -> FormatError:
