@@ -73,8 +73,8 @@ def quantity(text: str) -> Quantity:
         raise LibraryError(_quantity_error(text)) from None
     try:
         form = quantitylib.parse(text)  # its value rounded up to a nano, a binary one capped
-    except quantitylib.FormError:
-        raise LibraryError(_quantity_error(text)) from None
+    except quantitylib.FormError:  # no digits where inf.Dec must read some ('Ei', '.Ei')
+        raise LibraryError("unable to parse numeric part of quantity") from None
     return Quantity(form.value, form)
 
 
@@ -92,7 +92,8 @@ def _quantity_error(text: str) -> str:
 def is_quantity(text: str) -> bool:
     try:
         parse_quantity(text, as_kubernetes=True)
-    except QuantityError:
+        quantitylib.parse(text)
+    except (QuantityError, quantitylib.FormError):
         return False
     return True
 

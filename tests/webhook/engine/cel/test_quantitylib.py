@@ -31,6 +31,14 @@ PARSED = [
 ]
 
 
+def test_a_big_binary_suffix_without_digits_is_refused() -> None:
+    """``Ei`` has no digits for inf.Dec to read (``Ki`` takes the int64 path): ErrNumeric."""
+    for text in ("Ei", "Pi", "-Ei", ".Ei"):
+        with pytest.raises(quantitylib.FormError):
+            quantitylib.parse(text)
+    assert quantitylib.parse("0Ei") == Form(True, 0, 0)  # digits, still the big path
+
+
 @pytest.mark.parametrize(("text", "form"), PARSED)
 def test_parse_keeps_kubernetes_form(text: str, form: Form) -> None:
     assert quantitylib.parse(text) == form
@@ -84,10 +92,10 @@ def test_the_form_holds_the_value_kubernetes_keeps(text: str) -> None:
     rounding and the binary cap: never smaller in magnitude, at most a nano more."""
     try:
         exact = parse_quantity(text, as_kubernetes=True)
-    except QuantityError:
-        return
-    form = quantitylib.parse(text)
-    if form.big and form.power == 0 and form.digits == INT64_MAX and abs(exact) > INT64_MAX:
+        form = quantitylib.parse(text)
+    except (QuantityError, quantitylib.FormError):
+        return  # FormError: a big binary suffix without digits ('Ei'), refused by Kubernetes
+    if form.big and form.power == 0 and abs(form.digits) == INT64_MAX < abs(exact):
         return  # capped
     assert abs(form.value) >= abs(exact)
     assert abs(form.value) - abs(exact) < Fraction(1, 10**9)
