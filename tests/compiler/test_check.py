@@ -957,7 +957,7 @@ def test_a_rule_that_may_fail_closed_on_large_requests_is_warned_of(repo: Path) 
     (folder / "rule.yaml").write_text(
         "id: custom\ndescription: names\nvalidations:\n"
         "  - expression: object.spec.template.spec.containers.all(c, c.name.size() < 64 &&\n"
-        "      '%s'.format([c.name]) != '')\n"
+        "      strings.quote(c.name) != '')\n"
         "    message: names\n"
     )
     (folder / "binding.yaml").write_text(
@@ -966,4 +966,4 @@ def test_a_rule_that_may_fail_closed_on_large_requests_is_warned_of(repo: Path) 
     code, _, err = run(["check"])
     assert code == 0, err
     assert "warning: policies/rules/custom/rule.yaml:4: validations[0].expression" in err
-    assert "cannot run format()" in err
+    assert "cannot run strings.quote()" in err

@@ -2,7 +2,8 @@
 
 ``backend.py`` is the interface, ``engines.py`` chooses an engine (``celexpr.py``,
 ``celpython.py``). A new library function: its implementation, on plain Python values, in
-``library.py`` (or ``netlib.py``, ``semverlib.py``, ``urllib_go.py``, ``formatlib.py``), then
+``library.py`` (or ``netlib.py``, ``semverlib.py``, ``urllib_go.py``, ``formatlib.py``,
+``stringformat.py``), then
 its declaration for each engine (``celexpr.py``, ``celpython.py``), and for the proofs in
 ``proof.py`` if a rule's all-pass case should skip the engine; docs/cel.md lists the surface.
 """

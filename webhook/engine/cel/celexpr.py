@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ctypes
+import datetime
 import hashlib
 import re
 from collections.abc import Callable, Mapping
@@ -21,7 +22,7 @@ from cel_expr_python.ext import (  # type: ignore[import-untyped]
 
 from webhook.engine.budget import check as check_budget
 from webhook.engine.budget import current as current_budget
-from webhook.engine.cel import grammar, library, nanorder, rewrite
+from webhook.engine.cel import grammar, library, nanorder, rewrite, stringformat
 from webhook.engine.cel.backend import VARIABLES, CelCompileError, CelEvalError
 
 QUANTITY = "kubernetes.Quantity"
@@ -298,6 +299,18 @@ def _kubernetes_declarations() -> list[tuple[str, Any]]:
             library.substring,
         ),
         _decl(
+            "fedgateFormat",  # what ``rewrite`` makes of ``format``: cel-go's formatter
+            [
+                cel.Overload(
+                    "string_fedgate_format_list",
+                    string,
+                    [string, dyns],
+                    is_member=True,
+                    impl=_format,
+                )
+            ],
+        ),
+        _decl(
             "fedgateGetMilliseconds",  # what ``rewrite`` makes of ``getMilliseconds()``
             [
                 cel.Overload(
@@ -397,6 +410,71 @@ def _summing(impl: Callable[..., object], zero: object, element: str) -> Callabl
     if element == "uint":
         return lambda items: impl([library.Uint(i) for i in items]) if items else zero
     return lambda items: impl(items) if items else zero
+
+
+_TYPE_NAMES = {
+    "INT": "int",
+    "UINT": "uint",
+    "DOUBLE": "double",
+    "BOOL": "bool",
+    "STRING": "string",
+    "BYTES": "bytes",
+    "LIST": "list",
+    "MAP": "map",
+    "NULL": "null_type",
+    "TYPE": "type",
+    "TIMESTAMP": "google.protobuf.Timestamp",
+    "DURATION": "google.protobuf.Duration",
+}
+"""cel-expr's type names -> cel-go's ``TypeName()``."""
+
+
+def _format_value(value: Any, nested: bool = False) -> Any:
+    """A ``format()`` argument as ``stringformat`` takes it: a type by cel-go's name (one it
+    cannot name fails closed), the rest as it is. A map inside a list or a map fails closed
+    unless its keys are strings: Python's dict has merged keys CEL tells apart (``true`` and
+    ``1``, ``1u`` and ``1``), and only the size of a top-level map is checked."""
+    if isinstance(value, list):
+        return [_format_value(item, nested=True) for item in value]
+    if isinstance(value, dict):
+        if nested and not all(isinstance(key, str) for key in value):
+            raise stringformat.FormatError(
+                "format(): a map inside a list or map with keys other than strings is not "
+                "formatted by fedgate (Python merges the keys true and 1, 1u and 1)"
+            )
+        return {key: _format_value(item, nested=True) for key, item in value.items()}
+    if isinstance(value, cel.Type):
+        name = str(value.name())
+        base = name.partition("<")[0]
+        if base in _TYPE_NAMES:
+            return stringformat.TypeName(_TYPE_NAMES[base])
+        if value.is_message() and "." in name:
+            return stringformat.TypeName(name)
+        raise stringformat.FormatError(f"format(): fedgate cannot name the type {name}")
+    return value
+
+
+def _format(text: str, packed: list[Any]) -> str:
+    """cel-go's ``format()``: ``packed`` is ``[arguments, exact]`` (``rewrite``), each
+    top-level timestamp and duration read back from its exact text, a map's size checked."""
+    check_budget()
+    arguments, texts = packed
+    if not isinstance(arguments, list):
+        raise stringformat.FormatError("no such overload: format() takes a list")
+    values: list[Any] = []
+    for value, exact in zip(arguments, texts, strict=True):
+        if isinstance(value, datetime.datetime):
+            values.append(stringformat.timestamp_of(exact))
+        elif isinstance(value, datetime.timedelta):
+            values.append(stringformat.duration_of(exact))
+        elif isinstance(value, dict) and str(len(value)) != exact:
+            raise stringformat.FormatError(
+                "format(): a map with keys Python cannot tell apart (true and 1) is not "
+                "formatted by fedgate"
+            )
+        else:
+            values.append(_format_value(value))
+    return stringformat.format_string(text, values)
 
 
 _ORDERINGS = {"_<_": "less", "_<=_": "less_equals", "_>_": "greater", "_>=_": "greater_equals"}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import math
 import re
 import threading
@@ -28,6 +29,7 @@ from webhook.engine.cel import (
     netlib,
     overloads,
     rewrite,
+    stringformat,
     timelib,
 )
 from webhook.engine.cel.backend import CelCompileError
@@ -499,6 +501,61 @@ def _getter(name: str) -> Callable[..., Any]:
     return get
 
 
+_CELPY_TYPE_NAMES: dict[Any, str] = {
+    celtypes.BoolType: "bool",
+    celtypes.IntType: "int",
+    celtypes.UintType: "uint",
+    celtypes.DoubleType: "double",
+    celtypes.StringType: "string",
+    celtypes.BytesType: "bytes",
+    celtypes.ListType: "list",
+    celtypes.MapType: "map",
+    celtypes.NullType: "null_type",
+    type(None): "null_type",
+    celtypes.TypeType: "type",
+    celtypes.TimestampType: "google.protobuf.Timestamp",
+    celtypes.DurationType: "google.protobuf.Duration",
+}
+"""celpy's type values -> cel-go's ``TypeName()``."""
+_EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
+
+
+def _format_value(value: Any) -> Any:
+    """A ``format()`` argument (after ``_to_library``) as ``stringformat`` takes it:
+    timestamps and durations to the nanosecond (``timelib``), types by cel-go's name."""
+    if isinstance(value, list):
+        return [_format_value(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _format_value(item) for key, item in value.items()}
+    if isinstance(value, timelib.Timestamp):
+        if value.offset:
+            raise stringformat.FormatError(
+                "format(): fedgate does not format a timestamp in an offset other than UTC's"
+            )
+        return stringformat.Timestamp(value.seconds, value.nanos)
+    if isinstance(value, timelib.Duration):
+        return stringformat.Duration(value.nanos)
+    if isinstance(value, datetime.datetime):
+        elapsed = value - _EPOCH
+        return stringformat.Timestamp(
+            elapsed.days * 86_400 + elapsed.seconds, elapsed.microseconds * 1000
+        )
+    if isinstance(value, datetime.timedelta):
+        return stringformat.Duration(value // datetime.timedelta(microseconds=1) * 1000)
+    if isinstance(value, type):
+        if value in _CELPY_TYPE_NAMES:
+            return stringformat.TypeName(_CELPY_TYPE_NAMES[value])
+        raise stringformat.FormatError(f"format(): fedgate cannot name the type {value}")
+    return value
+
+
+def _format(text: str, arguments: list[Any]) -> str:
+    """cel-go's ``format()`` (``stringformat``), as cel-expr runs it."""
+    if not isinstance(arguments, list):
+        raise stringformat.FormatError("no such overload: format() takes a list")
+    return stringformat.format_string(text, [_format_value(a) for a in arguments])
+
+
 _CHECKED = {
     **{n: base_functions[n] for n in ("contains", "startsWith", "endsWith", "matches")},
     "size": base_functions["size"],
@@ -520,6 +577,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     **{n: _library(f) for n, (f, _) in library.QUANTITY_UNARY.items()},
     **{n: _library(f) for n, (f, _) in library.OPAQUE_FUNCTIONS.items() if n in _PLAIN_NAMES},
     **{n: _overloaded(n, f) for n, f in _CHECKED.items()},
+    "format": _library(_format),
 }
 
 

@@ -32,7 +32,7 @@ from typing import Any, cast
 import re2  # type: ignore[import-untyped]
 
 from webhook.base.quantity import QuantityError, parse_quantity
-from webhook.engine.cel import formatlib, netlib, semverlib, urllib_go
+from webhook.engine.cel import formatlib, netlib, quantitylib, semverlib, urllib_go
 from webhook.engine.cel.values import INT64_MAX, INT64_MIN
 
 UINT64_MAX = 2**64 - 1
@@ -54,6 +54,11 @@ class Quantity:
     ``compareTo``, ``isLessThan``, ``isGreaterThan``."""
 
     value: Fraction
+    form: quantitylib.Form | None = field(default=None, compare=False)
+    """How Kubernetes holds it (``quantitylib``), which ``isInteger``, ``asInteger`` and
+    ``asApproximateFloat`` read; None where it is not known (cel-expr carries the value
+    alone: a message is equal to another by its text, and ``quantity('1') ==
+    quantity('1000m')``), and they answer by the value."""
     approximate: float = field(init=False, compare=False, repr=False)
     """``float(value)``: rounding keeps order, so where two differ, so do the exact values,
     the same way round; comparing them first spares most Fraction comparisons."""
@@ -73,9 +78,14 @@ _QUANTITY_FORMAT = "^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$"
 @lru_cache(maxsize=4096)  # the same few quantities recur in every request
 def quantity(text: str) -> Quantity:
     try:
-        return Quantity(parse_quantity(text, as_kubernetes=True))
+        parse_quantity(text, as_kubernetes=True)
     except QuantityError:
         raise LibraryError(_quantity_error(text)) from None
+    try:
+        form = quantitylib.parse(text)  # its value rounded up to a nano, a binary one capped
+    except quantitylib.FormError:  # no digits where inf.Dec must read some ('Ei', '.Ei')
+        raise LibraryError("unable to parse numeric part of quantity") from None
+    return Quantity(form.value, form)
 
 
 def _quantity_error(text: str) -> str:
@@ -92,25 +102,37 @@ def _quantity_error(text: str) -> str:
 def is_quantity(text: str) -> bool:
     try:
         parse_quantity(text, as_kubernetes=True)
-    except QuantityError:
+        quantitylib.parse(text)
+    except (QuantityError, quantitylib.FormError):
         return False
     return True
 
 
+def _as_int64(q: Quantity) -> int | None:
+    """``AsInt64``: by the form where it is known (``1000m``, ``1.0`` and a 19-digit number
+    are not integers in Kubernetes), else a whole number within int64."""
+    if q.form is not None:
+        return quantitylib.as_int64(q.form)
+    whole = q.value.denominator == 1 and INT64_MIN <= q.value.numerator <= INT64_MAX
+    return q.value.numerator if whole else None
+
+
 def is_integer(q: Quantity) -> bool:
-    """Kubernetes' ``isInteger``: ``AsInt64`` succeeds, a whole number within int64 (a
-    quantity of 1e37 is whole, and not an integer)."""
-    return q.value.denominator == 1 and INT64_MIN <= q.value.numerator <= INT64_MAX
+    """Kubernetes' ``isInteger``: ``AsInt64`` succeeds."""
+    return _as_int64(q) is not None
 
 
 def as_integer(q: Quantity) -> int:
-    if not is_integer(q):
+    value = _as_int64(q)
+    if value is None:
         raise LibraryError("cannot convert value to integer")
-    return q.value.numerator
+    return value
 
 
 def as_approximate_float(q: Quantity) -> float:
-    return q.approximate
+    """``AsApproximateFloat64``: the digits' float times Go's ``Pow10`` where the form is
+    known, else the value's nearest float."""
+    return q.approximate if q.form is None else quantitylib.approximate_float(q.form)
 
 
 def compare_to(a: Quantity | semverlib.Semver, b: Quantity | semverlib.Semver) -> int:
@@ -137,16 +159,31 @@ def sign(q: Quantity) -> int:
     return (q.value > 0) - (q.value < 0)
 
 
-def _operand(value: Quantity | int) -> Fraction:
-    return value.value if isinstance(value, Quantity) else Fraction(value)
+def _operand(value: Quantity | int) -> Quantity:
+    if isinstance(value, Quantity):
+        return value
+    return Quantity(Fraction(value), quantitylib.of_int(value))
 
 
 def add(a: Quantity, b: Quantity | int) -> Quantity:
-    return Quantity(a.value + _operand(b))
+    other = _operand(b)
+    if a.form is None or other.form is None:
+        return Quantity(a.value + other.value)
+    form = quantitylib.add(a.form, other.form)
+    return Quantity(form.value, form)
 
 
 def sub(a: Quantity, b: Quantity | int) -> Quantity:
-    return Quantity(a.value - _operand(b))
+    other = _operand(b)
+    if a.form is None or other.form is None:
+        if other.value == INT64_MIN:  # Go negates its digits, -(-2^63) wraps to -2^63,
+            raise LibraryError(  # where both are int64 forms: the form is not known here
+                "fedgate cannot subtract -9223372036854775808 from a quantity on cel-expr "
+                "(Kubernetes' int64 negation wraps there)"
+            )
+        return Quantity(a.value - other.value)
+    form = quantitylib.sub(a.form, other.form)
+    return Quantity(form.value, form)
 
 
 QUANTITY_MEMBERS: dict[str, tuple[Callable[..., object], str, str]] = {

@@ -33,7 +33,12 @@ is rewritten, before compiling, into CEL that cel-expr runs with the same result
 - in an expression that calls ``string()`` or ``format()``, ``timestamp(s)`` of a string ->
   ``timestamp(fedgateUtcOffset(s))``, which fails where ``s`` has an offset other than UTC's:
   cel-go keeps that offset and writes it, cel-expr's timestamps are UTC only (a literal in UTC
-  is left as it is, a string that is not one as well).
+  is left as it is, a string that is not one as well);
+- ``s.format(a)`` -> ``s.fedgateFormat(cel.bind(fedgateFormatArgs, a, [fedgateFormatArgs,
+  fedgateFormatArgs.map(fedgateFormatArg, <string(fedgateFormatArg) of a timestamp or a
+  duration, size(fedgateFormatArg) of a map, else ''>)]))``: cel-go's formatter
+  (``stringformat``), not cel-cpp's; the strings carry the nanoseconds a Python datetime or
+  timedelta would lose, the size tells a map whose keys ``true`` and ``1`` Python merged.
 
 Calls are found on the text with string literals and comments blanked, so a literal or a
 comment is never rewritten. The internal names cannot be written by a rule (``INTERNAL``).
@@ -98,6 +103,9 @@ INTERNAL = {
     _INT: "int",
     "fedgateIntOfBool": "int",
     **nanorder.INTERNAL,
+    "fedgateFormatArgs": "format",
+    "fedgateFormatArg": "format",
+    "fedgateFormat": "format",
 }
 """Internal function name -> the name a rule author wrote (errors are worded with it)."""
 
@@ -115,7 +123,7 @@ def typed_call_sites(expression: str) -> list[tuple[int, int, str]]:
 
 _CALL = re.compile(
     r"(?P<format>\bformat\s*\.\s*)?\.?\s*\b(?P<name>validate|named|transformMapEntry|"
-    r"transformMap|exists_one|substring|ofNonZeroValue|getMilliseconds|split|string|timestamp|int|range|flatten)\s*\("
+    r"transformMap|exists_one|substring|ofNonZeroValue|getMilliseconds|split|string|timestamp|int|range|flatten|format)\s*\("
 )
 _COMMENT = re.compile(r"//[^\n]*")
 _OPEN, _CLOSE = "([{", ")]}"
@@ -209,6 +217,7 @@ def rewrite(expression: str) -> str:
         "int",
         "range",
         "flatten",
+        "format",
     )
     if not any(word in expression for word in words):
         return expression
@@ -249,6 +258,8 @@ def _edits(expression: str, call: _Call, shows_timestamps: bool) -> list[tuple[i
         return [(call.name_start, call.name_end, "fedgateSubstring")]
     if call.name == "ofNonZeroValue":
         return _non_zero(expression, call)
+    if call.name == "format":
+        return _format(call)
     if call.name == "exists_one":
         if len(call.arguments) != 3:
             return []
@@ -386,3 +397,24 @@ def _int(expression: str, call: _Call) -> list[tuple[int, int, str]]:
         value,
         f"type({value}) == bool ? fedgateIntOfBool() : int({value})",
     )
+
+
+_FORMAT_ARGS, _FORMAT_ARG = "fedgateFormatArgs", "fedgateFormatArg"
+
+
+def _format(call: _Call) -> list[tuple[int, int, str]]:
+    """``s.format(a)`` as cel-go's formatter, handed ``a`` and the exact text of each
+    timestamp and duration in it; left as it is with another number of arguments."""
+    if len(call.arguments) != 1:
+        return []
+    start, end = call.arguments[0]
+    exact = (
+        f"{_FORMAT_ARGS}.map({_FORMAT_ARG}, type({_FORMAT_ARG}) == google.protobuf.Timestamp"
+        f" || type({_FORMAT_ARG}) == google.protobuf.Duration ? string(dyn({_FORMAT_ARG}))"
+        f" : type({_FORMAT_ARG}) == map ? string(size(dyn({_FORMAT_ARG}))) : '')"
+    )
+    return [
+        (call.name_start, call.name_end, "fedgateFormat"),
+        (start, start, f"cel.bind({_FORMAT_ARGS}, "),
+        (end, end, f", [{_FORMAT_ARGS}, {exact}])"),
+    ]

@@ -29,7 +29,10 @@ calls ``min()``, ``max()`` or ``sum()``, which cel-expr runs in Python. cel-expr
 0u]).min()) == uint`` is false there, true in cel-go), and durations and timestamps as Python's
 microsecond values (``[duration('1ns'), duration('2ns')].sum()`` was 0s) without the offset a
 timestamp was written with; cel-python carries all three exactly. Where cel-python cannot run
-such an expression it is refused when it compiles, naming why. Request data never holds a uint,
+such an expression it is refused when it compiles, naming why. So is one that asks a Quantity
+for its form (``isInteger()``, ``asInteger()``, ``asApproximateFloat()``): Kubernetes answers
+them from how the Quantity is held (``1000m`` is not an integer, ``1k`` is), which cel-python
+keeps (``quantitylib``) and cel-expr cannot (its Quantity is a message equal to another by value). Request data never holds a uint,
 a duration or a timestamp (JSON has strings and numbers), so only a rule's own literals and
 conversions make one.
 """
@@ -52,12 +55,16 @@ _EXACT_ON_CEL_PYTHON = re.compile(
     r"(?<![\w.])(?:\d+|0[xX][0-9a-fA-F]+)[uU]\b|(?<![\w.])(?:uint|duration|timestamp)\s*\("
 )
 _ELEMENT_FROM_PYTHON = re.compile(r"\.\s*(?:min|max|sum)\s*\(")
+_QUANTITY_FORM = re.compile(r"\.\s*(?:isInteger|asInteger|asApproximateFloat)\s*\(")
 
 
 def pinned(expression: str) -> bool:
     """Whether ``expression`` runs on cel-python only (see the module): it makes a uint, a
-    duration or a timestamp and hands a list to a lists function cel-expr runs in Python."""
+    duration or a timestamp and hands a list to a lists function cel-expr runs in Python, or it
+    reads a Quantity's form."""
     masked = blanked(expression)
+    if _QUANTITY_FORM.search(masked):
+        return True
     return bool(_EXACT_ON_CEL_PYTHON.search(masked) and _ELEMENT_FROM_PYTHON.search(masked))
 
 
@@ -152,9 +159,9 @@ class RoutedBackend:
             program.pinned = True
             if self._python_program(program) is None:
                 raise CelCompileError(
-                    "this expression makes a uint, a duration or a timestamp and takes min(), "
-                    "max() or sum() of a list, which cel-expr cannot hand back exactly and "
-                    "only cel-python keeps; cel-python cannot run "
+                    "this expression asks what only cel-python answers exactly (a Quantity's "
+                    "form, or min(), max() or sum() of a list holding a uint, a duration or a "
+                    "timestamp it makes); cel-python cannot run "
                     f"{', '.join(_refused(expression)) or 'it'}: refused"
                 )
         return program

@@ -189,7 +189,7 @@ def _hostile_spread(items: int) -> dict[str, Any]:
 @pytest.mark.parametrize(
     ("expression", "construct"),
     [
-        ("object.l.all(x, !object.s.contains('%s'.format([object.t])))", "format()"),
+        ("object.l.all(x, !object.s.contains(strings.quote(object.t)))", "strings.quote()"),
         ("object.l.all(x, !object.s.contains(object.m.?t.orValue(object.t)))", "optional .?"),
         (
             "object.l.all(x, !object.s.contains(object.t) && !format.dns1123Label()"
@@ -265,7 +265,7 @@ def test_the_webhook_logs_the_bundles_warnings_when_it_starts(
     rule = (
         "validations:\n"
         "  - expression: object.spec.template.spec.containers.all(c, c.name.size() < 64 &&\n"
-        "      '%s'.format([c.name]) != '')\n"
+        "      strings.quote(c.name) != '')\n"
         "    message: names\n"
     )
     bundle = bundle_with(tmp_path, rule, MATCH_DENY)

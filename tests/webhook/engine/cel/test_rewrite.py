@@ -31,6 +31,15 @@ CASES = [
     ("substring(s, 1) + 'x.substring(1)'", "substring(s, 1) + 'x.substring(1)'"),
     ("ofNonZeroValue(x) + x.ofNonZeroValue(y)", "ofNonZeroValue(x) + x.ofNonZeroValue(y)"),
     (
+        "s.format([t])",
+        "s.fedgateFormat(cel.bind(fedgateFormatArgs, [t], [fedgateFormatArgs, "
+        "fedgateFormatArgs.map(fedgateFormatArg, type(fedgateFormatArg) == "
+        "google.protobuf.Timestamp || type(fedgateFormatArg) == google.protobuf.Duration ? "
+        "string(dyn(fedgateFormatArg)) : type(fedgateFormatArg) == map ? "
+        "string(size(dyn(fedgateFormatArg))) : '')]))",
+    ),
+    ("format('%s', [1]) + s.format(a, b)", "format('%s', [1]) + s.format(a, b)"),
+    (
         "optional . ofNonZeroValue(o.t)",
         "cel.bind(fedgateNonZero, o.t, type(fedgateNonZero) == google.protobuf.Timestamp ? "
         "(dyn(fedgateNonZero) == timestamp('0001-01-01T00:00:00Z') ? optional.none() : "

@@ -20,6 +20,9 @@ ROUTED = RoutedBackend()
         ("dyn([0x10u]).sum()", True),
         ("[duration('1ns'), duration('2ns')].sum() == duration('3ns')", True),
         ("[timestamp(object.t)].max()", True),
+        ("quantity(object.q).isInteger()", True),
+        ("quantity('1k').asApproximateFloat() > 0.0", True),
+        ("object.isIntegerish == 1", False),
         ("object.items.max() > 3", False),  # no uint anywhere
         ("[7u, 0u].sort()[0] == 0u", False),  # sort() is cel-cpp's own: it keeps the uint
         ("'7u'.size() > 0 && [1].min() == 1", False),  # a literal's text is not a uint
@@ -44,6 +47,8 @@ def test_pinned_only_where_a_uint_meets_a_python_lists_function(
         "[duration('1ns'), duration('2ns')].min() == duration('1ns')",
         "string([timestamp('2023-06-15T12:30:00+05:30')].max()) == '2023-06-15T12:30:00+05:30'",
         "dyn([duration('1s')]).sum() == duration('1s')",
+        "!quantity('1000m').isInteger() && quantity('1k').isInteger()",
+        "!quantity('0').sub(quantity('1Ei')).isInteger()",
     ],
 )
 def test_a_uint_duration_or_timestamp_from_a_lists_function_is_exact(expression: str) -> None:
@@ -53,7 +58,7 @@ def test_a_uint_duration_or_timestamp_from_a_lists_function_is_exact(expression:
 
 
 def test_a_pinned_expression_cel_python_cannot_run_is_refused_naming_why() -> None:
-    with pytest.raises(CelCompileError, match=r"makes a uint.*cel-python cannot run .*optional"):
+    with pytest.raises(CelCompileError, match=r"only cel-python answers exactly.*cel-python cannot run .*optional"):
         ROUTED.compile("dyn([7u]).min() == optional.of(7u).value()")
 
 
