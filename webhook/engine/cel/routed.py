@@ -22,19 +22,23 @@ server's out-of-budget error. Where only the iteration bound passes, cel-expr ev
 own iteration budget stops it. When a bundle loads, ``fails_closed_above`` tells from which
 request size an expression would fail so (``webhook/engine/celruntime.py`` warns).
 
-One kind of expression always runs on cel-python (``pinned``): one that makes a uint (a
-``7u`` literal, ``uint()``), a duration or a timestamp (``duration()``, ``timestamp()``) and
-calls ``min()``, ``max()`` or ``sum()``, which cel-expr runs in Python. cel-expr hands them a
-``list(dyn)``'s uints as plain ints, so one comes back typed an int (``type(dyn([7u,
-0u]).min()) == uint`` is false there, true in cel-go), and durations and timestamps as Python's
-microsecond values (``[duration('1ns'), duration('2ns')].sum()`` was 0s) without the offset a
-timestamp was written with; cel-python carries all three exactly. Where cel-python cannot run
-such an expression it is refused when it compiles, naming why. So is one that asks a Quantity
-for its form (``isInteger()``, ``asInteger()``, ``asApproximateFloat()``): Kubernetes answers
-them from how the Quantity is held (``1000m`` is not an integer, ``1k`` is), which cel-python
-keeps (``quantitylib``) and cel-expr cannot (its Quantity is a message equal to another by value). Request data never holds a uint,
-a duration or a timestamp (JSON has strings and numbers), so only a rule's own literals and
-conversions make one.
+Two kinds of expression always run on cel-python (``pinned``):
+
+- one that makes a uint (a ``7u`` literal, ``uint()``), a duration or a timestamp
+  (``duration()``, ``timestamp()``) and calls ``min()``, ``max()`` or ``sum()``, which cel-expr
+  runs in Python. cel-expr hands them a ``list(dyn)``'s uints as plain ints, so one comes back
+  typed an int (``type(dyn([7u, 0u]).min()) == uint`` is false there, true in cel-go), and
+  durations and timestamps as Python's microsecond values (``[duration('1ns'),
+  duration('2ns')].sum()`` was 0s) without the offset a timestamp was written with. Request
+  data never holds a uint, a duration or a timestamp (JSON has strings and numbers), so only a
+  rule's own literals and conversions make one;
+- one that asks a Quantity for its form (``isInteger()``, ``asInteger()``,
+  ``asApproximateFloat()``): Kubernetes answers from how the Quantity is held (``1000m`` is not
+  an integer, ``1k`` is), which cel-python keeps (``quantitylib``) and cel-expr cannot (its
+  Quantity is a message equal to another by value).
+
+cel-python carries all of these exactly. Where it cannot run such an expression, the expression
+is refused when it compiles, naming why.
 """
 
 from __future__ import annotations

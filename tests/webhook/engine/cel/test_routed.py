@@ -58,7 +58,8 @@ def test_a_uint_duration_or_timestamp_from_a_lists_function_is_exact(expression:
 
 
 def test_a_pinned_expression_cel_python_cannot_run_is_refused_naming_why() -> None:
-    with pytest.raises(CelCompileError, match=r"only cel-python answers exactly.*cel-python cannot run .*optional"):
+    refusal = r"only cel-python answers exactly.*cel-python cannot run .*optional"
+    with pytest.raises(CelCompileError, match=refusal):
         ROUTED.compile("dyn([7u]).min() == optional.of(7u).value()")
 
 
