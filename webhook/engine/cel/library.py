@@ -21,7 +21,6 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal
 from fractions import Fraction
@@ -47,24 +46,73 @@ class Uint(int):
     functions hand it back as they got it, typed as a uint."""
 
 
-@dataclass(frozen=True)
+class _Dec:
+    """An ``inf.Dec`` as Kubernetes' Quantities share it: ``add`` and ``sub`` of a Quantity
+    held big write their result here, and the result holds the same one."""
+
+    __slots__ = ("form",)
+
+    def __init__(self, form: quantitylib.Form) -> None:
+        self.form = form
+
+
 class Quantity:
     """Kubernetes' Quantity as CEL sees it: an exact value. Equal when the values are
     (``quantity('1') == quantity('1000m')``, as ``Quantity.Equal``); no ``<``: compare with
-    ``compareTo``, ``isLessThan``, ``isGreaterThan``."""
+    ``compareTo``, ``isLessThan``, ``isGreaterThan``.
 
-    value: Fraction
-    form: quantitylib.Form | None = field(default=None, compare=False)
-    """How Kubernetes holds it (``quantitylib``), which ``isInteger``, ``asInteger`` and
-    ``asApproximateFloat`` read; None where it is not known (cel-expr carries the value
-    alone: a message is equal to another by its text, and ``quantity('1') ==
-    quantity('1000m')``), and they answer by the value."""
-    approximate: float = field(init=False, compare=False, repr=False)
-    """``float(value)``: rounding keeps order, so where two differ, so do the exact values,
-    the same way round; comparing them first spares most Fraction comparisons."""
+    Where its form is known (cel-python) it is what cel-go hands the library, a pointer:
+    ``compareTo``, ``isLessThan`` and ``isGreaterThan`` turn an int64 form they are called on
+    into the big one when the other is big (``AsDec``), and ``add``/``sub`` of one held big
+    write the result into its ``inf.Dec``, which the result shares (``_Dec``). A value read
+    again (a comprehension's variable, ``cel.bind``) answers as it does in Kubernetes."""
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "approximate", float(self.value))
+    __slots__ = ("_approximate", "_dec", "_small", "_value")
+
+    def __init__(self, value: Fraction, form: quantitylib.Form | None = None) -> None:
+        self._value = value
+        self._small = form if form is not None and not form.big else None
+        self._dec = _Dec(form) if form is not None and form.big else None
+        self._approximate = float(value) if form is None else None
+
+    @classmethod
+    def _sharing(cls, dec: _Dec) -> Quantity:
+        shared = cls(dec.form.value)
+        shared._approximate, shared._dec = None, dec
+        return shared
+
+    @property
+    def form(self) -> quantitylib.Form | None:
+        """How Kubernetes holds it (``quantitylib``), which ``isInteger``, ``asInteger`` and
+        ``asApproximateFloat`` read; None where it is not known (cel-expr carries the value
+        alone: a message is equal to another by its text), and they answer by the value."""
+        return self._dec.form if self._dec is not None else self._small
+
+    @property
+    def value(self) -> Fraction:
+        form = self.form
+        return self._value if form is None else form.value
+
+    @property
+    def approximate(self) -> float:
+        """``float(value)``: rounding keeps order, so where two differ, so do the exact
+        values, the same way round; comparing them first spares most Fraction comparisons."""
+        return self._approximate if self._approximate is not None else float(self.value)
+
+    def as_dec(self) -> None:
+        """``Quantity.AsDec``: an int64 form becomes the big one (the same digits)."""
+        if self._small is not None:
+            small = self._small
+            self._dec, self._small = _Dec(quantitylib.Form(True, small.digits, small.power)), None
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Quantity) and self.value == other.value
+
+    def __hash__(self) -> int:
+        return hash(self.value)
+
+    def __repr__(self) -> str:
+        return f"Quantity({self.value!r}, {self.form!r})"
 
     @property
     def text(self) -> str:
@@ -75,8 +123,15 @@ class Quantity:
 _QUANTITY_FORMAT = "^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$"
 
 
-@lru_cache(maxsize=4096)  # the same few quantities recur in every request
 def quantity(text: str) -> Quantity:
+    """A fresh Quantity (each call: cel-go's ``quantity()`` makes a new one, which ``add`` and
+    ``compareTo`` may change)."""
+    form = _parsed(text)
+    return Quantity(form.value, form)
+
+
+@lru_cache(maxsize=4096)  # the same few quantities recur in every request
+def _parsed(text: str) -> quantitylib.Form:
     try:
         parse_quantity(text, as_kubernetes=True)
     except QuantityError:
@@ -85,7 +140,7 @@ def quantity(text: str) -> Quantity:
         form = quantitylib.parse(text)  # its value rounded up to a nano, a binary one capped
     except quantitylib.FormError:  # no digits where inf.Dec must read some ('Ei', '.Ei')
         raise LibraryError("unable to parse numeric part of quantity") from None
-    return Quantity(form.value, form)
+    return form
 
 
 def _quantity_error(text: str) -> str:
@@ -142,6 +197,10 @@ def compare_to(a: Quantity | semverlib.Semver, b: Quantity | semverlib.Semver) -
         return semverlib.compare(a, b)
     if not (isinstance(a, Quantity) and isinstance(b, Quantity)):
         raise LibraryError("no such overload: compare two quantities or two semvers")
+    if a.form is not None and b.form is not None:  # Quantity.Cmp: both int64, or AsDec
+        if a.form.big or b.form.big:
+            a.as_dec()
+        return (a.value > b.value) - (a.value < b.value)
     if a.approximate != b.approximate:
         return 1 if a.approximate > b.approximate else -1
     return (a.value > b.value) - (a.value < b.value)
@@ -169,8 +228,7 @@ def add(a: Quantity, b: Quantity | int) -> Quantity:
     other = _operand(b)
     if a.form is None or other.form is None:
         return Quantity(a.value + other.value)
-    form = quantitylib.add(a.form, other.form)
-    return Quantity(form.value, form)
+    return _held(a, quantitylib.add(a.form, other.form))
 
 
 def sub(a: Quantity, b: Quantity | int) -> Quantity:
@@ -182,8 +240,17 @@ def sub(a: Quantity, b: Quantity | int) -> Quantity:
                 "(Kubernetes' int64 negation wraps there)"
             )
         return Quantity(a.value - other.value)
-    form = quantitylib.sub(a.form, other.form)
-    return Quantity(form.value, form)
+    return _held(a, quantitylib.sub(a.form, other.form))
+
+
+def _held(a: Quantity, form: quantitylib.Form) -> Quantity:
+    """The result of ``add``/``sub`` on ``a``: Kubernetes copies ``a``, whose ``inf.Dec`` the
+    copy shares, and writes a big result into it (``a`` changes too); else a fresh one."""
+    dec = a._dec
+    if dec is None:
+        return Quantity(form.value, form)
+    dec.form = form
+    return Quantity._sharing(dec)
 
 
 QUANTITY_MEMBERS: dict[str, tuple[Callable[..., object], str, str]] = {

@@ -16,10 +16,9 @@ answer depends on which, not on the value alone:
 - ``AsApproximateFloat64`` multiplies the float of the digits by Go's ``math.Pow10``
   (``0.3`` is 3 x 0.1 = 0.30000000000000004).
 
-Not followed: cel-go hands the library a pointer, and Kubernetes' ``Cmp`` and ``Add`` change
-the Quantity they are called on to the big form (``AsDec``) or share its big value: a value
-used twice in one expression (``cel.bind``, a comprehension's variable) can answer otherwise
-there.
+cel-go hands the library a pointer, and Kubernetes' ``Cmp`` and ``Add`` change the Quantity
+they are called on to the big form (``AsDec``) or write into its big value: ``library.Quantity``
+holds a Quantity that way (a value read twice answers as in Kubernetes).
 """
 
 from __future__ import annotations

@@ -35,7 +35,14 @@ Two kinds of expression always run on cel-python (``pinned``):
 - one that asks a Quantity for its form (``isInteger()``, ``asInteger()``,
   ``asApproximateFloat()``): Kubernetes answers from how the Quantity is held (``1000m`` is not
   an integer, ``1k`` is), which cel-python keeps (``quantitylib``) and cel-expr cannot (its
-  Quantity is a message equal to another by value).
+  Quantity is a message equal to another by value);
+- one that makes a Quantity (``quantity()``), binds values to a variable (a comprehension,
+  ``cel.bind``) and calls ``add``, ``sub``, ``compareTo``, ``isLessThan`` or ``isGreaterThan``:
+  cel-go hands Kubernetes' library a pointer, which ``compareTo`` turns to the big form and
+  ``add`` of a big one writes its sum into, so a Quantity a variable holds may change between
+  two reads (``[quantity('1.5Gi')].all(q, q.add(quantity('1')).compareTo(q) == 0)`` is true).
+  cel-python's Quantity shares as cel-go's does; a fresh ``quantity(x).isLessThan(...)`` is
+  read once and runs on cel-expr.
 
 cel-python carries all of these exactly. Where it cannot run such an expression, the expression
 is refused when it compiles, naming why.
@@ -60,15 +67,49 @@ _EXACT_ON_CEL_PYTHON = re.compile(
 )
 _ELEMENT_FROM_PYTHON = re.compile(r"\.\s*(?:min|max|sum)\s*\(")
 _QUANTITY_FORM = re.compile(r"\.\s*(?:isInteger|asInteger|asApproximateFloat)\s*\(")
+_QUANTITY_CHANGED = re.compile(r"\.\s*(?:add|sub|compareTo|isLessThan|isGreaterThan)\s*\(")
+_READ_AGAIN = re.compile(
+    r"\.\s*(?:all|exists|exists_one|existsOne|map|filter|transform\w*|sortBy)\s*\(|\bbind\s*\("
+)
+_QUANTITY = re.compile(r"(?<![\w.])quantity\s*\(")
+_CALLED = re.compile(r"(?:(?<=[^\w.])|^)(\.?)\s*(\w+)\s*$")
+
+
+def _fresh_receiver(masked: str, dot: int) -> bool:
+    """Whether the receiver ending before ``masked[dot]`` is a Quantity no variable holds:
+    ``quantity(...)``, or ``add``/``sub`` of one (their result is held by the call alone)."""
+    end = dot
+    while True:
+        text = masked[:end].rstrip()
+        if not text.endswith(")"):
+            return False  # a variable, an index, a field: maybe held twice
+        depth, at = 0, len(text) - 1
+        while at >= 0:
+            depth += {")": 1, "(": -1}.get(text[at], 0)
+            if depth == 0:
+                break
+            at -= 1
+        called = _CALLED.search(text[:at])
+        if called is None:
+            return False  # a parenthesized expression
+        if not called.group(1):
+            return called.group(2) == "quantity"
+        if called.group(2) not in ("add", "sub"):
+            return False
+        end = called.start(1)
 
 
 def pinned(expression: str) -> bool:
     """Whether ``expression`` runs on cel-python only (see the module): it makes a uint, a
-    duration or a timestamp and hands a list to a lists function cel-expr runs in Python, or it
-    reads a Quantity's form."""
+    duration or a timestamp and hands a list to a lists function cel-expr runs in Python, it
+    reads a Quantity's form, or a variable holds a Quantity that add or compareTo may change."""
     masked = blanked(expression)
     if _QUANTITY_FORM.search(masked):
         return True
+    if _QUANTITY.search(masked) and _READ_AGAIN.search(masked):
+        changed = _QUANTITY_CHANGED.finditer(masked)
+        if any(not _fresh_receiver(masked, found.start()) for found in changed):
+            return True  # a Quantity a variable may hold, which add or compareTo may change
     return bool(_EXACT_ON_CEL_PYTHON.search(masked) and _ELEMENT_FROM_PYTHON.search(masked))
 
 
@@ -164,8 +205,8 @@ class RoutedBackend:
             if self._python_program(program) is None:
                 raise CelCompileError(
                     "this expression asks what only cel-python answers exactly (a Quantity's "
-                    "form, or min(), max() or sum() of a list holding a uint, a duration or a "
-                    "timestamp it makes); cel-python cannot run "
+                    "form or one a variable holds, or min(), max() or sum() of a list holding a "
+                    "uint, a duration or a timestamp it makes); cel-python cannot run "
                     f"{', '.join(_refused(expression)) or 'it'}: refused"
                 )
         return program

@@ -28,6 +28,21 @@ ROUTED = RoutedBackend()
         ("'7u'.size() > 0 && [1].min() == 1", False),  # a literal's text is not a uint
         ("object.u7u.min() == 1", False),  # a field named like a literal
         ("object.x // 7u\n.min()", False),  # a comment's text is not code
+        ("[quantity('1.5Gi')].all(q, q.add(quantity('1')).compareTo(q) == 0)", True),
+        ("object.l.map(s, quantity(s)).exists(q, q.isLessThan(quantity('2Gi')))", True),
+        ("quantity(object.q).isLessThan(quantity('2Gi'))", False),  # fresh values, read once
+        ("object.l.all(s, quantity(s).isLessThan(quantity('2Gi')))", False),  # fresh
+        (
+            "object.l.all(s, quantity(s).add(quantity(s)).sub(1).compareTo(quantity('1')) < 0)",
+            False,
+        ),
+        (
+            "object.l.map(s, quantity(s)).all(q, quantity('1').add(q).isLessThan(q))",
+            False,
+        ),  # q only read
+        ("[quantity('1')].all(q, (q).add(1).compareTo(q) == 0)", True),
+        ("[[quantity('1')]].all(l, l[0].compareTo(quantity('1Gi')) < 0)", True),
+        ("object.l.all(x, x.add(1) > 0)", False),  # no Quantity is made
     ],
 )
 def test_pinned_only_where_a_uint_meets_a_python_lists_function(
@@ -49,6 +64,8 @@ def test_pinned_only_where_a_uint_meets_a_python_lists_function(
         "dyn([duration('1s')]).sum() == duration('1s')",
         "!quantity('1000m').isInteger() && quantity('1k').isInteger()",
         "!quantity('0').sub(quantity('1Ei')).isInteger()",
+        "[quantity('1.5Gi')].all(q, q.add(quantity('1')).compareTo(q) == 0)",
+        "[quantity('1')].all(q, q.compareTo(quantity('1.5Gi')) < 0 && !q.isInteger())",
     ],
 )
 def test_a_uint_duration_or_timestamp_from_a_lists_function_is_exact(expression: str) -> None:
