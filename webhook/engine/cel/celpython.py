@@ -20,7 +20,16 @@ from celpy.evaluation import CELEvalError, Evaluator, base_functions
 
 from webhook.engine.budget import BudgetExceeded
 from webhook.engine.budget import check as check_budget
-from webhook.engine.cel import bound, comprehensions, cost, library, mathlib, netlib, rewrite
+from webhook.engine.cel import (
+    bound,
+    comprehensions,
+    cost,
+    library,
+    mathlib,
+    netlib,
+    rewrite,
+    typeparam,
+)
 from webhook.engine.cel.backend import CelCompileError
 from webhook.engine.cel.backend import CelEvalError as EvalError
 from webhook.engine.cel.celexpr import CelExprBackend
@@ -406,6 +415,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     **{name: _past_year_9999(name) for name in _ZONED_GETTERS},
     **{n: _library(f) for n, (f, _) in library.LIST_FUNCTIONS.items()},
     **{n: _library(f) for n, f in library.SETS_FUNCTIONS.items()},
+    typeparam.UNRESOLVED: _library(library.unresolved_conversion),
     "find": _library(library.regex_find),
     "findAll": _library(library.regex_find_all),
     "quantity": _library(library.quantity),
@@ -1027,7 +1037,7 @@ class CelPythonBackend:
     def compile(self, expression: str) -> Any:
         self._checker.compile(expression)  # raises CelCompileError
         try:
-            ast = self._env.compile(_without_trailing_commas(expression))
+            ast = self._env.compile(_without_trailing_commas(typeparam.checked(expression)))
         except CELParseError as exc:
             raise CelCompileError(
                 "cel-python's parser cannot read this (cel-expr's can: optional syntax .? or "
