@@ -423,37 +423,29 @@ def checked(expression: str) -> str:
     ``T``'s type."""
     edits: list[tuple[int, int, str]] = []
     for wrap in wraps(expression):
-        if wrap.receiver:
-            first = f"{BOUND}[0]"
-            accepted = (
-                "false"
-                if wrap.accepts is None
-                else (f"type({first}) == {_TYPE_NAMES[wrap.accepts]}")
-            )
-            closed = "?" if wrap.accepts is None else ""
-            body = (
-                f"size({BOUND}) == 0 || {accepted} ? {BOUND} : "
-                f"dyn({UNRESOLVED}('{wrap.conversion}{closed}', {first}))"
-            )
-            edits += [
-                (wrap.start, wrap.start, f"cel.bind({BOUND}, "),
-                (wrap.end, wrap.end, f", {body})"),
-            ]
-            continue
-        if wrap.accepts is None:
+        if wrap.accepts is None and not wrap.receiver:
             edits += [
                 (wrap.start, wrap.start, f"dyn({UNRESOLVED}('{wrap.conversion}?', dyn("),
                 (wrap.end, wrap.end, ")))"),
             ]
             continue
-        body = (
-            f"type({BOUND}) == {_TYPE_NAMES[wrap.accepts]} ? dyn({BOUND}) : "
-            f"dyn({UNRESOLVED}('{wrap.conversion}', {BOUND}))"
-        )
         edits += [
             (wrap.start, wrap.start, f"cel.bind({BOUND}, "),
-            (wrap.end, wrap.end, f", {body})"),
+            (wrap.end, wrap.end, f", {_checked_body(wrap)})"),
         ]
     for start, end, text in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
         expression = expression[:start] + text + expression[end:]
     return expression
+
+
+def _checked_body(wrap: Wrap) -> str:
+    """What a wrapped value, bound to ``BOUND``, is replaced with: itself where it is of the
+    type ``T`` is bound to (a list function's receiver: empty, or its first element of that
+    type, as cel-go's type guard checks it), else a failure."""
+    value = f"{BOUND}[0]" if wrap.receiver else BOUND
+    closed = "?" if wrap.accepts is None else ""
+    failure = f"dyn({UNRESOLVED}('{wrap.conversion}{closed}', {value}))"
+    accepted = "false" if wrap.accepts is None else f"type({value}) == {_TYPE_NAMES[wrap.accepts]}"
+    if wrap.receiver:
+        return f"size({BOUND}) == 0 || {accepted} ? {BOUND} : {failure}"
+    return f"{accepted} ? dyn({BOUND}) : {failure}"
