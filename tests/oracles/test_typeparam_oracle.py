@@ -29,7 +29,7 @@ LISTS = {
     "s": ["1", "a"],
     "i": [1, 2],
     "d": [1.5, 2.0],
-    "n": [[True], [1]],
+    "n": [[True], [False]],  # a list of lists (max() of a mixed list is another matter)
 }
 VARIABLES = {"object": {**LISTS, "spec": {"replicas": 3}}}
 SOURCES = [
