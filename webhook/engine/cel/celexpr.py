@@ -22,7 +22,7 @@ from cel_expr_python.ext import (  # type: ignore[import-untyped]
 
 from webhook.engine.budget import check as check_budget
 from webhook.engine.budget import current as current_budget
-from webhook.engine.cel import grammar, library, nanorder, rewrite, stringformat
+from webhook.engine.cel import grammar, library, nanorder, rewrite, stringformat, typeparam
 from webhook.engine.cel.backend import VARIABLES, CelCompileError, CelEvalError
 
 QUANTITY = "kubernetes.Quantity"
@@ -349,6 +349,17 @@ def _kubernetes_declarations() -> list[tuple[str, Any]]:
             [cel.Overload("fedgate_int_of_bool", t.INT, [], impl=library.int_of_bool)],
         ),
         _decl(
+            typeparam.UNRESOLVED,  # what ``typeparam`` calls for a conversion cel-go lacks
+            [
+                cel.Overload(
+                    "fedgate_unresolved_string_dyn",
+                    t.BOOL,  # never: it fails (cel-expr-python's functions return no dyn)
+                    [string, t.DYN],
+                    impl=library.unresolved_conversion,
+                )
+            ],
+        ),
+        _decl(
             "fedgateUtcOffset",  # what ``rewrite`` puts around ``timestamp()``'s string
             [cel.Overload("fedgate_utc_offset_string", string, [string], impl=library.utc_offset)],
         ),
@@ -586,6 +597,7 @@ _MERGED = (
     "fedgateMapOfPairs",
     "fedgateMergeEntries",
     "fedgateGoString",
+    typeparam.UNRESOLVED,
 )
 """Names the strings extension already declares, and functions taking dyn (cel-expr
 runs a dyn parameter only when an extension declares it)."""

@@ -31,6 +31,7 @@ from webhook.engine.cel import (
     rewrite,
     stringformat,
     timelib,
+    typeparam,
 )
 from webhook.engine.cel.backend import CelCompileError
 from webhook.engine.cel.backend import CelEvalError as EvalError
@@ -578,6 +579,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     **{n: _library(f) for n, (f, _) in library.OPAQUE_FUNCTIONS.items() if n in _PLAIN_NAMES},
     **{n: _overloaded(n, f) for n, f in _CHECKED.items()},
     "format": _library(_format),
+    typeparam.UNRESOLVED: _library(library.unresolved_conversion),
 }
 
 
@@ -1215,7 +1217,7 @@ class CelPythonBackend:
         self._checker.compile(expression)  # raises CelCompileError
         expression = self._checker.typed(expression, ("sum",))  # the checker's static types
         try:
-            ast = self._env.compile(_without_trailing_commas(expression))
+            ast = self._env.compile(_without_trailing_commas(typeparam.checked(expression)))
         except CELParseError as exc:
             raise CelCompileError(
                 "cel-python's parser cannot read this (cel-expr's can: optional syntax .? or "

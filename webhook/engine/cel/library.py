@@ -613,6 +613,34 @@ def int_of_bool() -> int:
     raise LibraryError("no such overload: int(bool)")
 
 
+_CEL_TYPE_NAMES = (
+    (bool, "bool"),
+    (int, "int"),
+    (float, "double"),
+    (str, "string"),
+    (bytes, "bytes"),
+    (list, "list"),
+    (dict, "map"),
+    (datetime, "google.protobuf.Timestamp"),
+    (timedelta, "google.protobuf.Duration"),
+)
+
+
+def unresolved_conversion(conversion: str, value: object) -> object:
+    """A conversion of a value cel-go types by the lists extension's unresolved ``T``, of a
+    value of another type than ``T``'s (``typeparam``): cel-go kept no overload for it.
+    ``conversion`` ends in ``?`` where fedgate does not know ``T``'s type (failing closed)."""
+    kind = next((name for cls, name in _CEL_TYPE_NAMES if isinstance(value, cls)), "dyn")
+    name = conversion.rstrip("?")
+    message = f"no such overload: {name}({kind})"
+    if conversion.endswith("?"):
+        message += (
+            f" (fedgate cannot tell which {name}() overload cel-go keeps for a value typed by"
+            " the lists extension's unresolved element type: failing closed)"
+        )
+    raise LibraryError(message)
+
+
 def list_slice(items: list[object], start: int, end: int) -> list[object]:
     where = f"cannot slice({start}, {end})"
     if start < 0 or end < 0:

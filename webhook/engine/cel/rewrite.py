@@ -49,7 +49,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from webhook.engine.cel import nanorder
+from webhook.engine.cel import nanorder, typeparam
 from webhook.engine.cel.paths import STRING_LITERAL
 
 _NON_ZERO = "fedgateNonZero"
@@ -102,6 +102,8 @@ INTERNAL = {
     "fedgateFlattenDepth": "flatten",
     _INT: "int",
     "fedgateIntOfBool": "int",
+    typeparam.BOUND: "the converted value",
+    typeparam.UNRESOLVED: "conversion",
     **nanorder.INTERNAL,
     "fedgateFormatArgs": "format",
     "fedgateFormatArg": "format",
@@ -201,8 +203,9 @@ def uses_internal_name(expression: str) -> str | None:
 
 def rewrite(expression: str) -> str:
     """The expression with every construct above rewritten (unchanged when it has none), its
-    orderings of what may be a NaN cel-go's first (``nanorder``)."""
-    expression = nanorder.checked(expression)
+    orderings of what may be a NaN cel-go's first (``nanorder``), its conversions of a value
+    typed by the lists extension's unresolved element type as cel-go's (``typeparam``)."""
+    expression = nanorder.checked(typeparam.checked(expression))
     words = (
         "validate",
         "named",
