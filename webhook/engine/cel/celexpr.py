@@ -186,6 +186,10 @@ def _net_declarations(opaque: _Opaque) -> list[tuple[str, Any]]:
     return functions
 
 
+def _unchanged(expression: str) -> str:
+    return expression
+
+
 def _type(signature: str) -> Any:
     """A cel-expr type from the signatures of ``library`` (``list(T)``, ``map(K, V)``, a
     scalar, or an opaque type's name)."""
@@ -630,16 +634,19 @@ class CelExprBackend:
         self.homogeneous: set[str] = set()
         """sha256 (hex) of expressions whose aggregate literals were found homogeneous:
         ``_mixed_literal`` (a parse with lark and a compile per element) is not run again
-        for them. A command fills it from an earlier run of the same code and engine
-        (``compiler.compile.incremental``). The check only refuses, so the memo can only skip a
-        check that found nothing."""
+        for them; and, prefixed ``orderings:``, of those whose orderings ``nanorder`` left as
+        they were (it parses with lark). A command fills it from an earlier run of the same
+        code and engine (``compiler.compile.incremental``). Each memo holds only checks that
+        found nothing, so it can only skip work that would change nothing."""
 
     def compile(self, expression: str) -> Any:
         internal = rewrite.uses_internal_name(expression)
         if internal is not None:
             raise CelCompileError(f"undeclared reference to '{internal}'")
         try:
-            program = self._env.compile(rewrite.rewrite(self.typed(expression)))
+            program = self._env.compile(
+                rewrite.rewrite(self.typed(expression), self._orderings_checked)
+            )
         except RuntimeError as exc:
             raise CelCompileError(_clean(str(exc))) from None
         mixed = self._mixed_literal(expression)
@@ -666,9 +673,22 @@ class CelExprBackend:
                     break
         return expression
 
+    def _orderings_checked(self, expression: str) -> str:
+        """``nanorder.checked(expression)`` (a parse with lark where it has an ordering),
+        remembered in ``homogeneous`` where it changes nothing, the usual case."""
+        if "<" not in expression and ">" not in expression:
+            return expression
+        key = "orderings:" + hashlib.sha256(expression.encode()).hexdigest()
+        if key in self.homogeneous:
+            return expression
+        checked = nanorder.checked(expression)
+        if checked == expression:
+            self.homogeneous.add(key)
+        return checked
+
     def _compiles(self, expression: str) -> bool:
-        try:
-            self._env.compile(rewrite.rewrite(expression))
+        try:  # the orderings' NaN check changes no type: not made for a probe
+            self._env.compile(rewrite.rewrite(expression, _unchanged))
         except RuntimeError:
             return False
         return True

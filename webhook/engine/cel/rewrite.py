@@ -47,6 +47,7 @@ comment is never rewritten. The internal names cannot be written by a rule (``IN
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from webhook.engine.cel import nanorder, typeparam
@@ -201,11 +202,12 @@ def uses_internal_name(expression: str) -> str | None:
     return None
 
 
-def rewrite(expression: str) -> str:
+def rewrite(expression: str, check_orderings: Callable[[str], str] = nanorder.checked) -> str:
     """The expression with every construct above rewritten (unchanged when it has none), its
-    orderings of what may be a NaN cel-go's first (``nanorder``), its conversions of a value
-    typed by the lists extension's unresolved element type as cel-go's (``typeparam``)."""
-    expression = nanorder.checked(typeparam.checked(expression))
+    conversions of a value typed by the lists extension's unresolved element type as cel-go's
+    (``typeparam``) and its orderings of what may be a NaN cel-go's first
+    (``check_orderings``: ``nanorder.checked``, or a memo of it)."""
+    expression = check_orderings(typeparam.checked(expression))
     words = (
         "validate",
         "named",
