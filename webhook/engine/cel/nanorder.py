@@ -9,9 +9,10 @@ before compiling, only where an operand may hold one (``may_be_nan``): ``a < b``
 ``cel.bind(fedgateLeft, a, cel.bind(fedgateRight, b, fedgateLeft != fedgateLeft ||
 fedgateRight != fedgateRight ? fedgateUnordered() : fedgateLeft < fedgateRight))`` (a NaN is
 the one value not equal to itself; ``fedgateUnordered()`` fails with cel-go's message). An
-operand that is a literal, a path into a request variable, or an int or string function's
-result (``size()``, ``indexOf()``...) cannot be a NaN: such an ordering, most of them, is left as
-it is and costs nothing more.
+operand that is a literal, a path into a request variable or into a comprehension variable bound
+to one (``object.spec.rules.all(r, r[f] <= 3)``: ``data_variables``), or an int or string
+function's result (``size()``, ``indexOf()``...) cannot be a NaN: such an ordering, most of them,
+is left as it is and costs nothing more.
 """
 
 from __future__ import annotations
@@ -43,11 +44,72 @@ _NOT_DOUBLE = frozenset(
     | {"isInteger", "asInteger", "sign"}
 )
 """Functions whose result is never a double (so never a NaN)."""
-_ROOTS = "|".join(name for name in VARIABLES if name != "variables")
-_PATH = re.compile(
-    rf"\s*(?:{_ROOTS})(?:\s*\??\.\s*\w+|\s*\[\??\s*(?:'[^']*'|\"[^\"]*\"|\d+)\s*\])*\s*"
+_ROOTS = tuple(name for name in VARIABLES if name != "variables")
+"""The request's variables (``variables.x`` may be a computed NaN: not one)."""
+_STEPS = r"(?:\s*\??\.\s*\w+|\s*\[\??[^\[\]]*\])*\s*"
+"""Field selections and indexes (by anything: an index into data gives data or an error)."""
+_MACROS = frozenset(
+    {"all", "exists", "exists_one", "existsOne", "map", "filter", "transformList"}
+    | {"transformMap", "transformMapEntry", "sortBy"}
 )
-"""A path into a request variable (``variables.x`` may be a computed NaN: not one)."""
+"""Comprehensions: each binds its first argument(s) to a key, an index or an item of its
+receiver."""
+_PLAIN_LIST = re.compile(r"\s*\[(?:\s*(?:'\s*'|\"\s*\"|-?\d+)\s*,?)*\s*\]\s*")
+"""A list literal of (masked) strings and ints: its items are never a NaN."""
+
+
+def _path(roots: tuple[str, ...] | frozenset[str]) -> re.Pattern[str]:
+    names = "|".join(re.escape(name) for name in sorted(roots))
+    return re.compile(rf"\s*(?:{names})\b{_STEPS}")
+
+
+_PATH = _path(_ROOTS)
+"""A path into a request variable."""
+
+
+def data_variables(tree: Any, masked: str) -> frozenset[str]:
+    """The comprehension variables bound, wherever the name is bound, to what the request
+    carries: a key, index or item of a path into a request variable, of a path into another
+    such variable, or of a list literal of strings and ints. Such a value is never a NaN."""
+    bindings: dict[str, list[Any]] = {}  # name -> the receivers it is bound over
+    for node in tree.iter_subtrees():
+        if node.data != "member_dot_arg" or str(node.children[1]) not in _MACROS:
+            continue
+        arguments = node.children[2].children if len(node.children) > 2 else []
+        for argument in arguments[:-1]:
+            name = masked[argument.meta.start_pos : argument.meta.end_pos].strip()
+            if name.isidentifier():
+                bindings.setdefault(name, []).append(node.children[0])
+    known: frozenset[str] = frozenset()
+    while True:
+        path = _path(_ROOTS + tuple(known))
+        found = frozenset(
+            name
+            for name, receivers in bindings.items()
+            if all(_holds_data(r, masked, path) for r in receivers)
+        )
+        if found == known:
+            return known
+        known = found
+
+
+_SAME_ITEMS = frozenset({"filter", "sort", "sortBy", "distinct", "reverse", "slice"})
+"""Functions whose result holds some of the receiver's own items."""
+
+
+def _holds_data(node: Any, masked: str, path: re.Pattern[str]) -> bool:
+    """Whether ``node``'s items are the request's: a path, a list literal of strings and
+    ints, or a filter (sort, slice...) of either."""
+    while getattr(node, "data", None) in _PASS_THROUGH and len(node.children) == 1:
+        node = node.children[0]
+    if getattr(node, "data", None) == "member_dot_arg" and str(node.children[1]) in _SAME_ITEMS:
+        return _holds_data(node.children[0], masked, path)
+    if getattr(node.meta, "empty", True):
+        return False
+    text = masked[node.meta.start_pos : node.meta.end_pos]
+    return bool(path.fullmatch(text) or _PLAIN_LIST.fullmatch(text))
+
+
 _NUMBER = re.compile(r"\s*-?\s*(?:\d+(?:\.\d*)?(?:[eE][+-]?\d+)?|0[xX][0-9a-fA-F]+)[uU]?\s*")
 _WORDS = ("<", ">")
 
@@ -94,6 +156,7 @@ _Span = tuple[int, int]
 
 
 def _first_unchecked(tree: Any, masked: str) -> tuple[_Span, _Span, _Span, str] | None:
+    data = _path(_ROOTS + tuple(data_variables(tree, masked)))
     for node in tree.iter_subtrees_topdown():
         if node.data != "relation" or len(node.children) != 2:
             continue
@@ -105,7 +168,7 @@ def _first_unchecked(tree: Any, masked: str) -> tuple[_Span, _Span, _Span, str] 
             continue  # no positions to rewrite at
         if masked[left.meta.start_pos : left.meta.end_pos].strip() == LEFT:
             continue  # an ordering this module wrote
-        if not (may_be_nan(left, masked) or may_be_nan(right, masked)):
+        if not (may_be_nan(left, masked, data) or may_be_nan(right, masked, data)):
             continue
         return (
             (node.meta.start_pos, node.meta.end_pos),
@@ -116,9 +179,10 @@ def _first_unchecked(tree: Any, masked: str) -> tuple[_Span, _Span, _Span, str] 
     return None
 
 
-def may_be_nan(node: Any, masked: str) -> bool:
+def may_be_nan(node: Any, masked: str, paths: re.Pattern[str] = _PATH) -> bool:
     """Whether the operand may evaluate to a NaN (conservative: true unless it is a literal,
-    a path into a request variable, or a call of a function that never returns a double)."""
+    a path (``paths``: into a request variable, or a comprehension variable bound to one), or
+    a call of a function that never returns a double)."""
     while getattr(node, "data", None) in _PASS_THROUGH and len(node.children) == 1:
         node = node.children[0]
     data = getattr(node, "data", None)
@@ -131,7 +195,7 @@ def may_be_nan(node: Any, masked: str) -> bool:
         return name not in _NOT_DOUBLE
     text = masked[node.meta.start_pos : node.meta.end_pos]
     return not (
-        _PATH.fullmatch(text) or _NUMBER.fullmatch(text) or text.strip() in _BOOL_WORDS.values()
+        paths.fullmatch(text) or _NUMBER.fullmatch(text) or text.strip() in _BOOL_WORDS.values()
     )
 
 

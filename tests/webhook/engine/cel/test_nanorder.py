@@ -18,6 +18,10 @@ from webhook.engine.cel.nanorder import checked
         "params.limit > object.spec.replicas",
         "x.size() < 3 || 'a' < 'b' || timestamp(object.t) < timestamp(0)",
         "'a < b' == object.s",  # a literal is not an ordering
+        # a comprehension's variable bound to the request's data, or to a list of strings
+        "object.spec.rules.all(r, ['a', 'b'].all(f, !(f in r) || r[f] <= 3))",
+        "object.l.all(x, x.items.exists(y, y.n > 0.5))",
+        "object.l.filter(r, r.a > 1).map(r, r.b > 2)",  # a filter holds the request's items
     ],
 )
 def test_an_ordering_that_cannot_meet_a_nan_is_left_alone(expression: str) -> None:
@@ -30,7 +34,9 @@ def test_an_ordering_that_cannot_meet_a_nan_is_left_alone(expression: str) -> No
         "double('NaN') < 1.0",
         "1 <= double(object.s)",
         "object.a * 1.5 >= 2.0",
-        "object.l.all(x, x > 0.5)",  # a comprehension's variable may hold a computed NaN
+        "object.l.map(y, y * 2.0).all(x, x > 0.5)",  # bound to computed values: may be a NaN
+        "object.l.all(x, x > 1) && [0.0 / 0.0].all(x, x > 1)",  # x is bound to both
+        "object.l.map(y, y / 0.0).filter(r, r > 1.0)",  # a filter of computed values
         "variables.ratio > 0.5",  # another expression's value may be a NaN
         "object.l.min() < 1.0",
         "(object.a * 2.0 <= true)",  # a bool literal keeps its place
