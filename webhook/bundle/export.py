@@ -101,6 +101,15 @@ def _stays(rule: Rule) -> str | None:
         return f"reads fedgate's {', '.join(fedgate)}"
     if "params" in reads and _shadows_params(rule):
         return "uses params as a variable name, so its params cannot be written in"
+    beyond = sorted(
+        {m.group(0) for t in _texts(rule) for m in _BEYOND_KUBERNETES.finditer(_code(t))}
+    )
+    if beyond:
+        named = ", ".join(re.sub(r"\s+", "", b) for b in beyond)
+        return (
+            f"uses {named}, which Kubernetes 1.34's CEL lacks: the API server would refuse "
+            "the policy"
+        )
     return None
 
 
@@ -113,6 +122,9 @@ def _texts(rule: Rule) -> list[str]:
 
 
 _PARAMS = re.compile(r"(?<![\w.])params\b")
+_BEYOND_KUBERNETES = re.compile(r"(?<![\w.])(?:math|cel)\s*\.\s*\w+")
+"""Namespaces fedgate's CEL has and Kubernetes 1.34's lacks (``math.*``, ``cel.bind``): the
+API server refuses a policy using them as an undeclared reference."""
 _MACRO_VARIABLE = re.compile(r"\.\s*\w+\s*\(\s*params\s*[,)]")
 
 

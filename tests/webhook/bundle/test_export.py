@@ -146,3 +146,30 @@ def test_the_written_file_is_yaml_the_importer_reads(bundle: Bundle) -> None:
         "ValidatingAdmissionPolicy",
         "ValidatingAdmissionPolicyBinding",
     ]
+
+
+@pytest.mark.parametrize(
+    ("expression", "named"),
+    [
+        ("math.greatest([object.spec.replicas, 1]) < 10", "math.greatest"),
+        ("cel.bind(r, object.spec.replicas, r < 10)", "cel.bind"),
+    ],
+)
+def test_a_rule_kubernetes_cel_lacks_stays_with_the_webhook(
+    policies_copy: Path, expression: str, named: str
+) -> None:
+    """The API server refuses such a policy (undeclared reference: Kubernetes 1.34 has no
+    ``math`` or ``cel`` namespace), so the rule is not exported."""
+    folder = policies_copy / "rules" / "beyond"
+    folder.mkdir()
+    (folder / "rule.yaml").write_text(
+        f'id: beyond\ndescription: d\nvalidations:\n  - expression: "{expression}"\n'
+        "    message: m\n"
+    )
+    (folder / "binding.yaml").write_text(
+        "action: warn\nmatch: {kinds: [{apiGroups: [apps], kinds: [Deployment]}], scope: any}\n"
+    )
+    placed = {p.rule: p for p in export(load_bundle(policies_copy)).placements}
+    assert placed["beyond"].where == "webhook"
+    assert named in placed["beyond"].reason and "Kubernetes 1.34" in placed["beyond"].reason
+    assert "'math.x'" not in placed["beyond"].reason
