@@ -54,7 +54,8 @@ _MACROS = frozenset(
 )
 """Comprehensions: each binds its first argument(s) to a key, an index or an item of its
 receiver."""
-_PLAIN_LIST = re.compile(r"\s*\[(?:\s*(?:'\s*'|\"\s*\"|-?\d+)\s*,?)*\s*\]\s*")
+_ITEM = r"""(?:'\s*'|"\s*"|-?\d+)"""
+_PLAIN_LIST = re.compile(rf"\s*\[\s*(?:{_ITEM}(?:\s*,\s*{_ITEM})*\s*,?)?\s*\]\s*")
 """A list literal of (masked) strings and ints: its items are never a NaN."""
 
 
