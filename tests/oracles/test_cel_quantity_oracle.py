@@ -10,14 +10,14 @@ its text), so it answers by the value where the form decides (the known divergen
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
-from tests.oracles.build import Conversation, oracle
+from tests.oracles.build import Conversation
 from tests.oracles.differential import compare
 from tests.oracles.seeds import FIXED_SEED
 from webhook.engine.cel.engines import make_backend
@@ -70,27 +70,20 @@ def question(draw: st.DrawFn) -> str:
     return f"{draw(chain())}.{asked}"
 
 
-@pytest.fixture(scope="module")
-def kubernetes() -> Iterator[Conversation]:
-    talk = Conversation(oracle("cel"))
-    try:
-        yield talk
-    finally:
-        talk.close()
-
-
 BY_FORM = ("isInteger()", "asInteger()", "asApproximateFloat()")
 """What cel-expr answers by the value where Kubernetes reads the form."""
 
 
 @pytest.mark.parametrize("fixed", [True, False], ids=["fixed-seed", "fresh-seed"])
 @pytest.mark.parametrize("name", ["cel-python", "cel-expr"])
-def test_quantities_answer_as_kubernetes(name: str, fixed: bool, kubernetes: Conversation) -> None:
+def test_quantities_answer_as_kubernetes(
+    name: str, fixed: bool, kubernetes_cel: Conversation
+) -> None:
     engine = make_backend(name)
 
     def agree(expression: str) -> None:
         case: dict[str, Any] = {"expr": expression}
-        verdict = compare(engine, case, kubernetes.ask(case))
+        verdict = compare(engine, case, kubernetes_cel.ask(case))
         if name == "cel-expr" and expression.endswith(BY_FORM):
             return  # the known divergence; its value is still computed without an error
         if name == "cel-expr" and "fedgate cannot subtract" in str(verdict.ours[1]):
@@ -168,7 +161,7 @@ def shared(draw: st.DrawFn) -> str:
 @pytest.mark.parametrize("fixed", [True, False], ids=["fixed-seed", "fresh-seed"])
 @pytest.mark.parametrize("name", ["cel-python", "cel-expr"])
 def test_shared_quantities_answer_as_kubernetes(
-    name: str, fixed: bool, kubernetes: Conversation
+    name: str, fixed: bool, kubernetes_cel: Conversation
 ) -> None:
     """cel-go hands the library a pointer, which ``compareTo`` and ``add`` change: a
     comprehension's variable read again answers as it does in Kubernetes (cel-expr runs these
@@ -177,7 +170,7 @@ def test_shared_quantities_answer_as_kubernetes(
 
     def agree(expression: str) -> None:
         case: dict[str, Any] = {"expr": expression}
-        verdict = compare(engine, case, kubernetes.ask(case))
+        verdict = compare(engine, case, kubernetes_cel.ask(case))
         assert verdict.outcome == "same", (expression, verdict.ours, verdict.theirs)
 
     _drawn(shared(), agree, fixed)

@@ -10,14 +10,13 @@ cost bound's refusal)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.oracles.build import Conversation, oracle
+from tests.oracles.build import Conversation
 from tests.oracles.differential import compare
 from webhook.engine.cel.backend import Backend
 from webhook.engine.cel.engines import make_backend
@@ -82,22 +81,13 @@ def expressions(draw: st.DrawFn) -> str:
 
 
 @pytest.fixture(scope="module")
-def kubernetes() -> Iterator[Conversation]:
-    talk = Conversation(oracle("cel"))
-    try:
-        yield talk
-    finally:
-        talk.close()
-
-
-@pytest.fixture(scope="module")
 def backends() -> dict[str, Backend]:
     return {name: make_backend(name) for name in ("cel-expr", "cel-python")}
 
 
-def _agree(expression: str, kubernetes: Conversation, backends: dict[str, Backend]) -> None:
+def _agree(expression: str, kubernetes_cel: Conversation, backends: dict[str, Backend]) -> None:
     case: dict[str, Any] = {"expr": expression, "vars": VARIABLES}
-    answer = kubernetes.ask(case)
+    answer = kubernetes_cel.ask(case)
     for name, engine in backends.items():
         verdict = compare(engine, case, answer)
         if verdict.outcome != "mismatch" or "compile" in answer:
@@ -111,6 +101,6 @@ def _agree(expression: str, kubernetes: Conversation, backends: dict[str, Backen
 )
 @given(expression=expressions())
 def test_conversions_of_an_unresolved_element_type_as_kubernetes(
-    expression: str, kubernetes: Conversation, backends: dict[str, Backend]
+    expression: str, kubernetes_cel: Conversation, backends: dict[str, Backend]
 ) -> None:
-    _agree(expression, kubernetes, backends)
+    _agree(expression, kubernetes_cel, backends)

@@ -163,10 +163,6 @@ def _add_small(a: Form, b: Form) -> Form | None:
     return Form(False, total, low) if _fits(total) else None
 
 
-def _big(form: Form) -> Form:
-    return Form(True, form.digits, form.power)
-
-
 def _add_big(a: Form, b: Form) -> Form:
     """inf.Dec's ``Add``: the sum at the larger scale (the smaller power of ten)."""
     low = min(a.power, b.power)

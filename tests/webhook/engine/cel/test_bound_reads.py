@@ -24,7 +24,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.webhook.engine.cel.test_bound import PYTHON, ROUTED, bounds, counted, outcome
+from tests.webhook.engine.cel.boundcheck import PYTHON, ROUTED, bounds, counted, outcome
 from webhook.engine.cel import bound, cost, grammar
 
 EXAMPLES = 80
