@@ -21,6 +21,7 @@ from tests.oracles.build import Conversation
 from tests.oracles.differential import compare
 from tests.oracles.seeds import FIXED_SEED
 from webhook.engine.cel.engines import make_backend
+from webhook.engine.cel.routed import changes_a_quantity_in_place
 
 pytestmark = pytest.mark.slow  # builds and runs a Go oracle
 
@@ -165,12 +166,16 @@ def test_shared_quantities_answer_as_kubernetes(
 ) -> None:
     """cel-go hands the library a pointer, which ``compareTo`` and ``add`` change: a
     comprehension's variable read again answers as it does in Kubernetes (cel-expr runs these
-    on cel-python: ``routed.pinned``)."""
+    on cel-python: ``routed.pinned``), or, where ``add``/``sub`` would change it in place, the
+    expression is refused (``routed.changes_a_quantity_in_place``)."""
     engine = make_backend(name)
 
     def agree(expression: str) -> None:
         case: dict[str, Any] = {"expr": expression}
         verdict = compare(engine, case, kubernetes_cel.ask(case))
+        if changes_a_quantity_in_place(expression):  # refused on both engines: fails closed
+            assert verdict.outcome == "refused", (expression, verdict.ours, verdict.theirs)
+            return
         assert verdict.outcome == "same", (expression, verdict.ours, verdict.theirs)
 
     _drawn(shared(), agree, fixed)

@@ -674,6 +674,25 @@ class _Evaluator(Evaluator):
             return CELEvalError("unsupported index type 'string' in list (has() of a list's field)")
         return celtypes.BoolType(False)
 
+    def conditionaland(self, tree: lark.Tree[Any]) -> Any:
+        return self._logical(tree, "_&&_", deciding=False) or super().conditionaland(tree)
+
+    def conditionalor(self, tree: lark.Tree[Any]) -> Any:
+        return self._logical(tree, "_||_", deciding=True) or super().conditionalor(tree)
+
+    def _logical(self, tree: lark.Tree[Any], operator: str, *, deciding: bool) -> Any:
+        """``a && b`` / ``a || b`` as cel-go's ``evalAnd`` / ``evalOr`` run it: left to right,
+        stopping at the deciding bool (celpy evaluated both sides, so a side effect cel-go
+        never runs, a shared Quantity changed through cel-go's pointer, ran, and was charged).
+        None for a level with one operand: celpy's method hands it on."""
+        if len(tree.children) != 2:
+            return None
+        left = self.visit(tree.children[0])
+        if isinstance(left, celtypes.BoolType) and bool(left) is deciding:
+            return celtypes.BoolType(deciding)
+        right = self.visit(tree.children[1])
+        return self.activation.resolve_function(operator)(left, right)
+
     def mapinits(self, tree: lark.Tree[Any]) -> Any:
         """A map literal as cel-go builds it: keys and values in order, the first error is
         the map's value; a key computed twice keeps its last value (celpy raised on it and
@@ -1215,6 +1234,10 @@ class CelPythonBackend:
 
     def compile(self, expression: str) -> Any:
         self._checker.compile(expression)  # raises CelCompileError
+        from webhook.engine.cel import routed  # noqa: PLC0415 - the one check both share
+
+        if routed.changes_a_quantity_in_place(expression):
+            raise CelCompileError(routed.CHANGED_IN_PLACE)
         expression = self._checker.typed(expression, ("sum",))  # the checker's static types
         try:
             ast = self._env.compile(_without_trailing_commas(typeparam.checked(expression)))

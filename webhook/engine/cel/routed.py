@@ -37,12 +37,12 @@ Two kinds of expression always run on cel-python (``pinned``):
   an integer, ``1k`` is), which cel-python keeps (``quantitylib``) and cel-expr cannot (its
   Quantity is a message equal to another by value);
 - one that makes a Quantity (``quantity()``), binds values to a variable (a comprehension,
-  ``cel.bind``) and calls ``add``, ``sub``, ``compareTo``, ``isLessThan`` or ``isGreaterThan``:
-  cel-go hands Kubernetes' library a pointer, which ``compareTo`` turns to the big form and
-  ``add`` of a big one writes its sum into, so a Quantity a variable holds may change between
-  two reads (``[quantity('1.5Gi')].all(q, q.add(quantity('1')).compareTo(q) == 0)`` is true).
-  cel-python's Quantity shares as cel-go's does; a fresh ``quantity(x).isLessThan(...)`` is
-  read once and runs on cel-expr.
+  ``cel.bind``) and calls ``compareTo``, ``isLessThan`` or ``isGreaterThan`` on one a variable
+  holds: cel-go hands Kubernetes' library a pointer, which ``compareTo`` turns to the big form,
+  as cel-python's Quantity does; a fresh ``quantity(x).isLessThan(...)`` runs on cel-expr.
+  ``add`` and ``sub`` of a big one write the sum into it, in an order only cel-go's evaluation
+  decides: an expression calling them on a Quantity a variable holds is refused on both engines
+  (``changes_a_quantity_in_place``).
 
 cel-python carries all of these exactly. Where it cannot run such an expression, the expression
 is refused when it compiles, naming why.
@@ -97,6 +97,28 @@ def _fresh_receiver(masked: str, dot: int) -> bool:
         if called.group(2) not in ("add", "sub"):
             return False
         end = called.start(1)
+
+
+_QUANTITY_WRITTEN = re.compile(r"\.\s*(?:add|sub)\s*\(")
+
+CHANGED_IN_PLACE = (
+    "add() or sub() of a Quantity a variable holds: Kubernetes' cel-go writes the result into "
+    "the Quantity itself when it is held as inf.Dec (a shared pointer), and cel-python cannot "
+    "run that as Kubernetes does (nor cel-expr): refused, write quantity(...).add(...) instead"
+)
+
+
+def changes_a_quantity_in_place(expression: str) -> bool:
+    """Whether ``expression`` calls ``add()`` or ``sub()`` on a Quantity a variable may hold
+    (a comprehension's, ``cel.bind``'s): what Kubernetes answers then depends on cel-go's
+    pointer sharing and its evaluation order, which fedgate does not follow; both engines
+    refuse such an expression when it compiles (``CHANGED_IN_PLACE``)."""
+    masked = blanked(expression)
+    if not (_QUANTITY.search(masked) and _READ_AGAIN.search(masked)):
+        return False
+    return any(
+        not _fresh_receiver(masked, found.start()) for found in _QUANTITY_WRITTEN.finditer(masked)
+    )
 
 
 def pinned(expression: str) -> bool:
@@ -200,6 +222,8 @@ class RoutedBackend:
 
     def compile(self, expression: str) -> RoutedProgram:
         program = RoutedProgram(expression, self.expr.compile(expression))
+        if changes_a_quantity_in_place(expression):
+            raise CelCompileError(CHANGED_IN_PLACE)
         if pinned(expression):
             program.pinned = True
             if self._python_program(program) is None:
