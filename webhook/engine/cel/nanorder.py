@@ -6,8 +6,9 @@ A NaN comes only from double arithmetic, conversions (``double('NaN')``) and fun
 (``math.*``, a list's ``min()``...), or from a variable bound to such a value (a comprehension's,
 ``cel.bind``'s, ``variables``): the request's JSON carries none. So an ordering is rewritten,
 before compiling, only where an operand may hold one (``may_be_nan``): ``a < b`` becomes
-``cel.bind(fedgateLeft, a, cel.bind(fedgateRight, b, fedgateLeft != fedgateLeft ||
-fedgateRight != fedgateRight ? fedgateUnordered() : fedgateLeft < fedgateRight))`` (a NaN is
+``[a].map(fedgateLeft, [b].map(fedgateRight, fedgateLeft != fedgateLeft || fedgateRight !=
+fedgateRight ? fedgateUnordered() : fedgateLeft < fedgateRight)[0])[0]`` (a one-item ``map``
+binds each operand once, as ``rewrite`` binds) (a NaN is
 the one value not equal to itself; ``fedgateUnordered()`` fails with cel-go's message). An
 operand that is a literal, a path into a request variable or into a comprehension variable bound
 to one (``object.spec.rules.all(r, r[f] <= 3)``: ``data_variables``), or an int or string
@@ -131,11 +132,11 @@ def checked(expression: str) -> str:
             return expression
         (start, end), (a, b), (c, d), symbol = found
         left, right = expression[a:b], expression[c:d]
-        expression = (
-            f"{expression[:start]}cel.bind({LEFT}, {left}, cel.bind({RIGHT}, {right}, "
-            f"{LEFT} != {LEFT} || {RIGHT} != {RIGHT} ? {UNORDERED}() : "
-            f"{LEFT} {symbol} {RIGHT})){expression[end:]}"
+        checked = (
+            f"{LEFT} != {LEFT} || {RIGHT} != {RIGHT} ? {UNORDERED}() : {LEFT} {symbol} {RIGHT}"
         )
+        inner = f"[{right}].map({RIGHT}, {checked})[0]"
+        expression = f"{expression[:start]}[{left}].map({LEFT}, {inner})[0]{expression[end:]}"
 
 
 _BOOLS = re.compile(r"\b(?:true|false)\b")

@@ -40,6 +40,11 @@ is rewritten, before compiling, into CEL that cel-expr runs with the same result
   (``stringformat``), not cel-cpp's; the strings carry the nanoseconds a Python datetime or
   timedelta would lose, the size tells a map whose keys ``true`` and ``1`` Python merged.
 
+Where a rewrite names a value once to read it several times, it binds it as ``[x].map(v,
+body)[0]``, written ``cel.bind(v, x, body)`` above: cel-cpp's ``cel.bind`` read a
+stale slot after a comprehension that stopped early (``['p', 'q'].exists(x, x != 'z') ?
+cel.bind(a, 1, a) : 0`` was ``'q'``), a one-item ``map`` does not.
+
 Calls are found on the text with string literals and comments blanked, so a literal or a
 comment is never rewritten. The internal names cannot be written by a rule (``INTERNAL``).
 """
@@ -126,7 +131,7 @@ def typed_call_sites(expression: str) -> list[tuple[int, int, str]]:
 
 _CALL = re.compile(
     r"(?P<format>\bformat\s*\.\s*)?\.?\s*\b(?P<name>validate|named|transformMapEntry|"
-    r"transformMap|exists_one|substring|ofNonZeroValue|getMilliseconds|split|string|timestamp|int|range|flatten|format)\s*\("
+    r"transformMap|exists_one|substring|ofNonZeroValue|getMilliseconds|split|string|timestamp|int|range|flatten|format|bind)\s*\("
 )
 _COMMENT = re.compile(r"//[^\n]*")
 _OPEN, _CLOSE = "([{", ")]}"
@@ -223,6 +228,7 @@ def rewrite(expression: str, check_orderings: Callable[[str], str] = nanorder.ch
         "range",
         "flatten",
         "format",
+        "bind",
     )
     if not any(word in expression for word in words):
         return expression
@@ -265,6 +271,8 @@ def _edits(expression: str, call: _Call, shows_timestamps: bool) -> list[tuple[i
         return _non_zero(expression, call)
     if call.name == "format":
         return _format(call)
+    if call.name == "bind":
+        return _bind(expression, call)
     if call.name == "exists_one":
         if len(call.arguments) != 3:
             return []
@@ -283,6 +291,19 @@ def _edits(expression: str, call: _Call, shows_timestamps: bool) -> list[tuple[i
     else:
         edits.append((after, after, ".fedgateMergeEntries()"))
     return edits
+
+
+_CEL_NAMESPACE = re.compile(r"(?<![\w.])cel\s*\.\s*$")
+
+
+def _bind(expression: str, call: _Call) -> list[tuple[int, int, str]]:
+    """A rule's ``cel.bind(v, init, body)`` -> ``[init].map(v, body)[0]`` (see the module:
+    cel-cpp's ``cel.bind`` read a stale slot); left as it is when not ``cel.``'s."""
+    namespace = _CEL_NAMESPACE.search(blanked(expression)[: call.name_start])
+    if namespace is None or len(call.arguments) != 3:
+        return []
+    name, init, body = (expression[slice(*argument)] for argument in call.arguments)
+    return [(namespace.start(), call.close + 1, f"[{init}].map({name.strip()}, {body})[0]")]
 
 
 _OPTIONAL_NAMESPACE = re.compile(r"\boptional\s*\.\s*$")
@@ -310,9 +331,10 @@ def _non_zero(expression: str, call: _Call) -> list[tuple[int, int, str]]:
 
 def _bound(spans: tuple[int, int, int, int], value: str, body: str) -> list[tuple[int, int, str]]:
     """The edits making a call (from ``spans[0]`` to ``spans[3]``, its argument from
-    ``spans[1]`` to ``spans[2]``) ``cel.bind(value, <the argument>, body)``."""
+    ``spans[1]`` to ``spans[2]``) ``body`` with ``value`` bound to the argument (a one-item
+    ``map``: see the module)."""
     call_start, start, end, after = spans
-    return [(call_start, start, f"cel.bind({value}, "), (end, after, f", {body})")]
+    return [(call_start, start, "["), (end, after, f"].map({value}, {body})[0]")]
 
 
 _TIMES = "google.protobuf.Duration, google.protobuf.Timestamp"
@@ -420,6 +442,6 @@ def _format(call: _Call) -> list[tuple[int, int, str]]:
     )
     return [
         (call.name_start, call.name_end, "fedgateFormat"),
-        (start, start, f"cel.bind({_FORMAT_ARGS}, "),
-        (end, end, f", [{_FORMAT_ARGS}, {exact}])"),
+        (start, start, "["),
+        (end, end, f"].map({_FORMAT_ARGS}, [{_FORMAT_ARGS}, {exact}])[0]"),
     ]

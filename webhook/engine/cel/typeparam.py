@@ -40,7 +40,9 @@ _SOURCES = frozenset({"reverse", "distinct", "slice", "flatten", "first", "last"
 _KEEPS = frozenset({"value", "orValue"})
 _BINDS_INT = frozenset({"sort", "sum", "min", "max", "isSorted"})
 """Member functions whose first overload (``list(int)``) binds a free ``T``."""
-_MACROS = frozenset({"all", "exists", "exists_one", "existsOne", "map", "filter", "sortBy"})
+_MACROS = frozenset(
+    {"all", "exists", "exists_one", "existsOne", "map", "filter", "sortBy", "transformList"}
+)
 _BOOL_RESULTS = frozenset(
     {"all", "exists", "exists_one", "existsOne", "isSorted", "startsWith", "endsWith"}
     | {"contains", "matches", "isQuantity", "isURL", "isIP", "isCIDR", "isSemver"}
@@ -331,7 +333,7 @@ class _Checker:
                 return target
             opaque = self._opaque([target])  # cel-go's filter of a dyn is a list(dyn)
             return ListOf(DYN) if name == "filter" and opaque == DYN else opaque
-        if name == "map":
+        if name in ("map", "transformList"):  # a list of the transform's values
             for body in bodies[:-1]:
                 self.spoil(body)
             return ListOf(bodies[-1])
@@ -417,8 +419,9 @@ def wraps(expression: str) -> list[Wrap]:
 
 def checked(expression: str) -> str:
     """``expression`` with each conversion of a value typed ``T`` wrapped: ``string(a)`` ->
-    ``string(cel.bind(fedgateTypeParam, a, type(fedgateTypeParam) == string ?
-    dyn(fedgateTypeParam) : dyn(fedgateUnresolved('string', fedgateTypeParam))))``, or
+    ``string([a].map(fedgateTypeParam, type(fedgateTypeParam) == string ?
+    dyn(fedgateTypeParam) : dyn(fedgateUnresolved('string', fedgateTypeParam)))[0])`` (a
+    one-item ``map`` binds it, as ``rewrite`` binds), or
     ``string(dyn(fedgateUnresolved('string?', dyn(a))))`` where fedgate does not know
     ``T``'s type."""
     edits: list[tuple[int, int, str]] = []
@@ -430,8 +433,8 @@ def checked(expression: str) -> str:
             ]
             continue
         edits += [
-            (wrap.start, wrap.start, f"cel.bind({BOUND}, "),
-            (wrap.end, wrap.end, f", {_checked_body(wrap)})"),
+            (wrap.start, wrap.start, "["),
+            (wrap.end, wrap.end, f"].map({BOUND}, {_checked_body(wrap)})[0]"),
         ]
     for start, end, text in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
         expression = expression[:start] + text + expression[end:]

@@ -13,7 +13,16 @@ from webhook.engine.cel.celexpr import CelExprBackend
 from webhook.engine.cel.engines import make_backend
 from webhook.engine.cel.rewrite import INT_PROBE, rewrite, typed_call_sites, uses_internal_name
 
+STRING = (
+    "[{x}].map(fedgateString, type(fedgateString) in [double, google.protobuf.Duration, "
+    "google.protobuf.Timestamp] ? fedgateGoString(dyn(fedgateString), string(fedgateString))"
+    " : string(fedgateString))[0]"
+)
+"""What ``string(x)`` becomes: cel-go's spelling of a double, a duration and a timestamp."""
+
 CASES = [
+    ("cel.bind(a, 1, cel.bind(b, 2, a + b))", "[ 1].map(a,  [ 2].map(b,  a + b)[0])[0]"),
+    ("x.cel.bind(a, 1, a) + bind(a, 1, a)", "x.cel.bind(a, 1, a) + bind(a, 1, a)"),
     ("x.validate(y)", "x.fedgateFormatValidate(y)[?0]"),
     ("format.named('a')", "format.fedgateFormatNamed('a')[?0]"),
     ("format . named ('a')", "format . fedgateFormatNamed ('a')[?0]"),
@@ -32,18 +41,18 @@ CASES = [
     ("ofNonZeroValue(x) + x.ofNonZeroValue(y)", "ofNonZeroValue(x) + x.ofNonZeroValue(y)"),
     (
         "s.format([t])",
-        "s.fedgateFormat(cel.bind(fedgateFormatArgs, [t], [fedgateFormatArgs, "
+        "s.fedgateFormat([[t]].map(fedgateFormatArgs, [fedgateFormatArgs, "
         "fedgateFormatArgs.map(fedgateFormatArg, type(fedgateFormatArg) == "
         "google.protobuf.Timestamp || type(fedgateFormatArg) == google.protobuf.Duration ? "
-        "string(dyn(fedgateFormatArg)) : type(fedgateFormatArg) == map ? "
-        "string(size(dyn(fedgateFormatArg))) : '')]))",
+        f"{STRING.format(x='dyn(fedgateFormatArg)')} : type(fedgateFormatArg) == map ? "
+        f"{STRING.format(x='size(dyn(fedgateFormatArg))')} : '')])[0])",
     ),
     ("format('%s', [1]) + s.format(a, b)", "format('%s', [1]) + s.format(a, b)"),
     (
         "optional . ofNonZeroValue(o.t)",
-        "cel.bind(fedgateNonZero, o.t, type(fedgateNonZero) == google.protobuf.Timestamp ? "
+        "[o.t].map(fedgateNonZero, type(fedgateNonZero) == google.protobuf.Timestamp ? "
         "(dyn(fedgateNonZero) == timestamp('0001-01-01T00:00:00Z') ? optional.none() : "
-        "optional.of(fedgateNonZero)) : optional.ofNonZeroValue(fedgateNonZero))",
+        "optional.of(fedgateNonZero)) : optional.ofNonZeroValue(fedgateNonZero))[0]",
     ),
     ("d.getMilliseconds()", "d.fedgateGetMilliseconds()"),  # a duration's is the total
     ("t.getMilliseconds('+01:00')", "t.getMilliseconds('+01:00')"),  # a timestamp's only
@@ -51,9 +60,7 @@ CASES = [
     ("split(s, ',') + x.string(1)", "split(s, ',') + x.string(1)"),  # not the functions
     (
         "string(x.y)",
-        "cel.bind(fedgateString, x.y, type(fedgateString) in [double, google.protobuf.Duration, "
-        "google.protobuf.Timestamp] ? fedgateGoString(dyn(fedgateString), string(fedgateString))"
-        " : string(fedgateString))",
+        STRING.format(x="x.y"),
     ),
     ("timestamp(s) == now", "timestamp(s) == now"),  # nothing shows its offset
     ("lists.range(n) + x.range(n)", "lists.range(fedgateRangeCount(n)) + x.range(n)"),
@@ -61,14 +68,11 @@ CASES = [
     ("int(2.5) + int('7') + uint(b)", "int(2.5) + int('7') + uint(b)"),  # no bool there
     (
         "int(o.b)",
-        "cel.bind(fedgateInt, o.b, type(fedgateInt) == bool ? fedgateIntOfBool() : "
-        "int(fedgateInt))",
+        "[o.b].map(fedgateInt, type(fedgateInt) == bool ? fedgateIntOfBool() : int(fedgateInt))[0]",
     ),
     (  # a literal in UTC, or a number, has no offset to lose
         "string(1) + timestamp('2023-01-01T00:00:00.5Z') + timestamp(7)",
-        "cel.bind(fedgateString, 1, type(fedgateString) in [double, google.protobuf.Duration, "
-        "google.protobuf.Timestamp] ? fedgateGoString(dyn(fedgateString), string(fedgateString))"
-        " : string(fedgateString)) + timestamp('2023-01-01T00:00:00.5Z') + timestamp(7)",
+        STRING.format(x="1") + " + timestamp('2023-01-01T00:00:00.5Z') + timestamp(7)",
     ),
     (
         "format(timestamp('2023-01-01T00:00:00+01:00'))",
@@ -76,8 +80,8 @@ CASES = [
     ),
     (
         "format(timestamp(s))",
-        "format(cel.bind(fedgateTimestamp, s, type(fedgateTimestamp) == string ? "
-        "timestamp(fedgateUtcOffset(dyn(fedgateTimestamp))) : timestamp(fedgateTimestamp)))",
+        "format([s].map(fedgateTimestamp, type(fedgateTimestamp) == string ? "
+        "timestamp(fedgateUtcOffset(dyn(fedgateTimestamp))) : timestamp(fedgateTimestamp))[0])",
     ),
 ]
 
