@@ -29,6 +29,7 @@ from webhook.engine.cel import (
     netlib,
     overloads,
     rewrite,
+    sharing,
     stringformat,
     timelib,
     typeparam,
@@ -675,18 +676,19 @@ class _Evaluator(Evaluator):
         return celtypes.BoolType(False)
 
     def conditionaland(self, tree: lark.Tree[Any]) -> Any:
-        return self._logical(tree, "_&&_", deciding=False) or super().conditionaland(tree)
+        if len(tree.children) != 2:
+            return super().conditionaland(tree)
+        return self._logical(tree, "_&&_", deciding=False)
 
     def conditionalor(self, tree: lark.Tree[Any]) -> Any:
-        return self._logical(tree, "_||_", deciding=True) or super().conditionalor(tree)
+        if len(tree.children) != 2:
+            return super().conditionalor(tree)
+        return self._logical(tree, "_||_", deciding=True)
 
     def _logical(self, tree: lark.Tree[Any], operator: str, *, deciding: bool) -> Any:
         """``a && b`` / ``a || b`` as cel-go's ``evalAnd`` / ``evalOr`` run it: left to right,
         stopping at the deciding bool (celpy evaluated both sides, so a side effect cel-go
-        never runs, a shared Quantity changed through cel-go's pointer, ran, and was charged).
-        None for a level with one operand: celpy's method hands it on."""
-        if len(tree.children) != 2:
-            return None
+        never runs, a shared Quantity changed through cel-go's pointer, ran, and was charged)."""
         left = self.visit(tree.children[0])
         if isinstance(left, celtypes.BoolType) and bool(left) is deciding:
             return celtypes.BoolType(deciding)
@@ -1234,10 +1236,8 @@ class CelPythonBackend:
 
     def compile(self, expression: str) -> Any:
         self._checker.compile(expression)  # raises CelCompileError
-        from webhook.engine.cel import routed  # noqa: PLC0415 - the one check both share
-
-        if routed.changes_a_quantity_in_place(expression):
-            raise CelCompileError(routed.CHANGED_IN_PLACE)
+        if sharing.changes_a_quantity_in_place(expression):
+            raise CelCompileError(sharing.CHANGED_IN_PLACE)
         expression = self._checker.typed(expression, ("sum",))  # the checker's static types
         try:
             ast = self._env.compile(_without_trailing_commas(typeparam.checked(expression)))
