@@ -79,6 +79,7 @@ GO = [
     ("", False),
     # the host: http and https refuse a second colon, other schemes read the last one
     ("http://a:b:c/", False),
+    ("http://http:http:", True),  # the port after the last colon, empty: Kubernetes' Go
     ("mongodb://a:1,b:2/", True),
     ("http://a:80/", True),
     ("http://a:8x/", False),

@@ -145,13 +145,11 @@ def _host(scheme: str, host: str, where: str) -> str:
         if address is not None and address.version == 4:
             raise URLError(f"{where}: invalid IP-literal")
         return f"[{name}]{port}"
-    colon = host.find(":")
-    if colon >= 0:
-        last = host.rfind(":")
-        if last != colon and scheme not in ("http", "https"):
-            colon = last  # Go's strict colons: only http and https refuse a second colon
-        if not _valid_port(host[colon:]):
-            raise URLError(f"{where}: invalid port {go_quote(host[colon:])} after host")
+    # the port after the last colon, as Kubernetes' Go reads it (Go 1.26's strict colons for
+    # http and https are a GODEBUG a module declaring an older Go keeps off)
+    colon = host.rfind(":")
+    if colon >= 0 and not _valid_port(host[colon:]):
+        raise URLError(f"{where}: invalid port {go_quote(host[colon:])} after host")
     return _unescape(host, where, _HOST)
 
 
