@@ -678,14 +678,14 @@ class _Evaluator(Evaluator):
     def conditionaland(self, tree: lark.Tree[Any]) -> Any:
         if len(tree.children) != 2:
             return super().conditionaland(tree)
-        return self._logical(tree, "_&&_", deciding=False)
+        return self._short_circuit(tree, "_&&_", deciding=False)
 
     def conditionalor(self, tree: lark.Tree[Any]) -> Any:
         if len(tree.children) != 2:
             return super().conditionalor(tree)
-        return self._logical(tree, "_||_", deciding=True)
+        return self._short_circuit(tree, "_||_", deciding=True)
 
-    def _logical(self, tree: lark.Tree[Any], operator: str, *, deciding: bool) -> Any:
+    def _short_circuit(self, tree: lark.Tree[Any], operator: str, *, deciding: bool) -> Any:
         """``a && b`` / ``a || b`` as cel-go's ``evalAnd`` / ``evalOr`` run it: left to right,
         stopping at the deciding bool (celpy evaluated both sides, so a side effect cel-go
         never runs, a shared Quantity changed through cel-go's pointer, ran, and was charged)."""
