@@ -155,14 +155,13 @@ def _fast_paths(
     """The CEL rules refused on this request (a value they read no engine represents), and
     the rules known to pass without evaluating each: proven in Python, or together in one
     all-pass conjunction. Refusals come first, so no fast path answers for a refused rule."""
-    refused = {r.id: why for r in matched if r.builtin is None and (why := activations.refusal(r))}
+    cel = [r for r in matched if r.builtin is None]  # no built-in rule has a proof or a program
+    refused = {r.id: why for r in cel if (why := activations.refusal(r))}
     passed = {  # proven in Python, without converting the object for the engine
-        r.id for r in matched if r.id not in refused and activations.proven(r)
+        r.id for r in cel if r.id not in refused and activations.proven(r)
     }
     fast = [
-        r.id
-        for r in matched
-        if r.id not in passed and r.id not in refused and CelRuntime.eligible(r)
+        r.id for r in cel if r.id not in passed and r.id not in refused and CelRuntime.eligible(r)
     ]
     if len(fast) > 1 and runtime.all_pass(tuple(fast), activations.validations()):
         passed.update(fast)  # every validation of these rules holds: one evaluation proved it

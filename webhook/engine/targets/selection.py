@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from webhook.base.values import is_mapping
+from webhook.base.values import NotJson, is_mapping, json_key
 from webhook.bundle.index import Key, TreeIndex, group_of
 from webhook.bundle.rules import Rule
 from webhook.engine.context import Review, no_index_reason
@@ -48,7 +48,49 @@ def unknown_target(review: Review, rule: Rule, key: Key, pointer: str) -> Violat
 
 def selected_templates(index: TreeIndex, policy: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     """The index's templates the policy's resourceSelectors match (every template of its scope
-    when it has none, as Karmada reads an override without selectors)."""
+    when it has none, as Karmada reads an override without selectors): worked out once per
+    index for each scope and selectors (``selection_key``), the templates read, never
+    changed."""
+    key = selection_key(policy)
+    if key is None:
+        return scan_templates(index, policy)
+    return list(index.memo("selected-templates", key, lambda: tuple(scan_templates(index, policy))))
+
+
+SELECTOR_FIELDS = ("apiVersion", "kind", "namespace", "name", "labelSelector")
+"""All that ``selector_priority`` reads of a resource selector."""
+
+
+def selection_key(policy: Mapping[str, Any]) -> Any:
+    """What ``scan_templates`` reads of ``policy`` as a hashable key: its scope, whether it
+    has selectors at all (none selects everything), and of each selector that is a dict the
+    fields it reads (the others match nothing); None when a selector holds a value that is not
+    JSON (the scan then answers alone)."""
+    kind = policy.get("kind")
+    cluster_wide = isinstance(kind, str) and kind.startswith("Cluster")
+    namespace = None if cluster_wide else namespace_of(policy)
+    found = selectors(policy)
+    key: list[Any] = [namespace, bool(found)]
+    for selector in found:
+        if type(selector) is not dict:
+            continue
+        fields = tuple(map(selector.get, SELECTOR_FIELDS))
+        if not _PLAIN.issuperset(map(type, fields)):  # a labelSelector, or not a string
+            try:
+                fields = tuple(map(json_key, fields))
+            except (NotJson, RecursionError):
+                return None
+        key.append(fields)
+    return tuple(key)
+
+
+_PLAIN = frozenset({str, type(None)})
+"""The types ``json_key`` keeps as they are."""
+
+
+def scan_templates(index: TreeIndex, policy: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """``selected_templates`` the slow way: every template of the scope against every
+    selector."""
     kind = policy.get("kind")
     cluster_wide = isinstance(kind, str) and kind.startswith("Cluster")
     namespace = None if cluster_wide else namespace_of(policy)
