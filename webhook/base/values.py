@@ -49,6 +49,9 @@ def statically_frozen(cls: type[T]) -> type[T]:
     return dataclass(slots=True, unsafe_hash=True)(cls)
 
 
+_STRINGS = frozenset({str})
+
+
 class NotJson(ValueError):
     """A value ``json_key`` does not take: not made of JSON's types alone."""
 
@@ -73,9 +76,25 @@ def json_key(value: Any) -> Any:
             items.append((key, json_key(item)))
         return ("d", *items)
     if kind is list:
+        if _STRINGS.issuperset(map(type, value)):  # names: no call per item
+            return ("l", *value)
         return ("l", *(json_key(item) for item in value))
     if kind is int or kind is bool:
         return (kind, value)
     if kind is float:  # by its text: -0.0 is not 0.0, every NaN is the same NaN
         return (float, repr(value))
     raise NotJson(f"a value of type {kind.__name__}")
+
+
+_PLAIN = frozenset({str, type(None)})
+"""The types ``json_key`` keeps as they are."""
+
+
+def fields_key(obj: dict[str, Any], names: tuple[str, ...]) -> tuple[Any, ...]:
+    """``json_key`` of each of ``obj``'s fields ``names`` (None where missing), as a tuple:
+    what a memo of a function reading only those fields (with ``.get``) is keyed by. Strings
+    and nulls, the common case, are taken as they are. Raises ``NotJson`` as ``json_key``."""
+    fields = tuple(map(obj.get, names))
+    if _PLAIN.issuperset(map(type, fields)):
+        return fields
+    return tuple(map(json_key, fields))

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from webhook.base.values import NotJson, is_mapping, json_key
+from webhook.base.values import NotJson, fields_key, is_mapping
 from webhook.bundle.index import Key, TreeIndex, group_of
 from webhook.bundle.rules import Rule
 from webhook.engine.context import Review, no_index_reason
@@ -64,28 +64,29 @@ SELECTOR_FIELDS = ("apiVersion", "kind", "namespace", "name", "labelSelector")
 def selection_key(policy: Mapping[str, Any]) -> Any:
     """What ``scan_templates`` reads of ``policy`` as a hashable key: its scope, whether it
     has selectors at all (none selects everything), and of each selector that is a dict the
-    fields it reads (the others match nothing); None when a selector holds a value that is not
-    JSON (the scan then answers alone)."""
+    fields it reads (the others match nothing), or all its members when they are strings;
+    None when a selector holds a value that is not JSON (the scan then answers alone)."""
     kind = policy.get("kind")
     cluster_wide = isinstance(kind, str) and kind.startswith("Cluster")
     namespace = None if cluster_wide else namespace_of(policy)
     found = selectors(policy)
     key: list[Any] = [namespace, bool(found)]
-    for selector in found:
-        if type(selector) is not dict:
-            continue
-        fields = tuple(map(selector.get, SELECTOR_FIELDS))
-        if not _PLAIN.issuperset(map(type, fields)):  # a labelSelector, or not a string
-            try:
-                fields = tuple(map(json_key, fields))
-            except (NotJson, RecursionError):
-                return None
-        key.append(fields)
+    try:
+        for selector in found:
+            if type(selector) is not dict:
+                continue
+            if _STRINGS.issuperset(map(type, selector.values())):
+                # strings alone (a selector by name): its members, no call per field; what
+                # else such a selector holds is read by no one, and only narrows the key
+                key.append(("items", *selector.items()))
+            else:
+                key.append(("fields", *fields_key(selector, SELECTOR_FIELDS)))
+    except (NotJson, RecursionError):
+        return None
     return tuple(key)
 
 
-_PLAIN = frozenset({str, type(None)})
-"""The types ``json_key`` keeps as they are."""
+_STRINGS = frozenset({str})
 
 
 def scan_templates(index: TreeIndex, policy: Mapping[str, Any]) -> list[Mapping[str, Any]]:
