@@ -187,6 +187,6 @@ def names_only(affinity: Mapping[str, Any], clusters: Mapping[str, Cluster]) -> 
 
 def unknown_cluster_names(affinity: Mapping[str, Any], clusters: Iterable[str]) -> tuple[str, ...]:
     """Names in ``clusterNames`` or ``exclude`` that the inventory does not know."""
-    known = set(clusters)
+    known = clusters if isinstance(clusters, dict | frozenset | set) else set(clusters)
     named = [*(affinity.get("clusterNames") or ()), *(affinity.get("exclude") or ())]
     return tuple(sorted({n for n in named if isinstance(n, str) and n not in known}))

@@ -6,14 +6,23 @@ placement's candidates (``tenancy.candidates``) with it.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from webhook.bundle.model import Bundle, Cluster
-from webhook.engine.tenancy import affinities, candidates
-from webhook.karmada.selector import candidate_clusters, names_only, scan_clusters
+from webhook.bundle.model import DATA_KINDS, Bundle, Cluster, Tenant
+from webhook.engine.context import Review
+from webhook.engine.identity import identify
+from webhook.engine.request import AdmissionRequest, GroupVersionKind, UserInfo
+from webhook.engine.tenancy import affinities, candidates, check_propagate_deps, deps_scope
+from webhook.karmada.selector import (
+    candidate_clusters,
+    names_only,
+    scan_clusters,
+    unknown_cluster_names,
+)
 
 CLUSTERS = {
     "a": Cluster("a", {"region": "eu", "tier": "1"}, provider="aws", region="eu", zone="z1"),
@@ -119,3 +128,51 @@ def test_names_alone_as_karmada_reads_them() -> None:
     assert names_only({"clusterNames": "a"}, CLUSTERS) == ()
     assert names_only({"clusterNames": ["d"], "exclude": "d"}, CLUSTERS) == ("key-d",)
     assert names_only({"clusterNames": [1, True, None]}, CLUSTERS) == ()
+
+
+@settings(max_examples=500, deadline=None)  # well under a second
+@given(AFFINITY)
+def test_unknown_names_against_the_inventory_as_a_set(affinity: dict[str, Any]) -> None:
+    """The inventory's mapping is asked directly, as the set of its names was."""
+
+    def outcome(clusters: Any) -> tuple[str, ...] | str:
+        try:
+            return unknown_cluster_names(affinity, clusters)
+        except Exception as exc:
+            return f"{type(exc).__name__}: {exc}"
+
+    assert outcome(CLUSTERS) == outcome(set(CLUSTERS)) == outcome(list(CLUSTERS))
+
+
+def _policy_review(bundle: Bundle, tenant: Tenant, names: list[str]) -> list[str]:
+    request = AdmissionRequest(
+        uid="u",
+        kind=GroupVersionKind("policy.karmada.io", "v1alpha1", "PropagationPolicy"),
+        resource="propagationpolicies",
+        operation="CREATE",
+        user=UserInfo("alice", ()),
+        namespace=tenant.namespaces[0] if tenant.namespaces else "x",
+        object={
+            "spec": {
+                "propagateDeps": True,
+                "placement": {"clusterAffinity": {"clusterNames": names}},
+            }
+        },
+    )
+    context = Review(request, bundle, identify(request.user, bundle, tenant), tenant)
+    rule = next(r for r in bundle.rules if r.builtin == "tenancy.propagate-deps")
+    return [v.message for v in check_propagate_deps(context, rule)]
+
+
+def test_a_tenant_s_dependency_scope_is_kept_per_bundle(bundle: Bundle) -> None:
+    """Kept for the bundle's own tenants; a tenant of the same name that is not the bundle's
+    (a test's, a member copy's) is worked out afresh, never answered for by the other."""
+    fresh = replace(bundle)
+    for tenant in fresh.tenants.values():
+        for names in (["cluster-a"], ["cluster-c"], list(fresh.clusters)):
+            expected = sorted(c for c in names if c not in deps_scope(tenant))
+            first = _policy_review(fresh, tenant, names)
+            assert first == _policy_review(fresh, tenant, names)
+            assert bool(first) == bool(expected)
+            narrowed = replace(tenant, data_scope={k: frozenset() for k in DATA_KINDS})
+            assert _policy_review(fresh, narrowed, names)  # nothing is in its scope
