@@ -54,12 +54,16 @@ the old copy until the new one runs unless its purgeMode is Directly (Gracefully
 
 def check_stateful_targets(review: Review, rule: Rule) -> Iterator[Violation]:
     policy = review.request.object
-    if not is_mapping(policy) or _judged_by_cel(policy):
-        return  # the CEL rule stateful-purge judges what the policy says of itself
+    if not is_mapping(policy):
+        return
     failover = spec_of(policy).get("failover")
+    if not is_mapping(failover):
+        return  # no failover (most policies): nothing fails over, and nothing else to read
+    if _judged_by_cel(policy):
+        return  # the CEL rule stateful-purge judges what the policy says of itself
     found: Sequence[str] | None = None  # the same for each behaviour: worked out once
     for behaviour in FAILOVERS:
-        settings = failover.get(behaviour) if is_mapping(failover) else None
+        settings = failover.get(behaviour)
         if not is_mapping(settings):
             continue
         purge = settings.get("purgeMode", "Gracefully")
