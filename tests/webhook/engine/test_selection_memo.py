@@ -19,7 +19,6 @@ from datetime import date
 from typing import Any
 from unittest import mock
 
-import orjson
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
@@ -27,7 +26,7 @@ from hypothesis import strategies as st
 from webhook.base.values import NotJson, json_key
 from webhook.bundle.index import TreeIndex
 from webhook.bundle.model import Bundle
-from webhook.engine.request import parse_review
+from webhook.engine.request import AdmissionRequest, GroupVersionKind, UserInfo
 from webhook.engine.review import review
 from webhook.engine.targets import selection, stateful_purge
 from webhook.engine.targets.selection import scan_templates, selected_templates
@@ -217,35 +216,25 @@ def test_a_review_decides_as_without_the_memo(
             policy["spec"]["failover"] = {"application": {"purgeMode": purge}}
             policy["spec"]["placement"] = {"clusterAffinity": {"clusterNames": ["cluster-a"]}}
         policy["metadata"]["namespace"] = "platform-demo"
-        body = orjson.dumps(
-            {
-                "apiVersion": "admission.k8s.io/v1",
-                "kind": "AdmissionReview",
-                "request": {
-                    "uid": "u",
-                    "kind": {
-                        "group": "policy.karmada.io",
-                        "version": "v1alpha1",
-                        "kind": "PropagationPolicy",
-                    },
-                    "resource": {
-                        "group": "policy.karmada.io",
-                        "version": "v1alpha1",
-                        "resource": "propagationpolicies",
-                    },
-                    "namespace": "platform-demo",
-                    "name": "p",
-                    "operation": "CREATE",
-                    "userInfo": user,
-                    "object": {**policy, "kind": "PropagationPolicy"},
-                },
-            }
-        )
-        memoised = [review(parse_review(orjson.loads(body)), bundle) for _ in range(2)]
+        policy["kind"] = "PropagationPolicy"
+
+        def request(policy: dict[str, Any] = policy) -> AdmissionRequest:  # a fresh object
+            return AdmissionRequest(
+                uid="u",
+                kind=GroupVersionKind("policy.karmada.io", "v1alpha1", "PropagationPolicy"),
+                resource="propagationpolicies",
+                operation="CREATE",
+                user=UserInfo(user["username"], tuple(user["groups"])),
+                namespace="platform-demo",
+                name="p",
+                object=copy.deepcopy(policy),
+            )
+
+        memoised = [review(request(), bundle) for _ in range(2)]
         with ExitStack() as stack:
             for module in (selection, stateful_purge):
                 stack.enter_context(mock.patch.object(module, "selection_key", lambda _: None))
-            scanned = review(parse_review(orjson.loads(body)), bundle)
+            scanned = review(request(), bundle)
         event(str(sorted({v.rule for v in scanned.violations} & {"stateful-purge.targets"})))
         assert memoised[0] == scanned
         assert memoised[1] == scanned
