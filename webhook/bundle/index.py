@@ -125,16 +125,19 @@ class TreeIndex:
     def get(self, key: Key) -> Mapping[str, Any] | None:
         return self.objects.get(key)
 
-    def memo(self, table: str, key: Hashable, compute: Callable[[], T]) -> T:
+    def memo(
+        self, table: str, key: Hashable, compute: Callable[[], T], weight: Callable[[T], int]
+    ) -> T:
         """``compute()`` once per key for this index: for pure functions of the index and a
         key that recurs across requests (the templates a policy's selectors match). The live
         index is a new ``TreeIndex`` at every change it sees, so nothing outlives the objects
-        it was worked out from. Bounded like ``Bundle.memo``; a race between threads computes a
-        value twice, harmlessly."""
+        it was worked out from. Bounded like ``Bundle.memo``, each value charged its
+        ``weight`` too (a policy selecting every template of a large namespace keeps a
+        reference to each); a race between threads computes a value twice, harmlessly."""
         memo = self._memo.get(table)
         if memo is None:
             memo = self._memo.setdefault(table, Memo(MEMO_TABLE_BYTES, MEMO_ENTRY_BYTES))
-        return memo.get(key, compute)  # type: ignore[no-any-return]
+        return memo.get(key, compute, weight)  # type: ignore[no-any-return]
 
     def ledgered(self, key: Key) -> Mapping[str, Any] | None:
         """The object whose ownership ledger decides who owns ``key``'s fields: Git's."""

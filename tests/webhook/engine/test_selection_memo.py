@@ -24,12 +24,12 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from webhook.base.values import NotJson, json_key
-from webhook.bundle.index import TreeIndex
+from webhook.bundle.index import MEMO_TABLE_BYTES, TreeIndex
 from webhook.bundle.model import Bundle
 from webhook.engine.request import AdmissionRequest, GroupVersionKind, UserInfo
 from webhook.engine.review import review
 from webhook.engine.targets import selection, stateful_purge
-from webhook.engine.targets.selection import scan_templates, selected_templates
+from webhook.engine.targets.selection import REFERENCE_BYTES, scan_templates, selected_templates
 from webhook.engine.targets.stateful_purge import stateful_found, stateful_scan
 
 ODD = st.sampled_from([None, 1, 1.0, True, False, 0, "", [], {}, ["apps/v1"], {"a": "b"}])
@@ -238,3 +238,36 @@ def test_a_review_decides_as_without_the_memo(
         event(str(sorted({v.rule for v in scanned.violations} & {"stateful-purge.targets"})))
         assert memoised[0] == scanned
         assert memoised[1] == scanned
+
+
+def test_a_policy_selecting_many_templates_is_charged_for_them() -> None:
+    """Policies differing in what selects nothing less (a requirement no template has) each
+    keep every template of the namespace: the table is charged a reference per template, so
+    its bound holds however many such policies come."""
+    index = TreeIndex.of(
+        [
+            {
+                "apiVersion": "v1",
+                "kind": "ConfigMap",
+                "metadata": {"name": f"c{i}", "namespace": "a"},
+            }
+            for i in range(2_000)
+        ]
+    )
+    for n in range(300):
+        expression = {"key": f"k{n}", "operator": "DoesNotExist"}
+        selector = {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "labelSelector": {"matchExpressions": [expression]},
+        }
+        policy = {
+            "kind": "PropagationPolicy",
+            "metadata": {"namespace": "a"},
+            "spec": {"resourceSelectors": [selector]},
+        }
+        assert len(selected_templates(index, policy)) == 2_000
+    table = index._memo["selected-templates"]
+    assert table.used <= MEMO_TABLE_BYTES
+    assert len(table) * 2_000 * REFERENCE_BYTES <= table.used  # every kept answer charged
+    assert len(table) < 300  # emptied on the way: 300 answers would pass the bound

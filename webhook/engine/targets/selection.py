@@ -54,7 +54,17 @@ def selected_templates(index: TreeIndex, policy: Mapping[str, Any]) -> list[Mapp
     key = selection_key(policy)
     if key is None:
         return scan_templates(index, policy)
-    return list(index.memo("selected-templates", key, lambda: tuple(scan_templates(index, policy))))
+    found: tuple[Mapping[str, Any], ...] = index.memo(
+        "selected-templates",
+        key,
+        lambda: tuple(scan_templates(index, policy)),
+        lambda templates: REFERENCE_BYTES * len(templates),
+    )
+    return list(found)
+
+
+REFERENCE_BYTES = 8
+"""What a memo is charged for each template it refers to (the index owns the template)."""
 
 
 SELECTOR_FIELDS = ("apiVersion", "kind", "namespace", "name", "labelSelector")

@@ -89,7 +89,16 @@ def stateful_found(index: TreeIndex | None, policy: Mapping[str, Any]) -> tuple[
     key = selection_key(policy)
     if key is None:
         return stateful_scan(index, policy)
-    return index.memo("stateful-selected", key, lambda: stateful_scan(index, policy))
+    return index.memo(
+        "stateful-selected",
+        key,
+        lambda: stateful_scan(index, policy),
+        lambda found: sum(STRING_BYTES + len(name) for name in found),
+    )
+
+
+STRING_BYTES = 64
+"""What a memo is charged for a string it keeps, beside its characters."""
 
 
 def stateful_scan(index: TreeIndex, policy: Mapping[str, Any]) -> tuple[str, ...]:
