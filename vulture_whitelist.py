@@ -55,3 +55,6 @@ _.ident_value
 _.mapinits
 root_scope
 _.__cause__
+# what problems() says, with no shape kept: the reference of its differential test
+# (tests/webhook/engine/test_admissible.py)
+every_problem

@@ -54,13 +54,15 @@ class Memo(Generic[K, V]):
         self._used = 0
         self._lock = forksafe.lock()
 
-    def get(self, key: K, compute: Callable[[], V]) -> V:
+    def get(self, key: K, compute: Callable[[], V], weight: Callable[[V], int] | None = None) -> V:
+        """``weight``: bytes to charge for a value whose size is not its key's (a tuple of
+        references to what a memo does not own), on top of the key's ``cost``."""
         try:
             return self._values[key]
         except KeyError:
             pass
         value = compute()
-        charge = cost(key)
+        charge = cost(key) + (weight(value) if weight is not None else 0)
         if charge <= self.max_entry:
             with self._lock:
                 if self._used + charge > self.budget:

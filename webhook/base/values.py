@@ -47,3 +47,54 @@ def statically_frozen(cls: type[T]) -> type[T]:
     runs, still refuses every assignment to a field (``tests/webhook/test_values.py`` checks
     that it does); the hash is the frozen one, over the fields."""
     return dataclass(slots=True, unsafe_hash=True)(cls)
+
+
+_STRINGS = frozenset({str})
+
+
+class NotJson(ValueError):
+    """A value ``json_key`` does not take: not made of JSON's types alone."""
+
+
+def json_key(value: Any) -> Any:
+    """A hashable key for a JSON value, equal for two values only when they are the same JSON
+    (``true``, ``1`` and ``1.0`` apart, members in the same order): for memo tables keyed by
+    what a request carries. Raises ``NotJson`` on anything but dicts with string keys, lists,
+    strings, numbers, booleans and None (a YAML date, a tuple): the caller takes the slow way.
+
+    Injective by shape: a string stays itself, an integer or a boolean becomes (its type, it),
+    a float (float, its repr), None stays None, a list ("l", items...) and a dict ("d", (key,
+    value)...)."""
+    kind = type(value)
+    if kind is str or value is None:
+        return value
+    if kind is dict:
+        items = []
+        for key, item in value.items():
+            if type(key) is not str:
+                raise NotJson(f"a key of type {type(key).__name__}")
+            items.append((key, json_key(item)))
+        return ("d", *items)
+    if kind is list:
+        if _STRINGS.issuperset(map(type, value)):  # names: no call per item
+            return ("l", *value)
+        return ("l", *(json_key(item) for item in value))
+    if kind is int or kind is bool:
+        return (kind, value)
+    if kind is float:  # by its text: -0.0 is not 0.0, every NaN is the same NaN
+        return (float, repr(value))
+    raise NotJson(f"a value of type {kind.__name__}")
+
+
+_PLAIN = frozenset({str, type(None)})
+"""The types ``json_key`` keeps as they are."""
+
+
+def fields_key(obj: dict[str, Any], names: tuple[str, ...]) -> tuple[Any, ...]:
+    """``json_key`` of each of ``obj``'s fields ``names`` (None where missing), as a tuple:
+    what a memo of a function reading only those fields (with ``.get``) is keyed by. Strings
+    and nulls, the common case, are taken as they are. Raises ``NotJson`` as ``json_key``."""
+    fields = tuple(map(obj.get, names))
+    if _PLAIN.issuperset(map(type, fields)):
+        return fields
+    return tuple(map(json_key, fields))

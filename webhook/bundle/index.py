@@ -19,13 +19,14 @@ import gzip
 import hashlib
 import io
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 
 from webhook.base.errors import Finding
+from webhook.base.memo import Memo
 
 INDEX_FILES = ("index.json.gz", "index.json")
 """The bundle's index, compressed (in a ConfigMap's binaryData) or not."""
@@ -41,6 +42,10 @@ CLUSTER_POLICY_KINDS = frozenset({"ClusterPropagationPolicy", "ClusterOverridePo
 
 Key = tuple[str, str, str, str]
 """(API group, kind, namespace, name): how the API server keys an object, versions aside."""
+T = TypeVar("T")
+MEMO_TABLE_BYTES = 4 * 1024 * 1024
+"""Each of an index's memo tables is bounded in bytes, since their keys come from requests."""
+MEMO_ENTRY_BYTES = 64 * 1024
 
 
 class IndexProblem(ValueError):
@@ -84,6 +89,9 @@ class TreeIndex:
     stale: str | None = None
     """Why the index cannot be trusted now (the live watch has been down too long): rules that
     need other objects' facts then deny, saying this; None when it can be."""
+    _memo: dict[str, Memo[Hashable, Any]] = field(
+        default_factory=dict, init=False, compare=False, repr=False
+    )
 
     @classmethod
     def of(
@@ -116,6 +124,20 @@ class TreeIndex:
 
     def get(self, key: Key) -> Mapping[str, Any] | None:
         return self.objects.get(key)
+
+    def memo(
+        self, table: str, key: Hashable, compute: Callable[[], T], weight: Callable[[T], int]
+    ) -> T:
+        """``compute()`` once per key for this index: for pure functions of the index and a
+        key that recurs across requests (the templates a policy's selectors match). The live
+        index is a new ``TreeIndex`` at every change it sees, so nothing outlives the objects
+        it was worked out from. Bounded like ``Bundle.memo``, each value charged its
+        ``weight`` too (a policy selecting every template of a large namespace keeps a
+        reference to each); a race between threads computes a value twice, harmlessly."""
+        memo = self._memo.get(table)
+        if memo is None:
+            memo = self._memo.setdefault(table, Memo(MEMO_TABLE_BYTES, MEMO_ENTRY_BYTES))
+        return memo.get(key, compute, weight)  # type: ignore[no-any-return]
 
     def ledgered(self, key: Key) -> Mapping[str, Any] | None:
         """The object whose ownership ledger decides who owns ``key``'s fields: Git's."""

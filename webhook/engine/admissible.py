@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from webhook.base.values import is_mapping
 from webhook.bundle.model import Bundle
 from webhook.engine.request import AdmissionRequest
 
@@ -58,11 +59,36 @@ CLUSTER_SCOPED = frozenset(
 
 
 def problems(request: AdmissionRequest, bundle: Bundle) -> list[str]:
-    """Why the API server would never send ``request`` (empty when it would)."""
-    return list(_problems(request, bundle))
+    """Why the API server would never send ``request`` (empty when it would): what
+    ``every_problem`` says, in its order, with the part that depends on the request's shape
+    alone (operation, subresource, kind, which objects it carries) worked out once per bundle
+    for each shape, and the rest read here."""
+    kind = request.kind
+    shape = (
+        request.operation,
+        request.sub_resource,
+        kind.group,
+        kind.kind,
+        request.object is None,
+        request.old_object is None,
+    )
+    found = list(
+        bundle.memo("request-shape", shape, lambda: tuple(_shape_problems(request, bundle)))
+    )
+    found += _object_kind_problems(request)
+    found += _namespace_problems(request)
+    return found
 
 
-def _problems(request: AdmissionRequest, bundle: Bundle) -> Iterator[str]:
+def every_problem(request: AdmissionRequest, bundle: Bundle) -> Iterator[str]:
+    """``problems`` the slow way, each time: the reference its shortcut is tested against."""
+    yield from _shape_problems(request, bundle)
+    yield from _object_kind_problems(request)
+    yield from _namespace_problems(request)
+
+
+def _shape_problems(request: AdmissionRequest, bundle: Bundle) -> Iterator[str]:
+    """What depends only on the request's shape (the key ``problems`` keeps them under)."""
     operation = request.operation
     if operation == "CONNECT":
         yield "CONNECT is not judged: fedgate is registered for CREATE, UPDATE and DELETE"
@@ -75,11 +101,6 @@ def _problems(request: AdmissionRequest, bundle: Bundle) -> Iterator[str]:
             f"subresource {request.sub_resource!r} is not one fedgate judges "
             f"({', '.join(repr(s) for s in SUBRESOURCES)})"
         )
-    yield from _kind_problems(request, bundle)
-    yield from _namespace_problems(request)
-
-
-def _kind_problems(request: AdmissionRequest, bundle: Bundle) -> Iterator[str]:
     group, kind = request.kind.group, request.kind.kind
     if group != group.lower():
         yield f"API group {group!r} is not lowercase, as every API group is"
@@ -90,6 +111,10 @@ def _kind_problems(request: AdmissionRequest, bundle: Bundle) -> Iterator[str]:
             f"kind {_show(group, kind)} is not how the API server spells "
             f"{_show(*spelled)}: kinds are matched exactly"
         )
+
+
+def _object_kind_problems(request: AdmissionRequest) -> Iterator[str]:
+    kind = request.kind.kind
     for name, obj in (("object", request.object), ("oldObject", request.old_object)):
         if obj is None:
             continue
@@ -133,7 +158,7 @@ def _namespace_problems(request: AdmissionRequest) -> Iterator[str]:
 
 def _metadata_namespace(obj: Mapping[str, Any] | None) -> str:
     metadata = (obj or {}).get("metadata")
-    value = metadata.get("namespace") if isinstance(metadata, Mapping) else None
+    value = metadata.get("namespace") if is_mapping(metadata) else None
     return value if isinstance(value, str) else ""
 
 

@@ -11,10 +11,11 @@ from dataclasses import replace
 from datetime import date
 
 from webhook.bundle.model import Bundle
-from webhook.bundle.rules import Rule
+from webhook.bundle.rules import Match, Rule
 from webhook.engine import admissible, celrules, controllers, retain
 from webhook.engine.budget import Budget, BudgetExceeded, spending
 from webhook.engine.budget import check as check_budget
+from webhook.engine.budget import current as current_budget
 from webhook.engine.builtins import BUILTINS, WRITER_RULES
 from webhook.engine.celruntime import CelRuntime
 from webhook.engine.context import Review
@@ -60,6 +61,8 @@ def review(
     force lifts the violations it covers, and the Decision lists them (``exceptions``).
     ``budget``: the review's budget (``budget.py``, the shell's): past it the review stops and
     raises ``BudgetExceeded``; None keeps the one in force (none: unbounded)."""
+    if budget is None:  # keeps the one in force: ``spending(None)`` would do nothing
+        return _review(request, bundle, cluster, point, today)
     with spending(budget):
         return _review(request, bundle, cluster, point, today)
 
@@ -112,7 +115,9 @@ def _violations(context: Review, faults: list[str]) -> Iterator[Violation]:
     runtime = bundle.cel_runtime
     activations = celrules.Activations(context, runtime) if runtime is not None else None
     matched = [
-        r for r in _applicable(bundle, request, in_tenant_namespace) if r.match.selects(request)
+        rule
+        for rule, always in _applicable(bundle, request, in_tenant_namespace)
+        if always or rule.match.selects(request)
     ]
     if own_fields_only(request, context.identity):  # judged on those fields alone
         matched = [r for r in matched if r.builtin in WRITER_RULES]
@@ -122,6 +127,7 @@ def _violations(context: Review, faults: list[str]) -> Iterator[Violation]:
         matched = [r for r in matched if r.builtin in ANNOTATION_RULES]
     refused: dict[str, str] = {}
     passed: set[str] = set()
+    budget = current_budget()  # the rules below run within it: read once, checked per rule
     if activations is not None and runtime is not None:
         try:
             refused, passed = _fast_paths(matched, activations, runtime)
@@ -133,7 +139,8 @@ def _violations(context: Review, faults: list[str]) -> Iterator[Violation]:
     for rule in matched:
         if rule.id in passed:
             continue
-        check_budget()
+        if budget is not None:
+            budget.check()
         try:
             if rule.id in refused:
                 yield celrules.refused(context, rule, refused[rule.id])
@@ -155,14 +162,13 @@ def _fast_paths(
     """The CEL rules refused on this request (a value they read no engine represents), and
     the rules known to pass without evaluating each: proven in Python, or together in one
     all-pass conjunction. Refusals come first, so no fast path answers for a refused rule."""
-    refused = {r.id: why for r in matched if r.builtin is None and (why := activations.refusal(r))}
+    cel = [r for r in matched if r.builtin is None]  # no built-in rule has a proof or a program
+    refused = {r.id: why for r in cel if (why := activations.refusal(r))}
     passed = {  # proven in Python, without converting the object for the engine
-        r.id for r in matched if r.id not in refused and activations.proven(r)
+        r.id for r in cel if r.id not in refused and activations.proven(r)
     }
     fast = [
-        r.id
-        for r in matched
-        if r.id not in passed and r.id not in refused and CelRuntime.eligible(r)
+        r.id for r in cel if r.id not in passed and r.id not in refused and CelRuntime.eligible(r)
     ]
     if len(fast) > 1 and runtime.all_pass(tuple(fast), activations.validations()):
         passed.update(fast)  # every validation of these rules holds: one evaluation proved it
@@ -178,9 +184,13 @@ def _targets(context: Review) -> tuple[str, ...] | None:
         return None
 
 
-def _applicable(bundle: Bundle, request: AdmissionRequest, in_tenant: bool) -> tuple[Rule, ...]:
+def _applicable(
+    bundle: Bundle, request: AdmissionRequest, in_tenant: bool
+) -> tuple[tuple[Rule, bool], ...]:
     """The rules a request of this kind, operation, subresource and scope meets, before object
-    selectors: the same for every such request, so worked out once per bundle."""
+    selectors: the same for every such request, so worked out once per bundle. Each with
+    whether it selects every such request (fedgate's ``Match`` without an object selector,
+    whose ``selects`` is always true), so that only the others are asked."""
     group, kind, operation, sub = (
         request.kind.group,
         request.kind.kind,
@@ -191,7 +201,7 @@ def _applicable(bundle: Bundle, request: AdmissionRequest, in_tenant: bool) -> t
         "applicable-rules",
         (group, kind, operation, sub, in_tenant),
         lambda: tuple(
-            r
+            (r, type(r.match) is Match and r.match.object_selector is None)
             for r in bundle.rules_for(group, kind)
             if r.match.applies(group, kind, operation, sub, in_tenant)
         ),

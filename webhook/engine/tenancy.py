@@ -272,9 +272,12 @@ def check_propagate_deps(review: Review, rule: Rule) -> Iterator[Violation]:
     spec, tenant = _spec(review), review.tenant
     if tenant is None or spec.get("propagateDeps") is not True:
         return
-    scope = set(tenant.clusters)
-    for kind in DATA_KINDS:
-        scope &= tenant.data_clusters(kind)
+    bundle = review.bundle
+    scope = (  # once per bundle for each of its tenants (the review's is one of them)
+        bundle.memo("deps-scope", tenant.name, lambda: deps_scope(tenant))
+        if bundle.tenants.get(tenant.name) is tenant
+        else deps_scope(tenant)
+    )
     outside = [c for c in _candidates(review) if c not in scope]
     if outside:
         failover = (
@@ -290,6 +293,14 @@ def check_propagate_deps(review: Review, rule: Rule) -> Iterator[Violation]:
             "restrict the placement to the data scope or drop failover",
             pointer="/spec/propagateDeps",
         )
+
+
+def deps_scope(tenant: Tenant) -> frozenset[str]:
+    """Where a tenant's dependencies may go: its clusters within every data kind's scope."""
+    scope = set(tenant.clusters)
+    for kind in DATA_KINDS:
+        scope &= tenant.data_clusters(kind)
+    return frozenset(scope)
 
 
 def check_cluster_policy(review: Review, rule: Rule) -> Iterator[Violation]:

@@ -154,14 +154,39 @@ def cluster_matches(cluster: Cluster, affinity: Mapping[str, Any]) -> bool:
 def candidate_clusters(
     affinity: Mapping[str, Any] | None, clusters: Mapping[str, Cluster]
 ) -> tuple[str, ...]:
-    """Names of the inventory clusters ``affinity`` can select, sorted; None selects all."""
+    """Names of the inventory clusters ``affinity`` can select, sorted; None selects all.
+
+    An affinity by names alone (no label or field selector, the usual placement) is read
+    without a call per cluster: what ``cluster_matches`` would answer, by ``names_only``."""
     if affinity is None:
         return tuple(sorted(clusters))
+    if affinity.get("labelSelector") is None and affinity.get("fieldSelector") is None:
+        return names_only(affinity, clusters)
+    return scan_clusters(affinity, clusters)
+
+
+def scan_clusters(affinity: Mapping[str, Any], clusters: Mapping[str, Cluster]) -> tuple[str, ...]:
+    """``candidate_clusters`` the slow way: ``cluster_matches`` on every cluster."""
     return tuple(sorted(name for name, c in clusters.items() if cluster_matches(c, affinity)))
+
+
+def names_only(affinity: Mapping[str, Any], clusters: Mapping[str, Cluster]) -> tuple[str, ...]:
+    """``scan_clusters`` of an affinity with no labelSelector and no fieldSelector: exclude
+    wins (when a list), then clusterNames (any cluster when empty, none when not a list)."""
+    exclude = affinity.get("exclude") or []
+    excluded = exclude if isinstance(exclude, list) else ()
+    names = affinity.get("clusterNames") or []
+    if not names:
+        return tuple(sorted(n for n, c in clusters.items() if c.name not in excluded))
+    if not isinstance(names, list):
+        return ()
+    return tuple(
+        sorted(n for n, c in clusters.items() if c.name in names and c.name not in excluded)
+    )
 
 
 def unknown_cluster_names(affinity: Mapping[str, Any], clusters: Iterable[str]) -> tuple[str, ...]:
     """Names in ``clusterNames`` or ``exclude`` that the inventory does not know."""
-    known = set(clusters)
+    known = clusters if isinstance(clusters, dict | frozenset | set) else set(clusters)
     named = [*(affinity.get("clusterNames") or ()), *(affinity.get("exclude") or ())]
     return tuple(sorted({n for n in named if isinstance(n, str) and n not in known}))

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import copy
 import json
+from dataclasses import replace
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tests.conftest import EXAMPLES
 from webhook.bundle.model import Bundle
-from webhook.engine.admissible import known_kind_names, problems
-from webhook.engine.request import parse_review
+from webhook.engine.admissible import every_problem, known_kind_names, problems
+from webhook.engine.request import AdmissionRequest, GroupVersionKind, UserInfo, parse_review
 from webhook.engine.review import UNEXPECTED, review
 
 REQUESTS = EXAMPLES / "requests"
@@ -125,3 +128,67 @@ def test_metric_kinds_are_the_known_ones(bundle: Bundle) -> None:
     kinds = known_kind_names(bundle)
     assert {"Deployment", "PropagationPolicy", "Scale", "ClusterPropagationPolicy"} <= kinds
     assert "deployment" not in kinds
+
+
+KIND_NAMES = st.sampled_from(
+    ["Deployment", "deployment", "PropagationPolicy", "ClusterPropagationPolicy", "Namespace", ""]
+)
+GROUPS = st.sampled_from(["apps", "Apps", "policy.karmada.io", "", "Policy.Karmada.io"])
+OBJECTS = st.one_of(
+    st.none(),
+    st.fixed_dictionaries(
+        {},
+        optional={
+            "kind": st.one_of(KIND_NAMES, st.none(), st.integers(0, 1)),
+            "apiVersion": st.sampled_from(["apps/v1", "v1", "policy.karmada.io/v1alpha1", 1]),
+            "metadata": st.one_of(
+                st.none(),
+                st.just([]),
+                st.fixed_dictionaries(
+                    {}, optional={"namespace": st.sampled_from(["a", "b", "", 5, None])}
+                ),
+            ),
+        },
+    ),
+)
+
+
+@settings(
+    max_examples=500, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)  # about 2 s
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["CREATE", "UPDATE", "DELETE", "CONNECT", "create"]),
+            st.sampled_from(["", "status", "scale", "exec", "Status"]),
+            GROUPS,
+            KIND_NAMES,
+            st.sampled_from(["a", "b", ""]),
+            OBJECTS,
+            OBJECTS,
+        ),
+        min_size=1,
+        max_size=5,
+    )
+)
+def test_the_shape_memo_answers_as_every_check_does(
+    bundle: Bundle, run: list[tuple[Any, ...]]
+) -> None:
+    """``problems`` keeps what depends on a request's shape per bundle: for requests of one
+    shape and different objects and namespaces, and shapes differing in case alone, the
+    same problems in the same order as every check run each time."""
+    fresh = replace(bundle)  # its own memo tables: the run's requests meet in them
+    for operation, sub, group, kind, namespace, obj, old in [*run, *run]:
+        request = AdmissionRequest(
+            uid="u",
+            kind=GroupVersionKind(group, "v1", kind),
+            resource="things",
+            sub_resource=sub,
+            name="x",
+            namespace=namespace,
+            operation=operation,
+            user=UserInfo("alice", ()),
+            object=obj,
+            old_object=old,
+        )
+        assert problems(request, fresh) == list(every_problem(request, fresh))

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from webhook.base.values import is_mapping
+from webhook.base.values import NotJson, fields_key, is_mapping
 from webhook.bundle.index import Key, TreeIndex, group_of
 from webhook.bundle.rules import Rule
 from webhook.engine.context import Review, no_index_reason
@@ -48,7 +48,60 @@ def unknown_target(review: Review, rule: Rule, key: Key, pointer: str) -> Violat
 
 def selected_templates(index: TreeIndex, policy: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     """The index's templates the policy's resourceSelectors match (every template of its scope
-    when it has none, as Karmada reads an override without selectors)."""
+    when it has none, as Karmada reads an override without selectors): worked out once per
+    index for each scope and selectors (``selection_key``), the templates read, never
+    changed."""
+    key = selection_key(policy)
+    if key is None:
+        return scan_templates(index, policy)
+    found: tuple[Mapping[str, Any], ...] = index.memo(
+        "selected-templates",
+        key,
+        lambda: tuple(scan_templates(index, policy)),
+        lambda templates: REFERENCE_BYTES * len(templates),
+    )
+    return list(found)
+
+
+REFERENCE_BYTES = 8
+"""What a memo is charged for each template it refers to (the index owns the template)."""
+
+
+SELECTOR_FIELDS = ("apiVersion", "kind", "namespace", "name", "labelSelector")
+"""All that ``selector_priority`` reads of a resource selector."""
+
+
+def selection_key(policy: Mapping[str, Any]) -> Any:
+    """What ``scan_templates`` reads of ``policy`` as a hashable key: its scope, whether it
+    has selectors at all (none selects everything), and of each selector that is a dict the
+    fields it reads (the others match nothing), or all its members when they are strings;
+    None when a selector holds a value that is not JSON (the scan then answers alone)."""
+    kind = policy.get("kind")
+    cluster_wide = isinstance(kind, str) and kind.startswith("Cluster")
+    namespace = None if cluster_wide else namespace_of(policy)
+    found = selectors(policy)
+    key: list[Any] = [namespace, bool(found)]
+    try:
+        for selector in found:
+            if type(selector) is not dict:
+                continue
+            if _STRINGS.issuperset(map(type, selector.values())):
+                # strings alone (a selector by name): its members, no call per field; what
+                # else such a selector holds is read by no one, and only narrows the key
+                key.append(("items", *selector.items()))
+            else:
+                key.append(("fields", *fields_key(selector, SELECTOR_FIELDS)))
+    except (NotJson, RecursionError):
+        return None
+    return tuple(key)
+
+
+_STRINGS = frozenset({str})
+
+
+def scan_templates(index: TreeIndex, policy: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """``selected_templates`` the slow way: every template of the scope against every
+    selector."""
     kind = policy.get("kind")
     cluster_wide = isinstance(kind, str) and kind.startswith("Cluster")
     namespace = None if cluster_wide else namespace_of(policy)

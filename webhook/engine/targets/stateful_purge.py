@@ -13,7 +13,7 @@ from webhook.bundle.index import TreeIndex, key_of
 from webhook.bundle.rules import Rule
 from webhook.engine.context import Review, cross_index, labels_of
 from webhook.engine.decision import Violation
-from webhook.engine.targets.selection import selected_templates, show_key, spec_of
+from webhook.engine.targets.selection import scan_templates, selection_key, show_key, spec_of
 from webhook.engine.workloads import pod_spec
 from webhook.karmada.detector import selectors
 
@@ -54,17 +54,23 @@ the old copy until the new one runs unless its purgeMode is Directly (Gracefully
 
 def check_stateful_targets(review: Review, rule: Rule) -> Iterator[Violation]:
     policy = review.request.object
-    if not is_mapping(policy) or _judged_by_cel(policy):
-        return  # the CEL rule stateful-purge judges what the policy says of itself
+    if not is_mapping(policy):
+        return
     failover = spec_of(policy).get("failover")
+    if not is_mapping(failover):
+        return  # no failover (most policies): nothing fails over, and nothing else to read
+    if _judged_by_cel(policy):
+        return  # the CEL rule stateful-purge judges what the policy says of itself
+    found: Sequence[str] | None = None  # the same for each behaviour: worked out once
     for behaviour in FAILOVERS:
-        settings = failover.get(behaviour) if is_mapping(failover) else None
+        settings = failover.get(behaviour)
         if not is_mapping(settings):
             continue
         purge = settings.get("purgeMode", "Gracefully")
         if purge in DIRECT_PURGE:
             continue
-        found = sorted(show_key(key_of(t)) for t in _stateful_selected(cross_index(review), policy))
+        if found is None:
+            found = stateful_found(cross_index(review), policy)
         if found:
             yield review.violation(
                 rule,
@@ -75,9 +81,26 @@ def check_stateful_targets(review: Review, rule: Rule) -> Iterator[Violation]:
             )
 
 
-def _stateful_selected(
-    index: TreeIndex | None, policy: Mapping[str, Any]
-) -> Sequence[Mapping[str, Any]]:
+def stateful_found(index: TreeIndex | None, policy: Mapping[str, Any]) -> tuple[str, ...]:
+    """The stateful templates ``policy`` selects, as the message names them, sorted: worked
+    out once per index for each scope and selectors (``selection_key``)."""
     if index is None:
         return ()
-    return [t for t in selected_templates(index, policy) if stateful(t)]
+    key = selection_key(policy)
+    if key is None:
+        return stateful_scan(index, policy)
+    return index.memo(
+        "stateful-selected",
+        key,
+        lambda: stateful_scan(index, policy),
+        lambda found: sum(STRING_BYTES + len(name) for name in found),
+    )
+
+
+STRING_BYTES = 64
+"""What a memo is charged for a string it keeps, beside its characters."""
+
+
+def stateful_scan(index: TreeIndex, policy: Mapping[str, Any]) -> tuple[str, ...]:
+    """``stateful_found`` the slow way: every template selected, each looked at."""
+    return tuple(sorted(show_key(key_of(t)) for t in scan_templates(index, policy) if stateful(t)))
