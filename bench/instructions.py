@@ -21,7 +21,8 @@ Parts, for each request type:
   fedgate with its time budget, as ``fedgate serve`` does): the handoff's instructions;
   callgrind runs one thread at a time, so not what it costs in waiting.
 - ``parse``: orjson, the duplicate-key scan, ``parse_review`` and the depth limit (then each
-  alone).
+  alone; ``depth limit, walked``: the walk the body's bracket count spares, as it runs on a
+  body with more brackets than the limit).
 - ``review``: ``review()`` with the shipped bundle; ``review, no rules``: with a bundle holding
   no rules (identity, tenancy, the request's admissibility, placement targets, the Decision);
   ``rule <id>``: what the rule adds, ``review`` minus ``review`` with a bundle without it (the
