@@ -21,7 +21,8 @@ Parts, for each request type:
   fedgate with its time budget, as ``fedgate serve`` does): the handoff's instructions;
   callgrind runs one thread at a time, so not what it costs in waiting.
 - ``parse``: orjson, the duplicate-key scan, ``parse_review`` and the depth limit (then each
-  alone).
+  alone; ``depth limit, walked``: the walk the body's bracket count spares, as it runs on a
+  body with more brackets than the limit).
 - ``review``: ``review()`` with the shipped bundle; ``review, no rules``: with a bundle holding
   no rules (identity, tenancy, the request's admissibility, placement targets, the Decision);
   ``rule <id>``: what the rule adds, ``review`` minus ``review`` with a bundle without it (the
@@ -192,7 +193,7 @@ def measure_case(
     from webhook.base.jsontext import has_duplicate_keys  # noqa: PLC0415
     from webhook.engine.request import parse_review  # noqa: PLC0415
     from webhook.engine.review import review  # noqa: PLC0415
-    from webhook.shell.app import _check_depth  # noqa: PLC0415
+    from webhook.shell.app import _check_depth, check_body_depth  # noqa: PLC0415
     from webhook.shell.audit import audit_record  # noqa: PLC0415
     from webhook.shell.metrics import Metrics  # noqa: PLC0415
     from webhook.shell.response import review_response  # noqa: PLC0415
@@ -207,7 +208,7 @@ def measure_case(
     def parse(_: int) -> None:
         document = orjson.loads(body)
         has_duplicate_keys(body)
-        _check_depth(parse_review(document), 100)
+        check_body_depth(body, parse_review(document), 100)
 
     counter.count(f"{label}|parse", iterations, parse)
     counter.count(f"{label}|  parse: orjson", iterations, lambda _: orjson.loads(body))
@@ -219,7 +220,12 @@ def measure_case(
         f"{label}|  parse: parse_review", iterations, lambda i: parse_review(documents[i])
     )
     counter.count(
-        f"{label}|  parse: depth limit", iterations, lambda i: _check_depth(fresh[i], 100)
+        f"{label}|  parse: depth limit",
+        iterations,
+        lambda i: check_body_depth(body, fresh[i], 100),
+    )
+    counter.count(  # what the bracket count spares, or where it is over the limit, costs
+        f"{label}|  parse: depth limit, walked", iterations, lambda i: _check_depth(fresh[i], 100)
     )
     decision = review(fresh[0], bundle)
     bundles = {"review": bundle, "review, no rules": replace(bundle, rules=()).indexed()}

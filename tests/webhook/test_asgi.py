@@ -10,8 +10,10 @@ from typing import Any
 
 import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from webhook.shell.asgi import BODY, Deadline, WsgiOnAsgi
+from webhook.shell.asgi import BODY, Deadline, WsgiOnAsgi, _Expiry
 
 
 def _echo(environ: dict[str, Any], start_response: Any) -> list[bytes]:
@@ -261,3 +263,57 @@ def test_a_request_cancelled_while_its_review_runs_or_waits_leaves_the_review_to
     asyncio.run(scenario())
     pool.shutdown(wait=True)
     assert finished == ["running", "queued"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.booleans(), st.booleans(), st.booleans()), max_size=260))
+def test_the_shared_deadline_timer_settles_exactly_the_waiters_past_their_time(
+    steps: list[tuple[bool, bool, bool]],
+) -> None:
+    """``_Expiry`` (one timer for every request's deadline, instead of an ``asyncio.timeout``
+    each) against what a timeout per waiter would do: after a turn of the loop, a waiter whose
+    time has passed and that was not forgotten is settled with None (the loop's answer), no
+    other ever is; the emptied slots it counts are the ones on its heap, whatever the order."""
+
+    async def scenario() -> None:
+        loop = asyncio.get_running_loop()
+        expiry = _Expiry(loop)
+        watched: list[tuple[asyncio.Future[Any], list[Any], bool]] = []
+        for past, forget_one, turn in steps:
+            waiter: asyncio.Future[Any] = loop.create_future()
+            when = loop.time() - 1 if past else loop.time() + 3600
+            watched.append((waiter, expiry.watch(when, waiter), past))
+            if forget_one:  # one answered in time (or gone): the oldest still waiting
+                for other, slot, _ in watched:
+                    if not other.done():
+                        other.set_result(("200 OK", [], b""))
+                        expiry.forget(slot)
+                        break
+            if turn:
+                await asyncio.sleep(0)
+            heap = expiry._heap
+            assert expiry._emptied == sum(1 for entry in heap if not entry[2])
+        for _ in range(2):  # a turn runs the timers that came due after the ready callbacks
+            await asyncio.sleep(0)
+        for waiter, _, past in watched:
+            if waiter.done() and waiter.result() is None:
+                assert past  # settled by the timer: its time had passed
+            else:
+                assert not past or waiter.result() is not None  # answered, or not yet due
+        assert all(
+            waiter.done() for waiter, _, past in watched if past
+        )  # no waiter past its time is left waiting
+
+    asyncio.run(scenario())
+
+
+def test_requests_answered_in_time_do_not_pile_up_on_the_deadline_heap() -> None:
+    adapter = WsgiOnAsgi(_echo, 100, executor=ThreadPoolExecutor(1), review_seconds=3600.0)
+
+    async def scenario() -> int:
+        for _ in range(500):
+            assert (await _call(adapter, b"x"))[0]["status"] == 201
+        assert adapter._expiry is not None
+        return len(adapter._expiry._heap)
+
+    assert asyncio.run(scenario()) <= 202

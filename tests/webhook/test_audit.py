@@ -12,14 +12,18 @@ from typing import Any
 
 import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from webhook.bundle.model import Bundle
-from webhook.engine.decision import Decision
+from webhook.engine.decision import Decision, ExceptionUse, Violation
 from webhook.engine.request import UserInfo, parse_review
 from webhook.engine.review import review
 from webhook.engine.tenancy import candidates
 from webhook.shell.audit import (
     FAILING_AFTER,
+    FIELD_CHARS,
+    LIST_ITEMS,
     OVERTIME_RULE,
     PENDING_BYTES,
     AuditSink,
@@ -203,3 +207,94 @@ def test_a_pipe_is_left_as_it_is() -> None:
     finally:
         os.close(reader)
         os.close(writer)
+
+
+def _slow_cut(text: str) -> str:
+    return text if len(text) <= FIELD_CHARS else text[: FIELD_CHARS - 3] + "..."
+
+
+def _slow_cut_list(items: Any) -> list[str]:
+    kept = [_slow_cut(str(item)) for item in list(items)[:LIST_ITEMS]]
+    return [*kept, "..."] if len(items) > LIST_ITEMS else kept
+
+
+def _slow_record(admission: Any, decision: Decision, seconds: float) -> dict[str, Any]:
+    """The audit line as written before its fast paths: every field cut one by one."""
+    violations, exceptions = decision.violations, decision.exceptions
+    staged = sorted({f"{v.rule}: {v.enforced}" for v in violations if v.enforced})
+    return {
+        "uid": _slow_cut(admission.uid),
+        "user": _slow_cut(admission.user.username),
+        "groups": _slow_cut_list(admission.user.groups),
+        "operation": admission.operation,
+        "kind": _slow_cut(f"{admission.kind.api_version}/{admission.kind.kind}"),
+        "subResource": _slow_cut(admission.sub_resource) or None,
+        "namespace": _slow_cut(admission.namespace) or None,
+        "name": _slow_cut(admission.name) or None,
+        "clusters": _slow_cut_list(decision.targets) if decision.targets is not None else None,
+        "dryRun": admission.dry_run,
+        "allowed": decision.allowed,
+        "rules": _slow_cut_list(sorted({v.rule for v in violations})),
+        "denied_by": _slow_cut_list(sorted({v.rule for v in decision.denials})),
+        "exceptions": _slow_cut_list(sorted({f"{u.exception}/{u.rule}" for u in exceptions})),
+        "latency_ms": round(seconds * 1000, 3),
+        **({"staged": _slow_cut_list(staged)} if staged else {}),
+    }
+
+
+_texts = st.one_of(
+    st.text(max_size=4),
+    st.integers(FIELD_CHARS - 2, FIELD_CHARS + 2).map(lambda n: "x" * n),
+)
+_lists = st.lists(_texts, max_size=LIST_ITEMS + 2).map(tuple)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    texts=st.tuples(_texts, _texts, _texts, _texts, _texts, _texts, _texts),
+    groups=_lists,
+    targets=st.none() | _lists,
+    violations=st.lists(
+        st.tuples(_texts, st.sampled_from(["deny", "warn", "audit"]), st.none() | st.just("deny")),
+        max_size=LIST_ITEMS + 2,
+    ),
+    lifted=st.lists(st.tuples(_texts, _texts), max_size=3),
+    seconds=st.floats(0, 100),
+)
+def test_the_audit_line_is_the_one_cut_field_by_field(
+    *,
+    texts: tuple[str, ...],
+    groups: tuple[str, ...],
+    targets: tuple[str, ...] | None,
+    violations: list[tuple[str, str, str | None]],
+    lifted: list[tuple[str, str]],
+    seconds: float,
+) -> None:
+    """The line's fast paths (one length test for every text field, lists copied whole when
+    short) write what cutting every field one by one writes, long fields and lists included."""
+    uid, username, group, kind, sub_resource, namespace, name = texts
+    admission = parse_review(
+        {
+            "apiVersion": "admission.k8s.io/v1",
+            "kind": "AdmissionReview",
+            "request": {
+                "uid": uid or "u",
+                "kind": {"group": group, "version": "v1", "kind": kind or "K"},
+                "operation": "UPDATE",
+                "userInfo": {"username": username, "groups": list(groups)},
+                "subResource": sub_resource,
+                "namespace": namespace,
+                "name": name,
+            },
+        }
+    )
+    decision = Decision(
+        allowed=not any(action == "deny" for _, action, _ in violations),
+        violations=tuple(
+            Violation(rule, action=action, enforced=enforced)  # type: ignore[arg-type]
+            for rule, action, enforced in violations
+        ),
+        targets=targets,
+        exceptions=tuple(ExceptionUse(e, r, "2030-01-01", "o") for e, r in lifted),
+    )
+    assert audit_record(admission, decision, seconds) == _slow_record(admission, decision, seconds)

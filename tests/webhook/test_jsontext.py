@@ -4,6 +4,7 @@ key in several ways (escaped, spaced before its colon)."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from webhook.base import jsontext
 from webhook.base.jsontext import (
     DuplicateKeyError,
     _standard_scan,
@@ -233,3 +235,17 @@ def test_a_key_repeated_anywhere_in_a_review_is_found(data: st.DataObject, inden
     target[1].insert(data.draw(st.integers(0, len(target[1]))), [key, "forged"])
     text = _write(tree, indent).encode()  # with indent, odd keys spelled escaped
     assert has_duplicate_keys(text) is _standard_scan(text) is True
+
+
+def test_a_forked_child_reads_without_jiters_string_cache() -> None:
+    """The worker caches keys; a child forked from it (the large-body lane) never takes the
+    cache's mutex, whatever thread of the parent was doing at the fork."""
+    assert jsontext._CACHE_MODE["mode"] == "keys"
+    child = os.fork()
+    if child == 0:  # pragma: no cover (the child's exit status is the assertion)
+        uncached = jsontext._CACHE_MODE["mode"] == "none"
+        fine = uncached and jsontext.has_duplicate_keys(b'{"a":1,"a":2}')
+        os._exit(0 if fine else 1)
+    _, status = os.waitpid(child, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert jsontext._CACHE_MODE["mode"] == "keys"

@@ -222,7 +222,7 @@ def judge(
         return Verdict(content=orjson.dumps(denied), bad="duplicate-keys")
     try:
         admission = parse_review(document)
-        _check_depth(admission, settings.max_depth)
+        check_body_depth(body, admission, settings.max_depth)
     except RequestError as exc:
         uid = recover_uid(document)
         if uid is None:
@@ -320,6 +320,21 @@ def recover_uid(document: Any) -> str | None:
     inner = document.get("request")
     uid = inner.get("uid") if is_mapping(inner) else None
     return uid if isinstance(uid, str) and uid else None
+
+
+def check_body_depth(body: bytes, admission: AdmissionRequest, limit: int) -> None:
+    """``_check_depth`` of ``admission``, parsed from ``body``, skipped where it cannot refuse.
+
+    Every container the parser built is a literal ``{`` or ``[`` byte of the text outside its
+    strings (an escape inside a string, ``\\u007b``, is one character of that string, never a
+    container), and a UTF-8 byte of a longer character is 0x80 or above, so the body's count
+    of those two bytes bounds the number of containers of object and oldObject, and so their
+    nesting; the walk counts at least one level even for no container. Where ``max(count, 1)``
+    is within ``limit`` no walk can refuse: two C scans of the bytes instead of a Python walk
+    of every container (a hypothesis property holds the two to one answer)."""
+    objects = body.count(b"{")  # a large body is over with its objects alone: one scan
+    if objects > limit or max(objects + body.count(b"["), 1) > limit:
+        _check_depth(admission, limit)
 
 
 def _check_depth(admission: AdmissionRequest, limit: int) -> None:

@@ -31,7 +31,10 @@ arrive within ``body_seconds`` of the headers.
 from __future__ import annotations
 
 import asyncio
+import heapq
 import io
+import itertools
+import math
 import sys
 import threading
 import time
@@ -181,6 +184,7 @@ class WsgiOnAsgi:
         self.body_seconds = body_seconds
         self.review_seconds = review_seconds
         self.on_overtime = on_overtime
+        self._expiry: _Expiry | None = None
         self.on_refused = on_refused or (lambda reason: None)
         self.on_released = on_released or (lambda size: None)
         self.too_large = _status(
@@ -316,15 +320,24 @@ class WsgiOnAsgi:
         deadline = environ[DEADLINE] = Deadline(arrived, self.review_seconds)
         environ[BODY] = body
         work = executor.submit(self._call, environ)
+        waiter = _waiter(loop, work)
+        expiry = self._expiry
+        if expiry is None or expiry.loop is not loop:
+            expiry = self._expiry = _Expiry(loop)
+        slot = expiry.watch(loop.time() + max(deadline.at - time.monotonic(), 0.0), waiter)
         try:
-            async with asyncio.timeout(max(deadline.at - time.monotonic(), 0.0)):
-                return await _waiter(loop, work)
-        except TimeoutError:
-            if not deadline.claim(Deadline.LOOP):
-                return await _waiter(loop, work)  # the review answered in time: on its way
-            work.cancel()  # never runs if still queued
-            self.on_refused("overtime")
-            return self.on_overtime(environ)
+            answer = await waiter
+        finally:
+            expiry.forget(slot)
+        if answer is not None:
+            return answer
+        if not deadline.claim(Deadline.LOOP):
+            late = await _waiter(loop, work)  # the review answered in time: on its way
+            assert late is not None  # watched by no expiry
+            return late
+        work.cancel()  # never runs if still queued
+        self.on_refused("overtime")
+        return self.on_overtime(environ)
 
     def _call(self, environ: dict[str, Any]) -> Answer:
         deadline = environ.get(DEADLINE)
@@ -349,11 +362,12 @@ class WsgiOnAsgi:
         return started[0], started[1], content
 
 
-def _waiter(loop: asyncio.AbstractEventLoop, work: Future[Answer]) -> asyncio.Future[Answer]:
-    """A loop future settled with ``work``'s outcome. Cancelling it (the deadline, the client
-    gone) leaves ``work`` alone, as ``shield(wrap_future(work))`` would, with one future
-    and one callback instead of three and four."""
-    waiter: asyncio.Future[Answer] = loop.create_future()
+def _waiter(loop: asyncio.AbstractEventLoop, work: Future[Answer]) -> asyncio.Future[Answer | None]:
+    """A loop future settled with ``work``'s outcome (or with None by ``_Expiry`` at the
+    deadline). Cancelling it (the client gone) leaves ``work`` alone, as
+    ``shield(wrap_future(work))`` would, with one future and one callback instead of three and
+    four."""
+    waiter: asyncio.Future[Answer | None] = loop.create_future()
 
     def settle(done: Future[Answer]) -> None:  # on the review's thread
         if not loop.is_closed():
@@ -363,8 +377,8 @@ def _waiter(loop: asyncio.AbstractEventLoop, work: Future[Answer]) -> asyncio.Fu
     return waiter
 
 
-def _settle(waiter: asyncio.Future[Answer], done: Future[Answer]) -> None:
-    if waiter.done():  # cancelled meanwhile
+def _settle(waiter: asyncio.Future[Answer | None], done: Future[Answer]) -> None:
+    if waiter.done():  # cancelled, or past its deadline, meanwhile
         return
     if done.cancelled():
         waiter.cancel()
@@ -374,6 +388,66 @@ def _settle(waiter: asyncio.Future[Answer], done: Future[Answer]) -> None:
         waiter.set_exception(error)
     else:
         waiter.set_result(done.result())
+
+
+_Slot = list["asyncio.Future[Answer | None]"]
+
+
+class _Expiry:
+    """The reviews' deadlines on one event loop, behind one timer: a heap of plain
+    ``(when, order, slot)`` tuples (compared in C) and one ``call_at`` handle for the earliest,
+    instead of an ``asyncio.timeout`` per request (its Timeout, its TimerHandle pushed on the
+    loop's heap with Python comparisons, and cancelled again by nearly every request). At its
+    time a waiter still waiting is settled with None: the loop's answer. A request answered in
+    time empties its slot; emptied slots leave the heap at its head, or all at once when they
+    are over half of it, as the loop's own cancelled timers do."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self._heap: list[tuple[float, int, _Slot]] = []
+        self._order = itertools.count()
+        self._timer: asyncio.TimerHandle | None = None
+        self._armed = math.inf
+        self._emptied = 0
+
+    def watch(self, when: float, waiter: asyncio.Future[Answer | None]) -> _Slot:
+        slot = [waiter]
+        heapq.heappush(self._heap, (when, next(self._order), slot))
+        if when < self._armed:
+            if self._timer is not None:
+                self._timer.cancel()
+            self._arm(when)
+        return slot
+
+    def forget(self, slot: _Slot) -> None:
+        """``slot``'s request no longer waits (answered, or gone)."""
+        if not slot:  # settled by ``_expire``, which took it off the heap
+            return
+        slot.clear()
+        self._emptied += 1
+        if self._emptied > 100 and 2 * self._emptied > len(self._heap):
+            self._heap = [entry for entry in self._heap if entry[2]]
+            heapq.heapify(self._heap)
+            self._emptied = 0
+
+    def _arm(self, when: float) -> None:
+        self._armed = when
+        self._timer = self.loop.call_at(when, self._expire)
+
+    def _expire(self) -> None:
+        heap = self._heap
+        due = max(self.loop.time(), self._armed)  # the loop runs a timer within its resolution
+        while heap and (heap[0][0] <= due or not heap[0][2]):
+            _, _, slot = heapq.heappop(heap)
+            if not slot:
+                self._emptied -= 1
+            else:
+                if not slot[0].done():
+                    slot[0].set_result(None)
+                slot.clear()
+        self._timer, self._armed = None, math.inf
+        if heap:
+            self._arm(heap[0][0])
 
 
 def _content_length(scope: Scope) -> int | None:

@@ -50,23 +50,43 @@ def _cut(text: str) -> str:
 def _cut_list(items: Any) -> list[str]:
     if not items:  # most lines: no group, no rule, no exception (and no copy made for them)
         return []
+    if len(items) <= LIST_ITEMS and max(map(len, items)) <= FIELD_CHARS:
+        return list(items)  # strings within their bounds (nearly every line): nothing to cut
     kept = [_cut(str(item)) for item in list(items)[:LIST_ITEMS]]
     return [*kept, "..."] if len(items) > LIST_ITEMS else kept
 
 
 def audit_record(admission: AdmissionRequest, decision: Decision, seconds: float) -> dict[str, Any]:
     """Who, what, where (the clusters the review found a propagation policy targets), the
-    verdict and why, and how long it took; every field within its bound."""
-    violations, exceptions = decision.violations, decision.exceptions
+    verdict and why, and how long it took; every field within its bound (the text fields cut
+    one by one only when one of them is over it, as good as never: one ``max`` instead of six
+    calls)."""
+    violations, exceptions, kind, user = (
+        decision.violations,
+        decision.exceptions,
+        admission.kind,
+        admission.user,
+    )
+    uid, username, sub_resource = admission.uid, user.username, admission.sub_resource
+    namespace, name = admission.namespace, admission.name
+    kind_name = (
+        f"{kind.group}/{kind.version}/{kind.kind}" if kind.group else f"{kind.version}/{kind.kind}"
+    )
+    if (
+        max(len(uid), len(username), len(kind_name), len(sub_resource), len(namespace), len(name))
+        > FIELD_CHARS
+    ):
+        uid, username, kind_name = _cut(uid), _cut(username), _cut(kind_name)
+        sub_resource, namespace, name = _cut(sub_resource), _cut(namespace), _cut(name)
     record = {
-        "uid": _cut(admission.uid),
-        "user": _cut(admission.user.username),
-        "groups": _cut_list(admission.user.groups),
+        "uid": uid,
+        "user": username,
+        "groups": _cut_list(user.groups),
         "operation": admission.operation,
-        "kind": _cut(f"{admission.kind.api_version}/{admission.kind.kind}"),
-        "subResource": _cut(admission.sub_resource) or None,
-        "namespace": _cut(admission.namespace) or None,
-        "name": _cut(admission.name) or None,
+        "kind": kind_name,
+        "subResource": sub_resource or None,
+        "namespace": namespace or None,
+        "name": name or None,
         "clusters": _cut_list(decision.targets) if decision.targets is not None else None,
         "dryRun": admission.dry_run,
         "allowed": decision.allowed,

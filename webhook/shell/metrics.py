@@ -62,7 +62,9 @@ class Metrics:
             ["reason"],
             registry=self.registry,
         )
-        self._request_counters: dict[tuple[str, str, str], Any] = {}
+        self._children: dict[tuple[Any, ...], Any] = {}
+        """Labelled children of the per-request metrics, by label values (the request
+        counter's key is its three labels; the others' start with their metric)."""
         self.engine_faults = Counter(
             "fedgate_engine_faults",
             "Shortcuts inside the review that raised and were stepped around (the answer is the "
@@ -166,17 +168,26 @@ class Metrics:
         result = "allowed" if decision.allowed else "denied"
         kind = request.kind.kind if request.kind.kind in self.kinds else OTHER_KIND
         key = (kind, request.operation, result)
-        counter = self._request_counters.get(key)
+        counter = self._children.get(key)
         if counter is None:  # labels() validates and locks on every call: once per key
-            counter = self._request_counters[key] = self.requests.labels(*key)
+            counter = self._children[key] = self.requests.labels(*key)
         counter.inc()
         for violation in decision.violations:
-            self.violations.labels(violation.rule, violation.action).inc()
+            self._child(self.violations, violation.rule, violation.action).inc()
         for use in decision.exceptions:
-            self.exception_uses.labels(use.exception, use.rule).inc()
+            self._child(self.exception_uses, use.exception, use.rule).inc()
         for fault in decision.faults:
-            self.engine_faults.labels(fault.split(":", 1)[0]).inc()
+            self._child(self.engine_faults, fault.split(":", 1)[0]).inc()
         self.latency.observe(seconds)
+
+    def _child(self, metric: Any, *labels: str) -> Any:
+        """``metric.labels(*labels)``, looked up once per label set (rule ids, actions,
+        exception names and fault places come from the bundle and the engine: a bounded set)."""
+        key = (metric, *labels)
+        child = self._children.get(key)
+        if child is None:
+            child = self._children[key] = metric.labels(*labels)
+        return child
 
     def exposition(self) -> bytes:
         """The Prometheus text format: every worker's samples when multiprocess, else ours."""
