@@ -95,7 +95,7 @@ def main() -> None:
 
 
 GUARD_RATIO = 3.0
-"""The proofs' cost check (``bound.plans_fit``) may make a Deployment UPDATE's review at most
+"""The proofs' cost check (``replay.plans_fit``) may make a Deployment UPDATE's review at most
 this many times as slow as the same review without it. Every request walking every
 expression's bound again made it 50x (5.7 ms against 0.1 ms); kept exact walks, 4-6x; reading
 the request only where the rules read it and one replay per proof, 1.3-1.5x (the aim: 1.5x;

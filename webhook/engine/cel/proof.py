@@ -44,7 +44,8 @@ from lark import Token, Tree
 from lark.exceptions import LarkError
 
 from webhook.engine.cel import grammar, library
-from webhook.engine.cel.bound import Plan, Plans, beneath, plans_fit
+from webhook.engine.cel.bound import Plan, beneath
+from webhook.engine.cel.replay import Plans, plans_fit
 from webhook.engine.cel.values import INT64_MAX, INT64_MIN
 
 
@@ -69,7 +70,7 @@ class Proof:
     _run: Callable[[dict[str, Any]], Any]
     plans: tuple[Plan | None, ...] = ()
     """The expressions' cost bounds: a proof answers only where the API server would finish
-    every expression within its cost limits (``bound.plans_fit``); elsewhere the engine
+    every expression within its cost limits (``replay.plans_fit``); elsewhere the engine
     decides, and may stop where the API server stops."""
 
     def holds(self, variables: dict[str, Any]) -> bool:

@@ -6,7 +6,7 @@ container. The exact walk reads such a value where the expression reads it: a co
 two request values is either of them (``bound.Either``), a short list's items and a small map's
 entries are read one by one, and only a longer one (or one a deeper nesting would multiply) is
 summarised whole. A proof's plans answer together from a recent request's answer where this
-request reads alike (``bound.Plans``).
+request reads alike (``replay.Plans``).
 
 Generated here: pod-template-shaped rules over requests of generated sizes, up to hostile ones
 (hundreds of containers, a 100,000-character image among a few, a 30-deep nesting of short lists, a
@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.webhook.engine.cel.boundcheck import PYTHON, ROUTED, bounds, counted, outcome
-from webhook.engine.cel import bound, cost, grammar
+from webhook.engine.cel import bound, cost, grammar, replay
 
 EXAMPLES = 80
 
@@ -144,12 +144,12 @@ def test_generated_a_proofs_plans_answer_as_fresh_plans_of_their_own(
     second round mostly replayed), every answer is that of fresh plans walking each request
     anew: never "fits" where the walks say it does not. The questions asked of a request are
     not more for a hostile one (a request's size costs a summary, not a question per item)."""
-    plans = bound.Plans(_fresh(expressions))
+    plans = replay.Plans(_fresh(expressions))
     for variables in [*requests, *requests]:
         sizes = bound.Sizes(variables)
-        walked, _ = bound._plans_fit(_fresh(expressions), bound.Sizes(variables))
+        walked, _ = replay._plans_fit(_fresh(expressions), bound.Sizes(variables))
         assert plans.fit(sizes) == walked, expressions
-        assert bound.plans_fit(plans, variables) == walked, expressions
+        assert replay.plans_fit(plans, variables) == walked, expressions
         assert len(sizes._answers) <= 120 * len(expressions), len(sizes._answers)
 
 
@@ -178,3 +178,71 @@ def test_a_conditional_of_two_request_values_reads_only_what_the_rule_reads() ->
     measured = counted(rule, variables)
     assert measured is not None and found.cost >= measured[1]
     assert found.cost <= cost.PER_CALL_LIMIT
+
+
+_ODD = [
+    None,
+    True,
+    0,
+    7,
+    1.5,
+    "",
+    "x" * 300,
+    [],
+    [1, "a"],
+    {},
+    {"a": 1},
+    [[1]] * 5,
+    {"containers": 1},
+]
+"""What a request's writer may put anywhere instead: each type a walk's question tells apart."""
+
+
+@st.composite
+def _tampered(draw: st.DrawFn) -> dict[str, Any]:
+    """A generated request with a few of its values, at any depth, replaced by another type or
+    size, or removed: the places a kept trace reads, answered otherwise."""
+    variables = draw(_requests())
+    for _ in range(draw(st.integers(0, 3))):
+        holder: Any = variables
+        while True:
+            keys = list(holder) if isinstance(holder, dict) else list(range(len(holder)))
+            if not keys:
+                break
+            key = draw(st.sampled_from(keys))
+            below = holder[key]
+            if isinstance(below, dict | list) and below and draw(st.booleans()):
+                holder = below
+                continue
+            if isinstance(holder, dict) and draw(st.booleans()):
+                del holder[key]
+            else:
+                holder[key] = draw(st.sampled_from(_ODD))
+            break
+    return variables
+
+
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(
+    expressions=st.lists(_rules(), min_size=1, max_size=3),
+    kept=st.lists(_requests(), min_size=1, max_size=3),
+    others=st.lists(_tampered(), min_size=1, max_size=4),
+)
+def test_generated_a_traces_replayer_answers_as_its_replay(
+    expressions: list[str], kept: list[dict[str, Any]], others: list[dict[str, Any]]
+) -> None:
+    """The function a kept trace becomes (``replay.replayer``) answers every request as
+    ``Sizes.replays`` of that trace does: the requests it was kept from, the others generated,
+    and the same with values at any depth of another type, size or removed. So a proof's
+    plans answer with the replayer exactly as they answered with the tables."""
+    for variables in kept:
+        _, trace = replay._plans_fit(_fresh(expressions), bound.Sizes(variables))
+        if trace is None:
+            continue
+        replays = replay.replayer(trace)
+        for other in [variables, *kept, *others]:
+            assert replays(bound.Sizes(other)) == bound.Sizes(other).replays(trace), expressions
