@@ -19,6 +19,7 @@ and the walks' questions to a request do not grow with its sizes (asserted).
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
@@ -28,6 +29,11 @@ from tests.webhook.engine.cel.boundcheck import PYTHON, ROUTED, bounds, counted,
 from webhook.engine.cel import bound, cost, grammar, replay
 
 EXAMPLES = 80
+BOUNDED = settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 POD = "[object.kind == 'Pod' ? object.spec : object.spec.template.spec]"
 BODIES = [
@@ -103,11 +109,7 @@ def _requests(draw: st.DrawFn) -> dict[str, Any]:
     }
 
 
-@settings(
-    max_examples=EXAMPLES,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+@BOUNDED
 @given(expression=_rules(), variables=_requests())
 def test_generated_pod_template_rules_are_bounded_at_least_as_cel_python_counts(
     expression: str, variables: dict[str, Any]
@@ -127,11 +129,7 @@ def _fresh(expressions: list[str]) -> tuple[bound.Plan, ...]:
     return tuple(bound.Plan(grammar.parse(e)) for e in expressions)
 
 
-@settings(
-    max_examples=EXAMPLES,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+@BOUNDED
 @given(
     expressions=st.lists(_rules(), min_size=1, max_size=4),
     requests=st.lists(_requests(), min_size=2, max_size=4),
@@ -202,7 +200,7 @@ _ODD = [
 def _tampered(draw: st.DrawFn) -> dict[str, Any]:
     """A generated request with a few of its values, at any depth, replaced by another type or
     size, or removed: the places a kept trace reads, answered otherwise."""
-    variables = draw(_requests())
+    variables = copy.deepcopy(draw(_requests()))  # its lists may be the strategies' own
     for _ in range(draw(st.integers(0, 3))):
         holder: Any = variables
         while True:
@@ -217,16 +215,12 @@ def _tampered(draw: st.DrawFn) -> dict[str, Any]:
             if isinstance(holder, dict) and draw(st.booleans()):
                 del holder[key]
             else:
-                holder[key] = draw(st.sampled_from(_ODD))
+                holder[key] = copy.deepcopy(draw(st.sampled_from(_ODD)))
             break
     return variables
 
 
-@settings(
-    max_examples=EXAMPLES,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+@BOUNDED
 @given(
     expressions=st.lists(_rules(), min_size=1, max_size=3),
     kept=st.lists(_requests(), min_size=1, max_size=3),
