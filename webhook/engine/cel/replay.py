@@ -107,17 +107,55 @@ class Plans(tuple[Plan | None, ...]):
     ``replayer``: an activation that answers those alike gets the same answer from one replay,
     not one per plan (a Deployment's proofs read mostly the same dozen places)."""
 
-    _kept: tuple[tuple[Replayer, bool], ...] = ()
+    _kept: tuple[tuple[Replayer, bool, Trace], ...] = ()
 
     def fit(self, sizes: Sizes) -> bool:
+        return self.traced_fit(sizes)[0]
+
+    def traced_fit(self, sizes: Sizes) -> tuple[bool, Trace | None]:
+        """``fit``, with what it read of ``sizes`` (None: not to replay)."""
+        kept = self._kept
+        for replays, found, read in kept:
+            if replays(sizes):
+                return found, read
+        made, trace = _plans_fit(self, sizes)
+        if trace is not None:  # one assignment: thread-safe
+            self._kept = ((replayer(trace), made, trace), *kept[: TRACES - 1])
+        return made, trace
+
+
+class Together:
+    """Several proofs' plans on one activation (a review's proofs without params), answered
+    by one replay of the union of what each read: a request answering all of it alike gets
+    every answer back (each ``Plans``' answer depends on nothing else), where each proof's
+    replay would answer again the questions they share (a Deployment's five: 121 answers
+    compared, 65 of them distinct)."""
+
+    def __init__(self, plans: Sequence[Plans]) -> None:
+        self.plans = tuple(plans)
+        self._kept: tuple[tuple[Replayer, tuple[bool, ...]], ...] = ()
+
+    def fit(self, variables: Mapping[str, Any]) -> tuple[bool, ...]:
+        """``plans_fit`` of each proof's plans on ``variables``, in order."""
+        sizes = sizes_of(variables)
         kept = self._kept
         for replays, found in kept:
             if replays(sizes):
                 return found
-        made, read = _plans_fit(self, sizes)
-        if read is not None:  # one assignment: thread-safe
-            self._kept = ((replayer(read), made), *kept[: TRACES - 1])
-        return made
+        answers: list[bool] = []
+        read: dict[Asked, Any] = {}
+        replayable = True
+        for plans in self.plans:
+            made, trace = plans.traced_fit(sizes)
+            answers.append(made)
+            if trace is None:
+                replayable = False
+            else:
+                read.update(trace)  # this activation's answers: the same where traces share
+        found = tuple(answers)
+        if replayable:  # one assignment: thread-safe
+            self._kept = ((replayer(tuple(read.items())), found), *kept[: TRACES - 1])
+        return found
 
 
 def plans_fit(plans: Sequence[Plan | None], variables: Mapping[str, Any]) -> bool:

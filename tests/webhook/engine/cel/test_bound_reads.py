@@ -240,3 +240,21 @@ def test_generated_a_traces_replayer_answers_as_its_replay(
         replays = replay.replayer(trace)
         for other in [variables, *kept, *others]:
             assert replays(bound.Sizes(other)) == bound.Sizes(other).replays(trace), expressions
+
+
+@BOUNDED
+@given(
+    proofs=st.lists(st.lists(_rules(), min_size=1, max_size=2), min_size=2, max_size=4),
+    requests=st.lists(st.one_of(_requests(), _tampered()), min_size=2, max_size=4),
+)
+def test_generated_proofs_answered_together_answer_as_each_walked_anew(
+    proofs: list[list[str]], requests: list[dict[str, Any]]
+) -> None:
+    """Several proofs' plans answered by one replay of the union of what each read
+    (``replay.Together``, a review's proofs) give each proof's answer as fresh plans walking
+    the request anew: over generated and tampered requests one after the other, twice (the
+    second round replayed)."""
+    together = replay.Together([replay.Plans(_fresh(expressions)) for expressions in proofs])
+    for variables in [*requests, *requests]:
+        walked = tuple(replay._plans_fit(_fresh(e), bound.Sizes(variables))[0] for e in proofs)
+        assert together.fit(variables) == walked, proofs
