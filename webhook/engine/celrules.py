@@ -96,12 +96,20 @@ class Activations:
             return False
         return proof.holds(self._plain_variables(rule.params), self._fits.get(rule.id))
 
-    def fit_together(self, rules: Iterable[Rule]) -> None:
-        """The cost check of these rules' proofs, those without params (one activation),
-        answered together (``proof.fit_together``) for ``proven`` to read: one replay of what
-        they read, not one per proof."""
+    def fit_together(self, rules: Iterable[Rule], refused: Mapping[str, str]) -> None:
+        """The cost check of these rules' proofs (CEL rules not ``refused``, without params:
+        one activation) answered together (``proof.fit_together``) for ``proven`` to read:
+        one replay of what they read, not one per proof."""
         proofs = self._runtime.proofs
-        mine = [(r.id, p) for r in rules if not r.params and (p := proofs.get(r.id)) and p.plans]
+        mine = [
+            (r.id, p)
+            for r in rules
+            if r.builtin is None
+            and r.id not in refused
+            and not r.params
+            and (p := proofs.get(r.id)) is not None
+            and p.plans
+        ]
         if len(mine) > 1:
             found = fit_together([p for _, p in mine], self._plain_variables({}))
             self._fits = {rule: fits for (rule, _), fits in zip(mine, found, strict=True)}

@@ -156,7 +156,7 @@ def _fast_paths(
     the rules known to pass without evaluating each: proven in Python, or together in one
     all-pass conjunction. Refusals come first, so no fast path answers for a refused rule."""
     refused = {r.id: why for r in matched if r.builtin is None and (why := activations.refusal(r))}
-    activations.fit_together(r for r in matched if r.id not in refused)
+    activations.fit_together(matched, refused)
     passed = {  # proven in Python, without converting the object for the engine
         r.id for r in matched if r.id not in refused and activations.proven(r)
     }
