@@ -11,7 +11,7 @@ a violation with status ``error`` which fails closed under ``failurePolicy: Fail
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -19,6 +19,7 @@ from webhook.bundle.model import Bundle, Tenant
 from webhook.bundle.rules import Rule
 from webhook.engine.cel import Backend, CelEvalError
 from webhook.engine.cel.cost import MATCH_CONDITIONS_BUDGET, policy_budget
+from webhook.engine.cel.proof import fit_together
 from webhook.engine.celruntime import CelRuntime, CompiledRule, Scope, Screened
 from webhook.engine.context import Review
 from webhook.engine.decision import Violation
@@ -71,6 +72,7 @@ class Activations:
         runtime.count_review()
         self._cache: dict[int, Any] = {}
         self._plain: dict[int, dict[str, Any]] = {}
+        self._fits: dict[str, bool] = {}
         self._validations: Any = None
         self._screened: Screened | None = None
 
@@ -89,17 +91,38 @@ class Activations:
     def proven(self, rule: Rule) -> bool:
         """Every matchCondition and validation of ``rule`` proven true in Python: it applies
         and passes. False when it has no proof or the proof does not come out true."""
-        runtime = self._runtime
-        proof = runtime.proofs.get(rule.id)
+        proof = self._runtime.proofs.get(rule.id)
         if proof is None:
             return False
-        key = id(rule.params) if rule.params else 0
+        return proof.holds(self._plain_variables(rule.params), self._fits.get(rule.id))
+
+    def fit_together(self, rules: Iterable[Rule], refused: Mapping[str, str]) -> None:
+        """The cost check of these rules' proofs (CEL rules not ``refused``, without params:
+        one activation) answered together (``proof.fit_together``) for ``proven`` to read:
+        one replay of what they read, not one per proof."""
+        proofs = self._runtime.proofs
+        mine = [
+            (r.id, p)
+            for r in rules
+            if r.builtin is None
+            and r.id not in refused
+            and not r.params
+            and (p := proofs.get(r.id)) is not None
+            and p.plans
+        ]
+        if len(mine) > 1:
+            found = fit_together([p for _, p in mine], self._plain_variables({}))
+            self._fits = {rule: fits for (rule, _), fits in zip(mine, found, strict=True)}
+
+    def _plain_variables(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        key = id(params) if params else 0
         variables = self._plain.get(key)
         if variables is None:
+            runtime = self._runtime
             variables = self._plain[key] = runtime.plain_variables(
-                self._scope, self._values().values, rule.params
+                self._scope, self._values().values, params
             )
-        return proof.holds(variables)
+        return variables
 
     def get(self, params: Mapping[str, Any]) -> Any:
         key = id(params) if params else 0  # rules without params share one activation

@@ -152,7 +152,11 @@ def member_pods(obj: Mapping[str, Any], bundle: Bundle, index: TreeIndex | None)
     namespace = metadata.get("namespace") if is_mapping(metadata) else None
     if index is None or not isinstance(namespace, str) or not namespace:
         return Pods(count)
-    federated, member = floors(obj, index) if count > 0 else (0, 0)
+    federated, member = (
+        bundle.memo("autoscaler-floors", key_of(obj), lambda: floors(obj, index))
+        if count > 0
+        else (0, 0)
+    )  # floors reads the template's key alone: one scan of Git's autoscalers per template
     count = max(count, federated)
     policies = bundle.memo("git-policies", namespace, lambda: git_policies(index, namespace))
     claim = policies.claim(obj)

@@ -164,6 +164,7 @@ def _fast_paths(
     all-pass conjunction. Refusals come first, so no fast path answers for a refused rule."""
     cel = [r for r in matched if r.builtin is None]  # no built-in rule has a proof or a program
     refused = {r.id: why for r in cel if (why := activations.refusal(r))}
+    activations.fit_together(cel, refused)
     passed = {  # proven in Python, without converting the object for the engine
         r.id for r in cel if r.id not in refused and activations.proven(r)
     }

@@ -3,6 +3,7 @@ fit a quota (the rule's fast path) held to the plain sums."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
@@ -11,8 +12,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from webhook.base.quantity import parse_quantity
-from webhook.bundle.model import Quota, Tenant
-from webhook.engine.quota import _requests_key, fit, per_pod, requested, unreadable
+from webhook.bundle.index import TreeIndex
+from webhook.bundle.model import Bundle, Quota, Tenant
+from webhook.engine.quota import (
+    _requests_key,
+    fit,
+    floors,
+    member_pods,
+    per_pod,
+    requested,
+    unreadable,
+)
 
 
 def _pod(cpu: str, *, init: str | None = None) -> dict[str, Any]:
@@ -242,3 +252,58 @@ def test_the_memo_key_tells_apart_what_per_pod_reads(
 )
 def test_what_the_bill_cannot_read(spec: dict[str, Any], found: Any) -> None:
     assert unreadable(spec) == found
+
+
+KEYED = ("namespace", "name")
+SCALED = st.fixed_dictionaries(
+    {
+        "apiVersion": st.sampled_from(["apps/v1", "batch/v1"]),
+        "kind": st.sampled_from(["Deployment", "StatefulSet"]),
+        "metadata": st.fixed_dictionaries(
+            {"namespace": st.just("team-a"), "name": st.sampled_from(["web", "api"])},
+            optional={"labels": st.dictionaries(st.sampled_from(["app", "x"]), st.just("v"))},
+        ),
+        "spec": st.fixed_dictionaries({}, optional={"replicas": st.integers(0, 9)}),
+    }
+)
+SCALERS = st.lists(
+    st.fixed_dictionaries(
+        {
+            "apiVersion": st.sampled_from(["autoscaling.karmada.io/v1alpha1", "autoscaling/v2"]),
+            "kind": st.sampled_from(["FederatedHPA", "HorizontalPodAutoscaler", "Deployment"]),
+            "metadata": st.fixed_dictionaries(
+                {"namespace": st.just("team-a"), "name": st.sampled_from(["s1", "s2", "s3"])}
+            ),
+            "spec": st.fixed_dictionaries(
+                {
+                    "scaleTargetRef": st.fixed_dictionaries(
+                        {
+                            "apiVersion": st.sampled_from(["apps/v1", "batch/v1"]),
+                            "kind": st.sampled_from(["Deployment", "StatefulSet"]),
+                            "name": st.sampled_from(["web", "api"]),
+                        }
+                    ),
+                },
+                optional={"minReplicas": st.one_of(st.integers(-1, 12), st.just("3"))},
+            ),
+        }
+    ),
+    max_size=5,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(scalers=SCALERS, objects=st.lists(SCALED, min_size=1, max_size=6))
+def test_member_pods_memoized_floors_count_as_each_scan(
+    bundle: Bundle, scalers: list[dict[str, Any]], objects: list[dict[str, Any]]
+) -> None:
+    """member_pods keeps Git's autoscalers' floors per template key for the bundle (the fast
+    path): templates one after another, of the same keys with other replicas, labels and
+    specs, count as many pods as each with a bundle of its own, which scans the autoscalers."""
+    index = TreeIndex.of(scalers)
+    shared = replace(bundle, index=index)
+    for obj in objects:
+        alone = replace(bundle, index=index)
+        assert member_pods(obj, shared, index) == member_pods(obj, alone, index)
+        bare = {**obj, "spec": {}, "metadata": {k: obj["metadata"][k] for k in KEYED}}
+        assert floors(obj, index) == floors(bare, index)  # what the memo's key holds

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import math
 import re
-import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -53,6 +52,8 @@ class Bound:
 
 
 _NO_VALUE = object()
+NO_VALUE = _NO_VALUE
+"""What a place without a value answers: unlike any answer."""
 
 
 class Shape:
@@ -382,6 +383,25 @@ def _answer(value: Any, question: str, argument: Any, sizes: Sizes) -> Any:
     if isinstance(value, list) and isinstance(argument, int) and not isinstance(argument, bool):
         return "child" if 0 <= argument < len(value) else "small"
     return "item"
+
+
+def answer_of(value: Any, question: str, argument: Any, sizes: Sizes) -> Any:
+    """``_answer`` of a value found at a question's place; NO_VALUE (unlike any answer) where
+    there is no such value or the answer is too deep to find."""
+    if value is _NO_VALUE:
+        return _NO_VALUE
+    try:
+        return _answer(value, question, argument, sizes)
+    except RecursionError:
+        return _NO_VALUE
+
+
+def child_of(holder: Any, kind: str, key: Any, sizes: Sizes) -> Any:
+    """The value at ``holder``'s ``kind`` ``key`` (a field, an index) as the walk reads it,
+    NO_VALUE where it has none."""
+    if holder is not _NO_VALUE and _answer(holder, kind, key, sizes) in (True, "child"):
+        return holder[key]
+    return _NO_VALUE
 
 
 def summary(value: Any, memo: dict[int, Shape]) -> Shape:
@@ -1090,13 +1110,7 @@ class Sizes:
         if asked == "bucket":
             return None if self.total is None else _bucket(self.total)
         assert question.place is not None
-        value = self._at(question.place)
-        if value is _NO_VALUE:
-            return _NO_VALUE  # no such value here: unlike any answer
-        try:
-            return _answer(value, asked, question.argument, self)
-        except RecursionError:
-            return _NO_VALUE
+        return answer_of(self._at(question.place), asked, question.argument, self)
 
     def _at(self, place: Place) -> Any:
         found = self._values.get(place, _NO_VALUE)
@@ -1104,12 +1118,7 @@ class Sizes:
             if place.parent is None:
                 found = self.variables.get(place.key, _NO_VALUE)
             else:
-                parent = self._at(place.parent)
-                if parent is not _NO_VALUE and _answer(parent, place.kind, place.key, self) in (
-                    True,
-                    "child",
-                ):
-                    found = parent[place.key]
+                found = child_of(self._at(place.parent), place.kind, place.key, self)
             self._values[place] = found
         return found
 
@@ -1117,7 +1126,7 @@ class Sizes:
 _FEW = 4
 """A list of at most this many items is read item by item (``Known.item``), a longer one by
 its summary (a pass over its values, once per activation)."""
-_TRACES = 8
+TRACES = 8
 """Exact walks kept per plan, newest first (the requests of a kind mostly share their sizes
 where a rule reads them: one Deployment's containers, a policy's placement)."""
 _BUCKET = 1024
@@ -1131,7 +1140,7 @@ def _bucket(total: int) -> int:
     return -(-max(total, 1) // _BUCKET) * _BUCKET
 
 
-_BUCKET_ASKED = ((), "bucket", None)
+BUCKET_ASKED = ((), "bucket", None)
 """The question of an activation's static bucket (``Plan.static``; None: not JSON)."""
 
 
@@ -1190,7 +1199,7 @@ class Plan:
                 if at:  # the most recently matched first
                     with self._lock:
                         others = (e for e in self._exacts if e is not kept[at])
-                        self._exacts = (kept[at], *others)[:_TRACES]
+                        self._exacts = (kept[at], *others)[:TRACES]
                 return found, trace
         log: Log = []
         made = self._walk(lambda name: sizes.known(name, log))
@@ -1198,7 +1207,7 @@ class Plan:
             return None, None
         once = traced(log)
         with self._lock:
-            self._exacts = ((once, made), *self._exacts[: _TRACES - 1])
+            self._exacts = ((once, made), *self._exacts[: TRACES - 1])
         return made, once
 
     def _walk(self, variables: Callable[[str], Shape | None]) -> Bound | None:
@@ -1290,67 +1299,3 @@ def without_optional_syntax(expression: str) -> str:
     for at in marks:
         chars[at] = " "
     return "".join(chars)
-
-
-class Plans(tuple[Plan | None, ...]):
-    """One proof's plans, with the answers ``plans_fit`` gave on recent activations and what
-    each read of its activation (all its plans' traces, and the static bucket): an activation
-    that answers those alike gets the same answer from one replay, not one per plan (a
-    Deployment's proofs read mostly the same dozen places)."""
-
-    _kept: tuple[tuple[Trace, bool], ...] = ()
-
-    def fit(self, sizes: Sizes) -> bool:
-        kept = self._kept
-        for trace, found in kept:
-            if sizes.replays(trace):
-                return found
-        made, read = _plans_fit(self, sizes)
-        if read is not None:
-            self._kept = ((read, made), *kept[: _TRACES - 1])  # one assignment: thread-safe
-        return made
-
-
-def plans_fit(plans: Sequence[Plan | None], variables: Mapping[str, Any]) -> bool:
-    """Whether the API server would finish every one of these expressions (a proof's) on
-    ``variables``: each bound within the per-call limit, and all together within the smaller
-    of the budgets (matchConditions'). ``Plans`` answer from a recent activation's answer
-    where this one reads alike."""
-    sizes = sizes_of(variables)
-    if isinstance(plans, Plans):
-        return plans.fit(sizes)
-    return _plans_fit(plans, sizes)[0]
-
-
-def _plans_fit(plans: Sequence[Plan | None], sizes: Sizes) -> tuple[bool, Trace | None]:
-    """``plans_fit``, with everything it read of ``sizes`` (None: not to replay)."""
-    read: dict[Asked, Any] = {asked(_BUCKET_ASKED): sizes.answer(asked(_BUCKET_ASKED))}
-    replayable = True
-    total = 0
-    for one in plans:
-        if one is None:
-            return False, tuple(read.items())
-        found, trace = one.traced_bound(sizes, cost.PER_CALL_LIMIT)
-        if trace is None:
-            replayable = False
-        else:
-            read.update(trace)
-        if found is None or not fits(found, cost.PER_CALL_LIMIT):
-            return False, tuple(read.items()) if replayable else None
-        total += found.cost
-    return total <= cost.MATCH_CONDITIONS_BUDGET, tuple(read.items()) if replayable else None
-
-
-_LAST = threading.local()
-
-
-def sizes_of(variables: Mapping[str, Any]) -> Sizes:
-    """``Sizes`` of ``variables``, kept for the next call on this thread with the same dict
-    (the proofs of one request's rules share their variables)."""
-    last = getattr(_LAST, "pair", None)
-    if last is not None and last[0] is variables:
-        found: Sizes = last[1]
-        return found
-    made = Sizes(variables)
-    _LAST.pair = (variables, made)
-    return made

@@ -200,6 +200,8 @@ def compare_to(a: Quantity | semverlib.Semver, b: Quantity | semverlib.Semver) -
     if a.form is not None and b.form is not None:  # Quantity.Cmp: both int64, or AsDec
         if a.form.big or b.form.big:
             a.as_dec()
+        elif a.form.power == b.form.power:  # digits x one power of ten: the digits' order
+            return (a.form.digits > b.form.digits) - (a.form.digits < b.form.digits)
         return (a.value > b.value) - (a.value < b.value)
     if a.approximate != b.approximate:
         return 1 if a.approximate > b.approximate else -1

@@ -44,7 +44,8 @@ from lark import Token, Tree
 from lark.exceptions import LarkError
 
 from webhook.engine.cel import grammar, library
-from webhook.engine.cel.bound import Plan, Plans, beneath, plans_fit
+from webhook.engine.cel.bound import Plan, beneath
+from webhook.engine.cel.replay import Plans, Together, plans_fit
 from webhook.engine.cel.values import INT64_MAX, INT64_MIN
 
 
@@ -69,16 +70,38 @@ class Proof:
     _run: Callable[[dict[str, Any]], Any]
     plans: tuple[Plan | None, ...] = ()
     """The expressions' cost bounds: a proof answers only where the API server would finish
-    every expression within its cost limits (``bound.plans_fit``); elsewhere the engine
+    every expression within its cost limits (``replay.plans_fit``); elsewhere the engine
     decides, and may stop where the API server stops."""
 
-    def holds(self, variables: dict[str, Any]) -> bool:
-        if self.plans and not plans_fit(self.plans, variables):
+    def holds(self, variables: dict[str, Any], fits: bool | None = None) -> bool:
+        """``fits``: ``plans_fit`` of its plans on ``variables`` where it is known already
+        (``fit_together``); None: found here."""
+        if self.plans and not (plans_fit(self.plans, variables) if fits is None else fits):
             return False
         try:
             return self._run(variables) is True
         except Exception:  # Undecided, or anything unforeseen: not proven, never proven wrong
             return False
+
+
+def fit_together(proofs: Sequence[Proof], variables: dict[str, Any]) -> tuple[bool, ...]:
+    """``plans_fit`` of these proofs' plans (each a ``Plans``) on one activation, in order,
+    answered together (``replay.Together``, kept per tuple of proofs): each proof's
+    ``holds(variables, fits)`` then answers without a replay of its own."""
+    key = tuple(map(id, proofs))
+    kept = _TOGETHER.get(key)
+    if kept is None or any(a is not b for a, b in zip(kept[0], proofs, strict=True)):
+        if len(_TOGETHER) > 256:
+            _TOGETHER.clear()  # only speed is lost
+        plans = [p.plans for p in proofs if isinstance(p.plans, Plans)]
+        if len(plans) != len(proofs):
+            raise ValueError("fit_together: a proof without its Plans")
+        kept = _TOGETHER[key] = (tuple(proofs), Together(plans))
+    return kept[1].fit(variables)
+
+
+_TOGETHER: dict[tuple[int, ...], tuple[tuple[Proof, ...], Together]] = {}
+"""By the proofs' ids, with the proofs (kept alive: an id is not another's while here)."""
 
 
 def compile_proof(

@@ -50,7 +50,13 @@ class Form:
 
     @property
     def value(self) -> Fraction:
-        return Fraction(self.digits) * Fraction(10) ** self.power
+        """digits x 10^power, made once per Form (a parsed text's Form is shared: a request's
+        rules and its quota read the same few quantities again and again)."""
+        found: Fraction | None = self.__dict__.get("_value")
+        if found is None:  # no lock: two threads making it make equal immutable Fractions
+            found = Fraction(self.digits) * Fraction(10) ** self.power
+            self.__dict__["_value"] = found
+        return found
 
 
 def _fits(value: int) -> bool:

@@ -6,7 +6,7 @@ container. The exact walk reads such a value where the expression reads it: a co
 two request values is either of them (``bound.Either``), a short list's items and a small map's
 entries are read one by one, and only a longer one (or one a deeper nesting would multiply) is
 summarised whole. A proof's plans answer together from a recent request's answer where this
-request reads alike (``bound.Plans``).
+request reads alike (``replay.Plans``).
 
 Generated here: pod-template-shaped rules over requests of generated sizes, up to hostile ones
 (hundreds of containers, a 100,000-character image among a few, a 30-deep nesting of short lists, a
@@ -19,15 +19,21 @@ and the walks' questions to a request do not grow with its sizes (asserted).
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.webhook.engine.cel.boundcheck import PYTHON, ROUTED, bounds, counted, outcome
-from webhook.engine.cel import bound, cost, grammar
+from webhook.engine.cel import bound, cost, grammar, replay
 
 EXAMPLES = 80
+BOUNDED = settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 POD = "[object.kind == 'Pod' ? object.spec : object.spec.template.spec]"
 BODIES = [
@@ -103,11 +109,7 @@ def _requests(draw: st.DrawFn) -> dict[str, Any]:
     }
 
 
-@settings(
-    max_examples=EXAMPLES,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+@BOUNDED
 @given(expression=_rules(), variables=_requests())
 def test_generated_pod_template_rules_are_bounded_at_least_as_cel_python_counts(
     expression: str, variables: dict[str, Any]
@@ -127,11 +129,7 @@ def _fresh(expressions: list[str]) -> tuple[bound.Plan, ...]:
     return tuple(bound.Plan(grammar.parse(e)) for e in expressions)
 
 
-@settings(
-    max_examples=EXAMPLES,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+@BOUNDED
 @given(
     expressions=st.lists(_rules(), min_size=1, max_size=4),
     requests=st.lists(_requests(), min_size=2, max_size=4),
@@ -144,12 +142,12 @@ def test_generated_a_proofs_plans_answer_as_fresh_plans_of_their_own(
     second round mostly replayed), every answer is that of fresh plans walking each request
     anew: never "fits" where the walks say it does not. The questions asked of a request are
     not more for a hostile one (a request's size costs a summary, not a question per item)."""
-    plans = bound.Plans(_fresh(expressions))
+    plans = replay.Plans(_fresh(expressions))
     for variables in [*requests, *requests]:
         sizes = bound.Sizes(variables)
-        walked, _ = bound._plans_fit(_fresh(expressions), bound.Sizes(variables))
+        walked, _ = replay._plans_fit(_fresh(expressions), bound.Sizes(variables))
         assert plans.fit(sizes) == walked, expressions
-        assert bound.plans_fit(plans, variables) == walked, expressions
+        assert replay.plans_fit(plans, variables) == walked, expressions
         assert len(sizes._answers) <= 120 * len(expressions), len(sizes._answers)
 
 
@@ -178,3 +176,85 @@ def test_a_conditional_of_two_request_values_reads_only_what_the_rule_reads() ->
     measured = counted(rule, variables)
     assert measured is not None and found.cost >= measured[1]
     assert found.cost <= cost.PER_CALL_LIMIT
+
+
+_ODD = [
+    None,
+    True,
+    0,
+    7,
+    1.5,
+    "",
+    "x" * 300,
+    [],
+    [1, "a"],
+    {},
+    {"a": 1},
+    [[1]] * 5,
+    {"containers": 1},
+]
+"""What a request's writer may put anywhere instead: each type a walk's question tells apart."""
+
+
+@st.composite
+def _tampered(draw: st.DrawFn) -> dict[str, Any]:
+    """A generated request with a few of its values, at any depth, replaced by another type or
+    size, or removed: the places a kept trace reads, answered otherwise."""
+    variables = copy.deepcopy(draw(_requests()))  # its lists may be the strategies' own
+    for _ in range(draw(st.integers(0, 3))):
+        holder: Any = variables
+        while True:
+            keys = list(holder) if isinstance(holder, dict) else list(range(len(holder)))
+            if not keys:
+                break
+            key = draw(st.sampled_from(keys))
+            below = holder[key]
+            if isinstance(below, dict | list) and below and draw(st.booleans()):
+                holder = below
+                continue
+            if isinstance(holder, dict) and draw(st.booleans()):
+                del holder[key]
+            else:
+                holder[key] = copy.deepcopy(draw(st.sampled_from(_ODD)))
+            break
+    return variables
+
+
+@BOUNDED
+@given(
+    expressions=st.lists(_rules(), min_size=1, max_size=3),
+    kept=st.lists(_requests(), min_size=1, max_size=3),
+    others=st.lists(_tampered(), min_size=1, max_size=4),
+)
+def test_generated_a_traces_replayer_answers_as_its_replay(
+    expressions: list[str], kept: list[dict[str, Any]], others: list[dict[str, Any]]
+) -> None:
+    """The function a kept trace becomes (``replay.replayer``) answers every request as
+    ``Sizes.replays`` of that trace does: the requests it was kept from, the others generated,
+    and the same with values at any depth of another type, size or removed. So a proof's
+    plans answer with the replayer exactly as they answered with the tables."""
+    for variables in kept:
+        _, trace = replay._plans_fit(_fresh(expressions), bound.Sizes(variables))
+        if trace is None:
+            continue
+        replays = replay.replayer(trace)
+        for other in [variables, *kept, *others]:
+            assert replays(bound.Sizes(other)) == bound.Sizes(other).replays(trace), expressions
+
+
+@BOUNDED
+@given(
+    proofs=st.lists(st.lists(_rules(), min_size=1, max_size=2), min_size=2, max_size=4),
+    requests=st.lists(st.one_of(_requests(), _tampered()), min_size=2, max_size=4),
+)
+def test_generated_proofs_answered_together_answer_as_each_walked_anew(
+    proofs: list[list[str]], requests: list[dict[str, Any]]
+) -> None:
+    """Several proofs' plans answered by one replay of the union of what each read
+    (``replay.Together``, a review's proofs) give each proof's answer as fresh plans walking
+    the request anew: over generated and tampered requests one after the other, twice (the
+    second round replayed)."""
+    together = replay.Together([replay.Plans(_fresh(expressions)) for expressions in proofs])
+    for variables in [*requests, *requests]:
+        walked = tuple(replay._plans_fit(_fresh(e), bound.Sizes(variables))[0] for e in proofs)
+        assert together.fit(variables) == walked, proofs

@@ -181,3 +181,21 @@ def test_quantity_comparisons_are_exact(a: Fraction, b: Fraction) -> None:
     assert library.compare_to(one, other) == (a > b) - (a < b)
     near = library.Quantity(a + Fraction(1, 10**30))
     assert library.compare_to(near, one) == 1 and library.is_greater_than(near, one)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.sampled_from(["", "m", "k", "Ki", "Mi", "n", "u", "M", "e3", "E"]),
+    st.sampled_from(["", "m", "k", "Ki", "Mi", "n", "u", "M", "e3", "E"]),
+    st.integers(-(10**20), 10**20),
+    st.integers(-(10**20), 10**20),
+)
+def test_quantities_of_one_power_compare_by_their_digits_as_by_their_values(
+    one: str, other: str, a: int, b: int
+) -> None:
+    """compareTo of two int64 forms at one power of ten compares their digits (the fast
+    path), as their exact values compare; big forms and other powers compare the values."""
+    first, second = library.quantity(f"{a}{one}"), library.quantity(f"{b}{other}")
+    exact = (first.value > second.value) - (first.value < second.value)
+    assert library.compare_to(first, second) == exact
+    assert library.is_less_than(first, second) == (exact < 0)

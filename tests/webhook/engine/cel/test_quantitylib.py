@@ -99,3 +99,24 @@ def test_the_form_holds_the_value_kubernetes_keeps(text: str) -> None:
         return  # capped
     assert abs(form.value) >= abs(exact)
     assert abs(form.value) - abs(exact) < Fraction(1, 10**9)
+
+
+@given(
+    big=st.booleans(),
+    digits=st.integers(-(10**30), 10**30),
+    power=st.integers(-40, 40),
+    other=st.integers(-40, 40),
+)
+def test_a_forms_value_is_made_once_and_is_its_digits_times_a_power_of_ten(
+    big: bool, digits: int, power: int, other: int
+) -> None:
+    """``Form.value`` is kept on the Form after its first reading (a parsed text's Form is
+    shared): every reading is digits x 10^power, and the kept value takes no part in a Form's
+    equality or hash."""
+    form = Form(big, digits, power)
+    expected = Fraction(digits) * Fraction(10) ** power
+    assert form.value == expected
+    assert form.value is form.value and form.value == expected
+    fresh = Form(big, digits, power)
+    assert fresh == form and hash(fresh) == hash(form)
+    assert (Form(big, digits, other) == form) == (other == power)
