@@ -2,15 +2,68 @@
 
 from __future__ import annotations
 
-from hypothesis import given
+import sys
+from typing import Any
+
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from webhook.base.memo import ENTRY_OVERHEAD, VALUE_FACTOR, Memo, cost
+from webhook.base.memo import (
+    ENTRY_OVERHEAD,
+    OBJECT_BYTES,
+    REFERENCE_BYTES,
+    VALUE_FACTOR,
+    Memo,
+    cost,
+)
+from webhook.base.values import json_key
 
 
-def test_cost_counts_the_text_of_a_key() -> None:
-    assert cost("abc") == ENTRY_OVERHEAD + VALUE_FACTOR * 3
-    assert cost(("ab", ("c", "de"), True)) == ENTRY_OVERHEAD + VALUE_FACTOR * (2 + 3 + 8)
+def test_cost_counts_the_text_of_a_key_and_each_of_its_objects() -> None:
+    assert cost("abc") == ENTRY_OVERHEAD + VALUE_FACTOR * (OBJECT_BYTES + 3)
+    assert cost(("ab", ("c", "de"), True)) == ENTRY_OVERHEAD + VALUE_FACTOR * (
+        OBJECT_BYTES * 5 + 2 + 3 + 2 * REFERENCE_BYTES
+    )
+
+
+def held_bytes(key: Any) -> int:
+    """What CPython holds for ``key`` and the reference to it, every member counted at each
+    place it appears (at least what the key takes, shared members counted again)."""
+    if isinstance(key, tuple):
+        return sys.getsizeof(key) + 8 + sum(held_bytes(part) for part in key)
+    if isinstance(key, str | bytes | int) and not isinstance(key, bool):
+        return sys.getsizeof(key) + 8
+    return 8  # None, booleans and types: one shared object each
+
+
+JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**200), max_value=2**200)
+    | st.floats()
+    | st.sampled_from(["", "a", "\u00e9", "\U0001f600", "\u00e9" * 3]),
+    lambda inner: (
+        st.lists(inner, max_size=6)
+        | st.dictionaries(st.sampled_from(["", "k", "values", "\u00e9"]), inner, max_size=4)
+    ),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(JSON, max_size=4))
+def test_the_cost_of_a_key_bounds_what_it_holds(values: list[Any]) -> None:
+    """A table's bound holds the keys it keeps: a key of empty strings, empty lists or numbers
+    costs at least what CPython holds for it (a memo of selectors once kept 160 KB for a
+    charge of 600 bytes)."""
+    key = ("fields", *map(json_key, values))
+    assert cost(key) - ENTRY_OVERHEAD >= held_bytes(key)
+
+
+def test_a_key_of_many_empty_strings_costs_what_it_holds() -> None:
+    expression = {"key": "k", "operator": "NotIn", "values": [""] * 20_000}
+    key = json_key({"matchExpressions": [expression]})
+    assert cost(key) - ENTRY_OVERHEAD >= held_bytes(key) >= 20_000 * 8
 
 
 def test_a_hit_is_not_computed_again() -> None:

@@ -271,3 +271,27 @@ def test_a_policy_selecting_many_templates_is_charged_for_them() -> None:
     assert table.used <= MEMO_TABLE_BYTES
     assert len(table) * 2_000 * REFERENCE_BYTES <= table.used  # every kept answer charged
     assert len(table) < 300  # emptied on the way: 300 answers would pass the bound
+
+
+def test_a_selector_of_many_empty_values_is_charged_what_its_key_holds() -> None:
+    """A requirement of 20,000 empty label values (a valid LabelSelector, 60 KB of body) makes
+    a key holding 160 KB of references: it is charged for them, so it is not kept, where a
+    charge by the strings' lengths alone (600 bytes) let each such policy stay."""
+    index = TreeIndex.of(
+        [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "a"}}]
+    )
+    for n in range(20):
+        expression = {"key": f"k{n}", "operator": "NotIn", "values": [""] * 20_000}
+        selector = {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "labelSelector": {"matchExpressions": [expression]},
+        }
+        policy = {
+            "kind": "PropagationPolicy",
+            "metadata": {"namespace": "a"},
+            "spec": {"resourceSelectors": [selector]},
+        }
+        assert selected_templates(index, policy) == scan_templates(index, policy)
+    table = index._memo["selected-templates"]
+    assert len(table) == 0 and table.used == 0
