@@ -240,6 +240,20 @@ def test_a_review_decides_as_without_the_memo(
         assert memoised[1] == scanned
 
 
+def _config_maps_where(expression: dict[str, Any]) -> dict[str, Any]:
+    """A PropagationPolicy of namespace a selecting its ConfigMaps by one label requirement."""
+    selector = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "labelSelector": {"matchExpressions": [expression]},
+    }
+    return {
+        "kind": "PropagationPolicy",
+        "metadata": {"namespace": "a"},
+        "spec": {"resourceSelectors": [selector]},
+    }
+
+
 def test_a_policy_selecting_many_templates_is_charged_for_them() -> None:
     """Policies differing in what selects nothing less (a requirement no template has) each
     keep every template of the namespace: the table is charged a reference per template, so
@@ -255,17 +269,7 @@ def test_a_policy_selecting_many_templates_is_charged_for_them() -> None:
         ]
     )
     for n in range(300):
-        expression = {"key": f"k{n}", "operator": "DoesNotExist"}
-        selector = {
-            "apiVersion": "v1",
-            "kind": "ConfigMap",
-            "labelSelector": {"matchExpressions": [expression]},
-        }
-        policy = {
-            "kind": "PropagationPolicy",
-            "metadata": {"namespace": "a"},
-            "spec": {"resourceSelectors": [selector]},
-        }
+        policy = _config_maps_where({"key": f"k{n}", "operator": "DoesNotExist"})
         assert len(selected_templates(index, policy)) == 2_000
     table = index._memo["selected-templates"]
     assert table.used <= MEMO_TABLE_BYTES
@@ -281,17 +285,7 @@ def test_a_selector_of_many_empty_values_is_charged_what_its_key_holds() -> None
         [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "a"}}]
     )
     for n in range(20):
-        expression = {"key": f"k{n}", "operator": "NotIn", "values": [""] * 20_000}
-        selector = {
-            "apiVersion": "v1",
-            "kind": "ConfigMap",
-            "labelSelector": {"matchExpressions": [expression]},
-        }
-        policy = {
-            "kind": "PropagationPolicy",
-            "metadata": {"namespace": "a"},
-            "spec": {"resourceSelectors": [selector]},
-        }
+        policy = _config_maps_where({"key": f"k{n}", "operator": "NotIn", "values": [""] * 20_000})
         assert selected_templates(index, policy) == scan_templates(index, policy)
     table = index._memo["selected-templates"]
     assert len(table) == 0 and table.used == 0
