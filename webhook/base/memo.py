@@ -22,7 +22,7 @@ V = TypeVar("V")
 ENTRY_OVERHEAD = 256
 """Bytes charged per entry for the dict slot, the key tuple and the value's own objects."""
 VALUE_FACTOR = 4
-"""A value costs this many times its key's text (a parsed ledger: about 4x its JSON)."""
+"""A value costs this many times its key's size (a parsed ledger: about 4x its JSON)."""
 
 
 def cost(key: Any) -> int:
@@ -34,7 +34,7 @@ def cost(key: Any) -> int:
 OBJECT_BYTES = 24
 """What each string or bytes of a key is charged on top of its length, and each tuple (at
 least a quarter of what CPython holds for the object and the reference to it: 49 bytes for an
-empty string, 48 for an empty tuple, plus 8 for the reference)."""
+empty string, 40 for an empty tuple, plus 8 for the reference)."""
 REFERENCE_BYTES = 8
 """What each other member of a key (None, a boolean, a type) is charged: a reference."""
 
