@@ -409,8 +409,12 @@ def _handover(review: Review, ledger: Mapping[str, str]) -> Mapping[str, str] | 
     e.g. from member HPAs back to git): such a write may change the fields the new ledger gives
     to its writer. Karmada's fields never move (every ledger gives them to Karmada)."""
     new_ledger = review.new_ledger
+    # the same text parses to the same Ledger (``context.ledger_of``'s memo): ``is`` first,
+    # since ``==`` on a Mapping copies both into dicts, a Python call per entry
+    if new_ledger is None or new_ledger is ledger or new_ledger == ledger:
+        return None
     found = owner_of(ANNOTATION_POINTER, ledger)
-    if new_ledger is None or new_ledger == ledger or found is None:
+    if found is None:
         return None
     return new_ledger if may_write(review, found[0]) else None
 

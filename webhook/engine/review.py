@@ -113,18 +113,23 @@ def _violations(context: Review, faults: list[str]) -> Iterator[Violation]:
     request = context.request
     in_tenant_namespace = context.tenant is not None
     runtime = bundle.cel_runtime
-    activations = celrules.Activations(context, runtime) if runtime is not None else None
-    matched = [
-        rule
-        for rule, always in _applicable(bundle, request, in_tenant_namespace)
-        if always or rule.match.selects(request)
-    ]
+    applicable, any_cel = _applicable(bundle, request, in_tenant_namespace)
+    matched = [rule for rule, always in applicable if always or rule.match.selects(request)]
     if own_fields_only(request, context.identity):  # judged on those fields alone
         matched = [r for r in matched if r.builtin in WRITER_RULES]
+        any_cel = False  # every rule kept is a built-in one
     elif retain.marks_scale_target(context):  # Karmada's hpaScaleTargetMarker: the label alone
         matched = [r for r in matched if r.builtin in MARKER_RULES]
+        any_cel = False
     if annotation_only(request, context.point):  # sent for its conflict-resolution annotation
         matched = [r for r in matched if r.builtin in ANNOTATION_RULES]
+        any_cel = False
+    activations: celrules.Activations | None = None
+    if runtime is not None:
+        if any_cel:  # else no CEL rule to convert the object for, prove or evaluate
+            activations = celrules.Activations(context, runtime)
+        else:  # the count of reviews (``CelRuntime.count_review``) is kept all the same
+            runtime.count_review()
     refused: dict[str, str] = {}
     passed: set[str] = set()
     budget = current_budget()  # the rules below run within it: read once, checked per rule
@@ -187,11 +192,12 @@ def _targets(context: Review) -> tuple[str, ...] | None:
 
 def _applicable(
     bundle: Bundle, request: AdmissionRequest, in_tenant: bool
-) -> tuple[tuple[Rule, bool], ...]:
+) -> tuple[tuple[tuple[Rule, bool], ...], bool]:
     """The rules a request of this kind, operation, subresource and scope meets, before object
     selectors: the same for every such request, so worked out once per bundle. Each with
     whether it selects every such request (fedgate's ``Match`` without an object selector,
-    whose ``selects`` is always true), so that only the others are asked."""
+    whose ``selects`` is always true), so that only the others are asked; and whether any of
+    them is a CEL rule (none: the review builds no CEL activations and runs no fast path)."""
     group, kind, operation, sub = (
         request.kind.group,
         request.kind.kind,
@@ -201,12 +207,20 @@ def _applicable(
     return bundle.memo(
         "applicable-rules",
         (group, kind, operation, sub, in_tenant),
-        lambda: tuple(
-            (r, type(r.match) is Match and r.match.object_selector is None)
-            for r in bundle.rules_for(group, kind)
-            if r.match.applies(group, kind, operation, sub, in_tenant)
+        lambda: _with_cel(
+            tuple(
+                (r, type(r.match) is Match and r.match.object_selector is None)
+                for r in bundle.rules_for(group, kind)
+                if r.match.applies(group, kind, operation, sub, in_tenant)
+            )
         ),
     )
+
+
+def _with_cel(
+    applicable: tuple[tuple[Rule, bool], ...],
+) -> tuple[tuple[tuple[Rule, bool], ...], bool]:
+    return applicable, any(rule.builtin is None for rule, _ in applicable)
 
 
 def _internal_error(context: Review, rule: Rule, exc: Exception) -> Violation:
