@@ -170,31 +170,25 @@ def test_the_bracket_count_skips_only_walks_that_cannot_refuse(
         assert brackets > limit
 
 
+def _config_map_review(value: object) -> bytes:
+    """An AdmissionReview body creating a ConfigMap whose field ``x`` is ``value``."""
+    return orjson.dumps(
+        {
+            "apiVersion": "admission.k8s.io/v1",
+            "kind": "AdmissionReview",
+            "request": {
+                "uid": "u",
+                "kind": {"group": "", "version": "v1", "kind": "ConfigMap"},
+                "operation": "CREATE",
+                "object": {"x": value},
+            },
+        }
+    )
+
+
 def test_the_walk_runs_where_the_brackets_are_over_the_limit() -> None:
-    deep = orjson.dumps(
-        {
-            "apiVersion": "admission.k8s.io/v1",
-            "kind": "AdmissionReview",
-            "request": {
-                "uid": "u",
-                "kind": {"group": "", "version": "v1", "kind": "ConfigMap"},
-                "operation": "CREATE",
-                "object": {"x": nested(LIMIT)},
-            },
-        }
-    )
-    admitted = orjson.dumps(
-        {
-            "apiVersion": "admission.k8s.io/v1",
-            "kind": "AdmissionReview",
-            "request": {
-                "uid": "u",
-                "kind": {"group": "", "version": "v1", "kind": "ConfigMap"},
-                "operation": "CREATE",
-                "object": {"x": "{[" * LIMIT},
-            },
-        }
-    )
+    deep = _config_map_review(nested(LIMIT))
+    admitted = _config_map_review("{[" * LIMIT)
     with pytest.raises(RequestError, match=rf"request\.object nests deeper than {LIMIT}"):
         check_body_depth(deep, parse_review(orjson.loads(deep)), LIMIT)
     check_body_depth(admitted, parse_review(orjson.loads(admitted)), LIMIT)  # walked: fits
