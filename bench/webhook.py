@@ -35,6 +35,7 @@ import argparse
 import http.client
 import os
 import re
+import resource
 import shutil
 import signal
 import socket
@@ -46,7 +47,7 @@ import tempfile
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -87,7 +88,9 @@ class Server:
 
 
 @contextmanager
-def running(server: Server, port: int, context: ssl.SSLContext, log: Path) -> Iterator[None]:
+def running(
+    server: Server, port: int, context: ssl.SSLContext, log: Path
+) -> Iterator[subprocess.Popen[bytes]]:
     command = server.command
     with open(log, "ab") as sink:
         process = subprocess.Popen(
@@ -113,7 +116,7 @@ def running(server: Server, port: int, context: ssl.SSLContext, log: Path) -> It
                 if time.monotonic() > deadline or process.poll() is not None:
                     raise SystemExit(f"{command[0]} did not start:\n{log.read_text()}") from None
                 time.sleep(0.2)
-        yield
+        yield process
     finally:
         process.send_signal(signal.SIGTERM)
         process.wait(timeout=30)
@@ -127,6 +130,68 @@ class Run:
     p99: float
     split: tuple[int, ...]
     """Established connections per worker process, largest first."""
+    requests: int = 0
+    """Requests wrk completed."""
+    usage: Usage | None = None
+    """What the server and wrk spent meanwhile (``--cpu``)."""
+
+
+@dataclass(frozen=True)
+class Usage:
+    """CPU seconds and context switches over one wrk run."""
+
+    server_seconds: float
+    """User and system time of the server's processes (every thread, reaped children too)."""
+    server_switches: int
+    """Voluntary and involuntary context switches of the server's threads."""
+    wrk_seconds: float
+    """wrk's own user and system time."""
+
+    def __sub__(self, other: Usage) -> Usage:
+        return Usage(
+            self.server_seconds - other.server_seconds,
+            self.server_switches - other.server_switches,
+            self.wrk_seconds - other.wrk_seconds,
+        )
+
+
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def _descendants(root: int) -> list[int]:
+    """``root`` and every process under it (the gunicorn master, its workers, their children)."""
+    parents: dict[int, int] = {}
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                stat = Path(entry.path, "stat").read_text()
+            except OSError:
+                continue  # gone meanwhile
+            parents[int(entry.name)] = int(stat[stat.rindex(")") + 2 :].split()[1])
+    found, frontier = [root], [root]
+    while frontier:
+        frontier = [pid for pid, parent in parents.items() if parent in frontier]
+        found += frontier
+    return found
+
+
+def usage_of(root: int) -> Usage:
+    """The server tree's CPU seconds and context switches so far, and this process's reaped
+    children's CPU seconds (wrk's, once it is waited for)."""
+    seconds, switches = 0.0, 0
+    for pid in _descendants(root):
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            seconds += sum(int(value) for value in fields[11:15]) / TICKS  # u, s, cu, cs time
+            for task in os.scandir(f"/proc/{pid}/task"):
+                status = Path(task.path, "status").read_text()
+                switches += sum(
+                    int(n) for n in re.findall(r"^\w*ctxt_switches:\s+(\d+)$", status, re.M)
+                )
+        except OSError:
+            continue  # gone meanwhile
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return Usage(seconds, switches, children.ru_utime + children.ru_stime)
 
 
 def connection_split(port: int) -> tuple[int, ...]:
@@ -152,9 +217,11 @@ def wrk(
     *,
     split: tuple[int, ...] | None = None,
     attempts: int = 1,
+    usage: Callable[[], Usage] | None = None,
 ) -> Run:
     """One wrk run; with ``split``, restarted (up to ``attempts`` times) until the kernel has
-    spread its connections over the workers that way. ``Run.split`` is the split it ran with."""
+    spread its connections over the workers that way. ``Run.split`` is the split it ran with.
+    With ``usage``, ``Run.usage`` is what it says was spent over the run that counted."""
     command = [
         "wrk",
         "-t1",
@@ -166,18 +233,22 @@ def wrk(
         f"https://127.0.0.1:{port}/validate",
     ]
     for attempt in range(1, attempts + 1):
+        before = usage() if usage is not None else None
         process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
         time.sleep(min(0.5, seconds / 4))  # connections are opened at once, at the start
         seen = connection_split(port)
         if split is None or seen == split or attempt == attempts:
             output, _ = process.communicate(timeout=seconds + 30)
+            spent = usage() - before if usage is not None and before is not None else None
             break
         process.kill()
         process.wait(timeout=10)
     if process.returncode != 0 or "Non-2xx" in output:
         raise SystemExit(f"wrk failed or saw errors:\n{output}")
     rate = float(re.search(r"Requests/sec:\s+([\d.]+)", output)[1])  # type: ignore[index]
-    return Run(rate, _ms(output, "50"), _ms(output, "90"), _ms(output, "99"), seen)
+    requests = int(re.search(r"(\d+) requests in", output)[1])  # type: ignore[index]
+    p50, p90, p99 = (_ms(output, p) for p in ("50", "90", "99"))
+    return Run(rate, p50, p90, p99, seen, requests, spent)
 
 
 def _ms(output: str, percentile: str) -> float:
@@ -291,6 +362,13 @@ def _arguments() -> argparse.Namespace:
         "measures what fedgate costs before any rule)",
     )
     parser.add_argument(
+        "--cpu",
+        action="store_true",
+        help="also measure, per request, the server's CPU time and context switches (its "
+        "processes' /proc counts) and wrk's CPU time, the floor's against fedgate's: what a "
+        "served request costs beyond the instructions bench/instructions.py counts",
+    )
+    parser.add_argument(
         "--mixed",
         action="store_true",
         help="one 2.5 MiB OverridePolicy CREATE a second beside the small requests",
@@ -328,7 +406,7 @@ def main() -> None:
             unmatched = dict.fromkeys(fedgates, 0)
             for round_number in range(1, args.rounds + 1):  # alternate: the same machine
                 for name, server in servers.items():
-                    with running(server, port, context, work / f"{name}.log"):
+                    with running(server, port, context, work / f"{name}.log") as process:
                         wrk(port, script, connections, 2)  # warm-up: imports, TLS sessions
                         split = runs["floor"][-1].split if name != "floor" else None
                         with one_large_a_second(port, context, args.mixed):
@@ -339,6 +417,7 @@ def main() -> None:
                                 args.duration,
                                 split=split,
                                 attempts=args.attempts,
+                                usage=(lambda: usage_of(process.pid)) if args.cpu else None,
                             )
                         runs[name].append(measured)
                 floor_run = runs["floor"][-1]
@@ -386,7 +465,28 @@ def main() -> None:
                     f"{tail:6.2f}{note}",
                     flush=True,
                 )
+                if args.cpu:
+                    print(_per_request(runs["floor"], runs[name], width + named), flush=True)
     shutil.rmtree(work, ignore_errors=True)
+
+
+def _per_request(floor: list[Run], fedgate: list[Run], width: int) -> str:
+    """``--cpu``'s line: medians over the rounds of what each request cost the server (CPU us
+    and context switches) and wrk (CPU us), the floor's against fedgate's."""
+
+    def median(runs: list[Run], part: Callable[[Usage], float]) -> float:
+        return statistics.median(
+            part(run.usage) / max(run.requests, 1) for run in runs if run.usage is not None
+        )
+
+    server = [median(runs, lambda u: u.server_seconds * 1e6) for runs in (floor, fedgate)]
+    switches = [median(runs, lambda u: u.server_switches) for runs in (floor, fedgate)]
+    client = [median(runs, lambda u: u.wrk_seconds * 1e6) for runs in (floor, fedgate)]
+    return (
+        f"{'':{width}}   per request: server CPU us {server[0]:.0f} -> {server[1]:.0f} "
+        f"(+{server[1] - server[0]:.0f}), server context switches {switches[0]:.1f} -> "
+        f"{switches[1]:.1f}, wrk CPU us {client[0]:.0f} -> {client[1]:.0f}"
+    )
 
 
 if __name__ == "__main__":
