@@ -142,6 +142,8 @@ class Usage:
 
     server_seconds: float
     """User and system time of the server's processes (every thread, reaped children too)."""
+    server_system_seconds: float
+    """The system (kernel) part of ``server_seconds``."""
     server_switches: int
     """Voluntary and involuntary context switches of the server's threads."""
     wrk_seconds: float
@@ -150,6 +152,7 @@ class Usage:
     def __sub__(self, other: Usage) -> Usage:
         return Usage(
             self.server_seconds - other.server_seconds,
+            self.server_system_seconds - other.server_system_seconds,
             self.server_switches - other.server_switches,
             self.wrk_seconds - other.wrk_seconds,
         )
@@ -178,11 +181,12 @@ def _descendants(root: int) -> list[int]:
 def usage_of(root: int) -> Usage:
     """The server tree's CPU seconds and context switches so far, and this process's reaped
     children's CPU seconds (wrk's, once it is waited for)."""
-    seconds, switches = 0.0, 0
+    seconds, system, switches = 0.0, 0.0, 0
     for pid in _descendants(root):
         try:
             fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
             seconds += sum(int(value) for value in fields[11:15]) / TICKS  # u, s, cu, cs time
+            system += (int(fields[12]) + int(fields[14])) / TICKS
             for task in os.scandir(f"/proc/{pid}/task"):
                 status = Path(task.path, "status").read_text()
                 switches += sum(
@@ -191,7 +195,7 @@ def usage_of(root: int) -> Usage:
         except OSError:
             continue  # gone meanwhile
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return Usage(seconds, switches, children.ru_utime + children.ru_stime)
+    return Usage(seconds, system, switches, children.ru_utime + children.ru_stime)
 
 
 def connection_split(port: int) -> tuple[int, ...]:
@@ -480,11 +484,13 @@ def _per_request(floor: list[Run], fedgate: list[Run], width: int) -> str:
         )
 
     server = [median(runs, lambda u: u.server_seconds * 1e6) for runs in (floor, fedgate)]
+    kernel = [median(runs, lambda u: u.server_system_seconds * 1e6) for runs in (floor, fedgate)]
     switches = [median(runs, lambda u: u.server_switches) for runs in (floor, fedgate)]
     client = [median(runs, lambda u: u.wrk_seconds * 1e6) for runs in (floor, fedgate)]
     return (
         f"{'':{width}}   per request: server CPU us {server[0]:.0f} -> {server[1]:.0f} "
-        f"(+{server[1] - server[0]:.0f}), server context switches {switches[0]:.1f} -> "
+        f"(+{server[1] - server[0]:.0f}; system {kernel[0]:.0f} -> {kernel[1]:.0f}), "
+        f"server context switches {switches[0]:.1f} -> "
         f"{switches[1]:.1f}, wrk CPU us {client[0]:.0f} -> {client[1]:.0f}"
     )
 
