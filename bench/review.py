@@ -30,7 +30,6 @@ sys.path.insert(0, str(ROOT))
 
 import webhook.engine.cel.proof as proof_module  # noqa: E402
 from webhook.bundle.load import load_bundle  # noqa: E402
-from webhook.engine import celrules  # noqa: E402
 from webhook.engine.request import parse_review  # noqa: E402
 from webhook.engine.review import review  # noqa: E402
 
@@ -111,11 +110,11 @@ def proof_check_guard(blocks: int = 5, each: int = 200) -> bool:
     counts the other processes' turns); True when within ``GUARD_RATIO``."""
     bundle = load_bundle(ROOT / "policies")
     body = (ROOT / "examples" / "requests" / REQUESTS["Deployment UPDATE"]).read_bytes()
-    checked, together = proof_module.plans_fit, celrules.fit_together
+    checked, together = proof_module.plans_fit, proof_module.fit_together
 
     def block(check: bool) -> float:
         proof_module.plans_fit = checked if check else (lambda plans, variables: True)
-        celrules.fit_together = (  # type: ignore[assignment]
+        proof_module.fit_together = (  # type: ignore[assignment]
             together if check else (lambda proofs, variables: (True,) * len(proofs))
         )
         try:
@@ -125,7 +124,7 @@ def proof_check_guard(blocks: int = 5, each: int = 200) -> bool:
                 assert review(request, bundle).allowed
             return (time.process_time() - start) / each * 1e6
         finally:
-            proof_module.plans_fit, celrules.fit_together = checked, together
+            proof_module.plans_fit, proof_module.fit_together = checked, together
 
     block(True), block(False)  # warm-up
     with_check, without = [], []

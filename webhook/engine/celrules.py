@@ -19,7 +19,6 @@ from webhook.bundle.model import Bundle, Tenant
 from webhook.bundle.rules import Rule
 from webhook.engine.cel import Backend, CelEvalError
 from webhook.engine.cel.cost import MATCH_CONDITIONS_BUDGET, policy_budget
-from webhook.engine.cel.proof import fit_together
 from webhook.engine.celruntime import CelRuntime, CompiledRule, Scope, Screened
 from webhook.engine.context import Review
 from webhook.engine.decision import Violation
@@ -110,7 +109,9 @@ class Activations:
             and (p := proofs.get(r.id)) is not None
             and p.plans
         ]
-        if len(mine) > 1:
+        if len(mine) > 1:  # proofs are built, so lark is loaded: the import costs nothing
+            from webhook.engine.cel.proof import fit_together  # noqa: PLC0415 - lark
+
             found = fit_together([p for _, p in mine], self._plain_variables({}))
             self._fits = {rule: fits for (rule, _), fits in zip(mine, found, strict=True)}
 

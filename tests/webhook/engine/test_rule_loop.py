@@ -9,7 +9,7 @@
   text parses to one ``Ledger``) before ``==``, which copies both into dicts;
   ``handover_by_equality`` is the slow path.
 
-Both run on the same requests (``test_shortcuts``'s turned examples), with the shipped
+Both run on the same requests (``turned``'s examples), with the shipped
 bundle, its built-in rules alone, its CEL rules alone or no rules at all, and with one rule
 broken in the ways a check can break (yielding a violation and then raising, raising at once).
 """
@@ -27,7 +27,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import EXAMPLES
-from tests.webhook.engine.test_shortcuts import requests
+from tests.webhook.engine.turned import requests
 from webhook.base.ledger import ANNOTATION, ANNOTATION_POINTER, Ledger, owner_of
 from webhook.bundle.model import Bundle
 from webhook.bundle.rules import Rule
@@ -131,7 +131,7 @@ def _judged(bundle: Bundle, rule_set: str) -> Bundle:
 
 @st.composite
 def ledger_writes(draw: st.DrawFn) -> dict[str, Any]:
-    """``test_shortcuts``'s requests, the new object's ledger sometimes handing a field over
+    """``turned``'s requests, the new object's ledger sometimes handing a field over
     (an entry removed or given to another owner) in the same write: what ``_handover`` is
     asked about."""
     document = draw(requests())

@@ -657,6 +657,8 @@ def call_result(function: str, args: Sequence[Shape]) -> Shape:
     first = args[0] if args else SMALL
     if function == "size":
         return Abstract(1, weight=1, top=first.size)
+    if function == "_%_" and len(args) == 2 and type(args[1].value) is int and args[1].value:
+        return Abstract(1, weight=1, top=abs(args[1].value) - 1)  # |a % b| < |b|, as in Go
     if function in _SCALAR_RESULTS:
         return SMALL
     if function in ("optional.of", "optional.ofNonZeroValue", "value"):

@@ -125,6 +125,7 @@ BEYOND_CEL_PYTHON = [
     "object.m.?k.optMap(v, v + 1).orValue(0) == 2",
     "object.ls.sortBy(x, x.size()).size() == 3",
     "lists.range(size(object.l)).size() == 3",
+    "lists.range(-9223372036854775808 % 5).size() == 0 && lists.range(object.n % 3).size() < 3",
     "math.ceil(2.5) == 3.0 && math.abs(-1) == 1",
     "format.dns1123Label().validate(object.t).hasValue() == false",
     "format.named('uri').value().validate(object.s).hasValue()",
