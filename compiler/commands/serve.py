@@ -70,7 +70,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="threads per worker reviewing requests (default 4; bodies over "
         "FEDGATE_HEAVY_BODY_BYTES are reviewed in a child process forked for each, "
-        "FEDGATE_HEAVY_CHILDREN at a time)",
+        "FEDGATE_HEAVY_CHILDREN at a time). 0 reviews the others on the event loop: "
+        "faster on few cores (no thread handoff), but a slow review holds every connection "
+        "of its worker until it ends or its time budget stops it",
     )
     where = parser.add_mutually_exclusive_group()
     where.add_argument(
@@ -138,8 +140,10 @@ def run(args: argparse.Namespace, out: Output) -> int:
         if path is not None and not path.is_file():
             what = "a directory; give the PEM file in it" if path.is_dir() else "no such file"
             raise UsageError(f"{option} {path}: {what}")
-    if args.workers < 1 or args.threads < 1:
-        raise UsageError("--workers and --threads must be at least 1")
+    if args.workers < 1:
+        raise UsageError("--workers must be at least 1")
+    if args.threads < 0:
+        raise UsageError("--threads must be 0 (reviews on the event loop) or more")
     check_bind(args.bind)
     if not 0 < args.index_stale_seconds < float("inf"):
         raise UsageError("--index-stale-seconds must be a positive number of seconds")

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.compiler.commands.entry import fedgate
-from tests.conftest import EXAMPLES, ROOT
+from tests.conftest import EXAMPLES, POLICIES, ROOT
 from tests.helpers import run
 
 
@@ -137,6 +137,15 @@ def test_usage_errors_are_json_when_asked(tmp_path: Path, args: list[str], messa
         ],
     }
     assert result.stderr.splitlines()[-1] == message
+
+
+@pytest.mark.slow
+def test_serve_takes_zero_threads_and_refuses_fewer(tmp_path: Path) -> None:
+    result = fedgate("serve", "--threads", "-1", "--policies", str(POLICIES), cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stderr == "fedgate: --threads must be 0 (reviews on the event loop) or more\n"
+    usage = fedgate("serve", "--help", cwd=tmp_path).stdout
+    assert "0 reviews the others on the event loop" in usage
 
 
 @pytest.mark.slow

@@ -190,6 +190,51 @@ def test_a_review_past_its_deadline_gets_the_overtime_answer_and_queued_work_is_
     assert started == ["first"]  # the second never ran: it was still queued at its deadline
 
 
+def test_on_the_loop_a_review_gets_its_deadline_and_one_waiting_past_it_is_not_started() -> None:
+    """``--threads 0``: the review runs on the loop, so the deadline is the review's alone to
+    keep (the view's budget); a request that waited behind a slow one past its own deadline
+    gets the overtime answer without its review starting."""
+    started: list[str] = []
+    deadlines: list[Deadline] = []
+
+    def app(environ: dict[str, Any], start_response: Any) -> list[bytes]:
+        started.append(environ["wsgi.input"].read().decode())
+        deadlines.append(environ["fedgate.deadline"])
+        assert environ[BODY] == started[-1].encode()
+        return _slow(environ, start_response)
+
+    def overtime(environ: dict[str, Any]) -> tuple[str, list[tuple[str, str]], bytes]:
+        return "200 OK", [("Content-Type", "application/json")], b"late:" + environ[BODY]
+
+    adapter = WsgiOnAsgi(app, 100, review_seconds=0.1, on_overtime=overtime)
+
+    async def arrive(body: bytes) -> list[dict[str, Any]]:
+        """Headers now, the body after one turn of the loop: both requests have arrived
+        before the first review starts."""
+        headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))]
+        sent: list[dict[str, Any]] = []
+
+        async def receive() -> dict[str, Any]:
+            await asyncio.sleep(0)
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        async def send(message: dict[str, Any]) -> None:
+            sent.append(dict(message))
+
+        scope = {"type": "http", "method": "POST", "path": "/v", "headers": headers}
+        await adapter(scope, receive, send)
+        return sent
+
+    async def scenario() -> list[list[dict[str, Any]]]:
+        return list(await asyncio.gather(arrive(b"first"), arrive(b"second")))
+
+    first, second = asyncio.run(scenario())
+    assert first[0]["status"] == 201  # its own answer: nothing else could answer it meanwhile
+    assert second[1]["body"] == b"late:second"
+    assert started == ["first"]
+    assert deadlines[0].at - deadlines[0].arrived == pytest.approx(0.1)
+
+
 def test_large_bodies_go_to_their_own_lane() -> None:
     lanes: list[str] = []
 

@@ -98,6 +98,29 @@ def test_a_review_past_its_time_budget_is_denied_and_audited_once(tmp_path: Path
     assert line["allowed"] is False and line["denied_by"] == ["review-time-budget"]
 
 
+def test_on_the_event_loop_a_review_past_its_budget_stops_itself_and_is_denied(
+    tmp_path: Path,
+) -> None:
+    """``--threads 0``: reviews run on the event loop, where nothing can answer for them at
+    the deadline, so the review's own budget must stop it. The 2.5 MiB review is kept off the
+    forked lane (its threshold raised past it) so that it runs on the loop: denied by the
+    budget, audited once, and the worker answers the next request."""
+    env = {"FEDGATE_REVIEW_SECONDS": "0.05", "FEDGATE_HEAVY_BODY_BYTES": str(8 * 1024 * 1024)}
+    with serving(tmp_path, POLICIES, workers=1, env=env, args=["--threads", "0"]) as server:
+        server.review(_small("warm"))
+        seconds, response = _timed_review(server, heavy_override("too-long"))
+        assert response["uid"] == "too-long" and response["allowed"] is False
+        assert response["status"]["message"] == "review exceeded its time budget"
+        assert seconds < API_SERVER_TIMEOUT
+        assert _children(server.workers()[0]) == []  # on the loop, not in a child
+        _, small = _timed_review(server, _small("quick"))
+        assert small["allowed"] is True
+    lines = [json.loads(line) for line in server.output().splitlines() if line.startswith("{")]
+    (line,) = [line for line in lines if line["uid"] == "too-long"]
+    assert line["allowed"] is False and line["denied_by"] == ["review-time-budget"]
+    assert [line["uid"] for line in lines if line.get("allowed")] == ["warm", "quick"]
+
+
 def test_idle_connections_make_room_for_new_ones(one_worker: Server) -> None:
     """1,001 idle connections to one worker (its limit is 1,000) dropped every new request:
     now a new connection closes the one idle longest."""

@@ -280,7 +280,7 @@ class WsgiOnAsgi:
         ):
             status, headers, content = await self._in_child(environ, body, arrived)
         elif executor is None:
-            status, headers, content = self._call(environ)
+            status, headers, content = self._on_loop(environ, body, arrived)
         else:
             status, headers, content = await self._off_loop(executor, environ, body, arrived)
         await send(
@@ -310,6 +310,15 @@ class WsgiOnAsgi:
         deadline.claim(Deadline.LOOP)
         self.on_refused("overtime")
         return self.on_overtime(environ)
+
+    def _on_loop(self, environ: dict[str, Any], body: bytes, arrived: float) -> Answer:
+        """The review on the event loop (no executor): nothing else on this worker runs until
+        it ends, so it stops itself at the deadline (the view's budget, as on a thread) and
+        nothing is left for the loop to answer."""
+        if self.review_seconds is not None:
+            environ[DEADLINE] = Deadline(arrived, self.review_seconds)
+            environ[BODY] = body
+        return self._call(environ)
 
     async def _off_loop(
         self, executor: Executor, environ: dict[str, Any], body: bytes, arrived: float

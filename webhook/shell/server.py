@@ -8,7 +8,8 @@ the old bundle keeps serving. Workers run gunicorn's asyncio worker (``asgi``) w
 behind ``webhook.shell.asgi.WsgiOnAsgi``: the TLS handshake and every request are read on the event
 loop, so slow clients hold memory, not the workers (ten clients sending headers at a byte a
 second once stopped every answer), and reviews run on
-threads off the loop (``--threads``, plus one lane for large bodies). Keep-alive TLS connections
+threads off the loop (``--threads``, plus one lane for large bodies), or with ``--threads 0``
+on the loop itself. Keep-alive TLS connections
 are kept (a handshake costs more than most reviews), and SO_REUSEPORT spreads long-lived API
 server connections over the workers.
 
@@ -81,8 +82,9 @@ class ServeOptions:
     workers: int = 2
     threads: int = 4
     """Threads per worker reviewing requests of at most ``Settings.heavy_body_bytes`` once they
-    are read (the event loop meanwhile reads the next ones); larger ones go to a child process
-    forked for each (``Settings.heavy_children``), or with none to one more thread."""
+    are read (the event loop meanwhile reads the next ones), or 0: on the event loop itself,
+    each to its end or its budget (docs/webhook.md, "--threads 0"); larger ones go to a child
+    process forked for each (``Settings.heavy_children``), or with none to one more thread."""
     connections: int = 1000
     """Open connections per worker; past it a new connection closes the one idle longest, or
     is closed itself when every other has a request under way. The API server holds a few;
@@ -533,7 +535,9 @@ class WebhookServer(BaseApplication):  # type: ignore[misc]
             app,
             settings.max_body_bytes,
             on_refused=lambda reason: metrics.bad_requests.labels(reason).inc(),
-            executor=ThreadPoolExecutor(self.options.threads, thread_name_prefix="review"),
+            executor=ThreadPoolExecutor(self.options.threads, thread_name_prefix="review")
+            if self.options.threads
+            else None,  # --threads 0: small reviews on the event loop
             heavy_executor=ThreadPoolExecutor(1, thread_name_prefix="review-heavy"),
             heavy_body_bytes=settings.heavy_body_bytes,
             budget_bytes=settings.buffered_body_bytes,
