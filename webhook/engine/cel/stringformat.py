@@ -46,9 +46,11 @@ class Timestamp:
 
 @dataclass(frozen=True)
 class Duration:
-    """A CEL duration, exactly, in nanoseconds."""
+    """A CEL duration, exactly, in nanoseconds; ``text``: cel-go's own string of it where that
+    is not exact (``Seconds()``, a float64: ``-2975007us`` is ``-2.9750069999999997s``)."""
 
     nanos: int
+    text: str | None = None
 
 
 @dataclass(frozen=True)
@@ -59,7 +61,7 @@ class TypeName:
 
 
 _TIMESTAMP_TEXT = re.compile(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?Z")
-_DURATION_TEXT = re.compile(r"(-?)(\d+)(?:\.(\d{1,9}))?s")
+_DURATION_TEXT = re.compile(r"(-?)(\d+)(?:\.(\d+))?s")
 
 
 def timestamp_of(text: str) -> Timestamp:
@@ -73,12 +75,18 @@ def timestamp_of(text: str) -> Timestamp:
 
 
 def duration_of(text: str) -> Duration:
-    """A duration from its text in seconds (``-1.5s``, as ``string()`` writes it)."""
+    """A duration from its text in seconds (``-1.5s``, as ``string()`` writes it). A fraction
+    past nine digits is cel-go's float64 of the seconds, not a count of nanoseconds: the text
+    is kept as it is, and is what ``format()`` writes."""
     found = _DURATION_TEXT.fullmatch(text)
     if found is None:
         raise FormatError(f"format(): cannot read the duration {text!r}")
-    nanos = int(found.group(2)) * 10**9 + int((found.group(3) or "").ljust(9, "0"))
-    return Duration(-nanos if found.group(1) else nanos)
+    fraction = found.group(3) or ""
+    sign = -1 if found.group(1) else 1
+    if len(fraction) > 9:
+        nanos = round(Decimal(found.group(2) + "." + fraction) * 10**9)
+        return Duration(sign * nanos, text)
+    return Duration(sign * (int(found.group(2)) * 10**9 + int(fraction.ljust(9, "0"))))
 
 
 # ---- Go's number formatting
@@ -262,6 +270,8 @@ def _timestamp_text(value: Timestamp) -> str:
 
 def _duration_text(value: Duration) -> str:
     """cel-go's string of a duration: ``Duration.Seconds()`` (a float64), shortest 'f'."""
+    if value.text is not None:
+        return value.text
     seconds = int(value.nanos / 10**9) if value.nanos >= 0 else -(-value.nanos // 10**9)
     nanos = value.nanos - seconds * 10**9
     return go_f_shortest(float(seconds) + float(nanos) / 1e9) + "s"
