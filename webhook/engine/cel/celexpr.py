@@ -590,6 +590,25 @@ def _shown(kind: _Type) -> str:
     return f"{kind[0]}({', '.join(_shown(k) for k in kind[1])})"
 
 
+_EMPTY_LITERAL = re.compile(r"(?<![\w.\s])\s*(\[\s*\]|\{\s*\})")
+
+
+def _empty_literals_as_dyn(text: str) -> str:
+    """An element's text with each empty list or map literal inside it read as ``dyn``. cel-go
+    leaves such a literal's element type unresolved, and so what is made of it (``[].sortBy(x,
+    string(x))``, ``[].sort()``: dyn in Kubernetes); cel-cpp's checker binds it to whatever
+    an overload offers first (``list(bool)``, ``list(int)``), which made a literal holding
+    ``[].sortBy(x, string(x)).max()`` and a string look mixed where Kubernetes compiles it.
+    An element that is itself ``[]`` or ``{}`` keeps its own type (a list, a map)."""
+    masked = rewrite.blanked(text)
+    if masked.strip() in ("[]", "{}") or ("[" not in masked and "{" not in masked):
+        return text
+    spans = [found.span(1) for found in _EMPTY_LITERAL.finditer(masked)]
+    for start, end in reversed(spans):
+        text = text[:start] + "dyn(" + text[start:end] + ")" + text[end:]
+    return text
+
+
 _CONSTANT_PATTERN = re.compile(
     r"\.\s*(?P<name>find|findAll|matches)\s*\(\s*(?P<literal>[rR]?(?:'[^']*'|\"[^\"]*\"))\s*[,)]"
 )
@@ -751,7 +770,7 @@ class CelExprBackend:
         return None
 
     def _type_of(self, expression: str, element: Any) -> _Type:
-        text = expression[element.meta.start_pos : element.meta.end_pos]
+        text = _empty_literals_as_dyn(expression[element.meta.start_pos : element.meta.end_pos])
         try:
             kind = self._env.compile(rewrite.rewrite(text)).return_type()
         except RuntimeError:
