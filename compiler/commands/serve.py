@@ -71,7 +71,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="threads per worker reviewing requests (default 4; bodies over "
         "FEDGATE_HEAVY_BODY_BYTES are reviewed in a child process forked for each, "
         "FEDGATE_HEAVY_CHILDREN at a time). 0 reviews the others on the event loop: "
-        "faster on few cores (no thread handoff), but a slow review holds every connection "
+        "a shorter tail on few cores (no thread handoff), but a slow review holds every connection "
         "of its worker until it ends or its time budget stops it",
     )
     where = parser.add_mutually_exclusive_group()

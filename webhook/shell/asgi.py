@@ -299,10 +299,7 @@ class WsgiOnAsgi:
         """A large body's answer from ``forked`` (a child process judges it), or the deadline's
         answer when the deadline passed first."""
         assert self.forked is not None
-        deadline = None
-        if self.review_seconds is not None:
-            deadline = environ[DEADLINE] = Deadline(arrived, self.review_seconds)
-            environ[BODY] = body
+        deadline = self._give_deadline(environ, body, arrived)
         answer = await self.forked(environ, body, deadline)
         if answer is not None:
             return answer
@@ -315,19 +312,27 @@ class WsgiOnAsgi:
         """The review on the event loop (no executor): nothing else on this worker runs until
         it ends, so it stops itself at the deadline (the view's budget, as on a thread) and
         nothing is left for the loop to answer."""
-        if self.review_seconds is not None:
-            environ[DEADLINE] = Deadline(arrived, self.review_seconds)
-            environ[BODY] = body
+        self._give_deadline(environ, body, arrived)
         return self._call(environ)
+
+    def _give_deadline(
+        self, environ: dict[str, Any], body: bytes, arrived: float
+    ) -> Deadline | None:
+        """The request's deadline (and its body, for an overtime answer) in ``environ``, when
+        reviews have a time budget."""
+        if self.review_seconds is None:
+            return None
+        deadline = environ[DEADLINE] = Deadline(arrived, self.review_seconds)
+        environ[BODY] = body
+        return deadline
 
     async def _off_loop(
         self, executor: Executor, environ: dict[str, Any], body: bytes, arrived: float
     ) -> Answer:
         loop = asyncio.get_running_loop()
-        if self.review_seconds is None:
+        deadline = self._give_deadline(environ, body, arrived)
+        if deadline is None:
             return await loop.run_in_executor(executor, self._call, environ)
-        deadline = environ[DEADLINE] = Deadline(arrived, self.review_seconds)
-        environ[BODY] = body
         work = executor.submit(self._call, environ)
         waiter = _waiter(loop, work)
         expiry = self._expiry
