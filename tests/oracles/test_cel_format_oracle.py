@@ -20,6 +20,7 @@ import pytest
 
 from tests.oracles.build import ask, oracle
 from tests.oracles.differential import compare
+from tests.oracles.isolated import each_isolated
 from tests.oracles.seeds import FIXED_SEED, fresh_seed
 from webhook.engine.cel.engines import make_backend
 
@@ -124,8 +125,11 @@ def test_format_answers_as_kubernetes(seed: int) -> None:
     engine = make_backend("cel-expr")
     counts: Counter[str] = Counter()
     wrong = []
-    for expression, answer in zip(expressions, answers, strict=True):
-        verdict = compare(engine, {"expr": expression}, answer)
+    verdicts = each_isolated(
+        lambda pair: compare(engine, {"expr": pair[0]}, pair[1]),
+        list(zip(expressions, answers, strict=True)),
+    )
+    for expression, verdict in zip(expressions, verdicts, strict=True):
         outcome = verdict.outcome
         if outcome == "mismatch" and verdict.theirs[0] == "compile":
             outcome = "stricter-upstream"

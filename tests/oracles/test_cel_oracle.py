@@ -17,6 +17,9 @@ one; replay a fresh one with ``FEDGATE_ORACLE_SEED``). Each case comes out as on
 - one of the ``known`` divergences of ``cases/cel.yaml``, by its id: each fails closed (an
   error where Kubernetes answers), none answers otherwise;
 - otherwise a mismatch, which fails the test with the seed and the cases.
+
+fedgate's side runs in forked children (``isolated``): where cel-expr's C++ dies on a case, the
+test fails naming it, and the run goes on.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ import yaml
 from tests.oracles.build import ask, oracle
 from tests.oracles.celgen import Generator
 from tests.oracles.differential import Verdict, compare
+from tests.oracles.isolated import each_isolated
 from tests.oracles.seeds import FIXED_SEED, fresh_seed
 from webhook.engine.cel.backend import Backend
 from webhook.engine.cel.engines import make_backend
@@ -124,7 +128,9 @@ def classify(
     name: str, cases: list[dict[str, Any]], answers: list[Any]
 ) -> tuple[Counter[str], list[Any]]:
     engine = backend(name)
-    verdicts = [compare(engine, case, answer) for case, answer in zip(cases, answers, strict=True)]
+    verdicts = each_isolated(
+        lambda pair: compare(engine, *pair), list(zip(cases, answers, strict=True))
+    )
     suspects = [
         i
         for i, v in enumerate(verdicts)

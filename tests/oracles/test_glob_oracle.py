@@ -8,7 +8,6 @@ run and a fresh one, printed so that a failure can be replayed with ``FEDGATE_OR
 
 from __future__ import annotations
 
-import os
 import random
 from typing import Any
 
@@ -17,11 +16,11 @@ import pytest
 from compiler.argocd.glob import GlobPanic, match, path_match, valid
 from tests.compiler.argocd.go_oracle.generate import glob_pattern, path_case, text_for
 from tests.oracles.build import ask, oracle
+from tests.oracles.seeds import seeds
 
 pytestmark = pytest.mark.slow  # builds and runs a Go oracle
 
 CASES = 5000
-FIXED_SEED = 20261202
 
 Case = dict[str, Any]
 
@@ -60,11 +59,6 @@ def go(case: Case, answer: Case) -> Case:
     if case["op"] == "path":
         return {"m": answer["m"]}
     return {"m": answer["m"], "err": bool(answer.get("err"))}
-
-
-def seeds() -> list[int]:
-    fresh = int(os.environ.get("FEDGATE_ORACLE_SEED") or random.SystemRandom().randrange(2**32))
-    return [FIXED_SEED, fresh]
 
 
 @pytest.mark.parametrize("seed", seeds(), ids=["fixed-seed", "fresh-seed"])

@@ -33,6 +33,7 @@ from tests.conftest import POLICIES
 from tests.oracles import podgen
 from tests.oracles.build import Conversation, oracle
 from tests.oracles.differential import without_nulls
+from tests.oracles.seeds import FIXED_SEED
 from webhook.bundle.load import load_bundle
 from webhook.bundle.model import Bundle
 from webhook.engine.cel.backend import Backend, CelEvalError
@@ -45,7 +46,6 @@ pytestmark = pytest.mark.slow  # builds and runs a Go oracle
 
 RULE = "pod-security-baseline"
 FOLDER = Path(POLICIES) / "rules" / RULE
-FIXED_SEED = 20261202
 PODS = {"cel-expr": 300, "cel-python": 30}
 """Pods per seed and backend (two seeds a run): cel-python is the slow one."""
 NAMESPACE = "platform-demo"
