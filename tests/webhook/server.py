@@ -5,11 +5,13 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import re
 import signal
 import socket
 import ssl
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -192,3 +194,50 @@ def assert_answers_as_expected(server: Server, case: Case) -> None:
     assert response["allowed"] is case.expect.allowed
     for rule in case.expect.rules or ():
         assert f"[{rule}]" in response["status"]["message"]
+
+
+@contextmanager
+def traffic(server: Server, document: Any) -> Iterator[list[str]]:
+    """Reviews of ``document`` one after another, each on a new connection, while the block
+    runs; the list collects every failure (an error or a status other than 200) but a
+    connection reset during its TLS handshake, before a request was sent: one queued at the old
+    worker's listening socket when it closes is reset by the kernel (SO_REUSEPORT), a known
+    limit of a recycle (the count is printed). A request sent and left unanswered is a
+    failure."""
+    failures: list[str] = []
+    stop = threading.Event()
+    resets = 0
+
+    def send() -> None:
+        nonlocal resets
+        while not stop.is_set():
+            connection = server.connection()
+            try:
+                connection.connect()  # the TLS handshake
+            except (ConnectionResetError, ssl.SSLEOFError):
+                resets += 1
+                continue
+            try:
+                status, _ = server.review(document, connection=connection)
+            except OSError as exc:
+                failures.append(repr(exc))
+                continue
+            finally:
+                connection.close()
+            if status != 200:
+                failures.append(str(status))
+
+    sender = threading.Thread(target=send)
+    sender.start()
+    try:
+        yield failures
+    finally:
+        stop.set()
+        sender.join(timeout=15)
+        print(f"connections reset before their request was read: {resets}")
+
+
+def metric(server: Server, name: str) -> str:
+    _, text = server.request("GET", "/metrics")
+    found = re.search(rf"^{name} (\S+)$", str(text), re.MULTILINE)
+    return found.group(1) if found else "absent"

@@ -11,7 +11,6 @@ import itertools
 import json
 import re
 import socket
-import ssl
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -23,7 +22,7 @@ import trustme
 from cryptography import x509
 
 from tests.conftest import EXAMPLES, POLICIES
-from tests.webhook.server import Server, project, serving
+from tests.webhook.server import Server, metric, project, serving, traffic
 
 pytestmark = pytest.mark.slow  # starts fedgate serve (gunicorn) and swaps its volumes
 
@@ -46,46 +45,6 @@ def _allowed(server: Server) -> bool:
     return bool(body["response"]["allowed"])
 
 
-@contextmanager
-def _traffic(server: Server) -> Iterator[list[str]]:
-    """Reviews one after another, each on a new connection, while the block runs; the list
-    collects every failure (an error or a status other than 200) but a connection reset during
-    its TLS handshake, before a request was sent: one queued at the old worker's listening
-    socket when it closes is reset by the kernel (SO_REUSEPORT), a known limit of a recycle
-    (the count is printed). A request sent and left unanswered is a failure."""
-    failures: list[str] = []
-    stop = threading.Event()
-    resets = 0
-
-    def send() -> None:
-        nonlocal resets
-        while not stop.is_set():
-            connection = server.connection()
-            try:
-                connection.connect()  # the TLS handshake
-            except (ConnectionResetError, ssl.SSLEOFError):
-                resets += 1
-                continue
-            try:
-                status, _ = server.review(DENIED, connection=connection)
-            except OSError as exc:
-                failures.append(repr(exc))
-                continue
-            finally:
-                connection.close()
-            if status != 200:
-                failures.append(str(status))
-
-    sender = threading.Thread(target=send)
-    sender.start()
-    try:
-        yield failures
-    finally:
-        stop.set()
-        sender.join(timeout=15)
-        print(f"connections reset before their request was read: {resets}")
-
-
 def _until(server: Server, done: Callable[[], bool]) -> float:
     """Seconds until ``done()``; fails past BOUND_SECONDS."""
     started = time.monotonic()
@@ -93,12 +52,6 @@ def _until(server: Server, done: Callable[[], bool]) -> float:
         assert time.monotonic() - started < BOUND_SECONDS, server.output()
         time.sleep(0.1)
     return time.monotonic() - started
-
-
-def _metric(server: Server, name: str) -> str:
-    _, text = server.request("GET", "/metrics")
-    found = re.search(rf"^{name} (\S+)$", str(text), re.MULTILINE)
-    return found.group(1) if found else "absent"
 
 
 def test_a_swapped_bundle_volume_is_served_and_a_broken_one_refused(tmp_path: Path) -> None:
@@ -114,7 +67,7 @@ def test_a_swapped_bundle_volume_is_served_and_a_broken_one_refused(tmp_path: Pa
         binding = files["rules__image-tag__binding.yaml"].decode()
         warned = re.sub(r"(?m)^action: \w+", "action: warn", binding).encode()
         assert warned != binding.encode()
-        with _traffic(server) as failures:
+        with traffic(server, DENIED) as failures:
             project(volume, {**files, "rules__image-tag__binding.yaml": warned})
             seconds = _until(server, lambda: _allowed(server))
             time.sleep(2.0)  # the old worker stops meanwhile
@@ -132,7 +85,7 @@ def test_a_swapped_bundle_volume_is_served_and_a_broken_one_refused(tmp_path: Pa
         _until(server, lambda: "still serving the previous one" in server.output())
         time.sleep(1.0)
         assert _allowed(server)  # still the last good bundle: warn
-        assert _metric(server, "fedgate_bundle_load_errors_total") == "1.0"
+        assert metric(server, "fedgate_bundle_load_errors_total") == "1.0"
         assert "rules/image-tag/rule.yaml:2:1: not valid YAML" in server.output()
         assert server.process.poll() is None and server.process.pid == master
         assert server.output().count("Starting gunicorn") == 1  # never restarted
@@ -169,7 +122,7 @@ def test_a_renewed_certificate_is_served_and_a_broken_pair_refused(tmp_path: Pat
         master = server.process.pid
         assert _serial(server) == _serial_of(first)
 
-        with _traffic(server) as failures:
+        with traffic(server, DENIED) as failures:
             project(volume, _pair(second))  # cert-manager renews: same CA, new key and serial
             seconds = _until(server, lambda: _serial(server) == _serial_of(second))
             time.sleep(2.0)  # the old worker stops meanwhile
@@ -181,7 +134,7 @@ def test_a_renewed_certificate_is_served_and_a_broken_pair_refused(tmp_path: Pat
         _until(server, lambda: "still serving the previous certificate" in server.output())
         time.sleep(1.0)
         assert _serial(server) == _serial_of(second)
-        assert _metric(server, "fedgate_tls_load_errors_total") == "1.0"
+        assert metric(server, "fedgate_tls_load_errors_total") == "1.0"
         assert "do not load together" in server.output()
         assert server.process.poll() is None and server.process.pid == master
         assert server.output().count("Starting gunicorn") == 1
