@@ -56,6 +56,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/plan_tree.py
 	$(BIN)/python bench/live_index.py
 	$(BIN)/python bench/webhook.py
+	$(BIN)/python bench/worker_memory.py
 
 clean:
 	rm -rf build .pytest_cache .mypy_cache .ruff_cache

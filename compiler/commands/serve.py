@@ -106,6 +106,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "every live object the index holds against the current bundle, as the metric "
         "fedgate_audit_violations{rule,namespace} (docs/audit.md; default 0: off)",
     )
+    parser.add_argument(
+        "--worker-memory-mib",
+        type=int,
+        default=0,
+        metavar="MIB",
+        help="replace a worker whose own memory (its private pages) passes MIB: a new worker "
+        "starts, and once it serves the old one finishes its requests and stops, as on a reload "
+        "(default 0: never). cel-expr keeps the arguments and result of every library function "
+        "fedgate implements in Python (url(), find(), format()...): a rule calling one on "
+        "request data grows its worker with each request (docs/webhook.md)",
+    )
     add_backend_argument(parser)
 
 
@@ -144,6 +155,8 @@ def run(args: argparse.Namespace, out: Output) -> int:
         raise UsageError("--workers must be at least 1")
     if args.threads < 0:
         raise UsageError("--threads must be 0 (reviews on the event loop) or more")
+    if args.worker_memory_mib < 0:
+        raise UsageError("--worker-memory-mib must be 0 (no ceiling) or a number of MiB")
     check_bind(args.bind)
     if not 0 < args.index_stale_seconds < float("inf"):
         raise UsageError("--index-stale-seconds must be a positive number of seconds")
@@ -172,6 +185,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
         kube=kube,
         index_stale_seconds=args.index_stale_seconds,
         audit_seconds=args.audit_seconds,
+        worker_memory_mib=args.worker_memory_mib,
     )
     if options.certfile is None:
         out.error("fedgate: serving plain HTTP; the API server requires HTTPS from webhooks")

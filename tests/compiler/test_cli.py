@@ -149,6 +149,19 @@ def test_serve_takes_zero_threads_and_refuses_fewer(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+def test_serve_refuses_a_negative_worker_memory_ceiling_and_says_what_it_is(tmp_path: Path) -> None:
+    result = fedgate(
+        "serve", "--worker-memory-mib", "-1", "--policies", str(POLICIES), cwd=tmp_path
+    )
+    assert result.returncode == 2
+    assert (
+        result.stderr == "fedgate: --worker-memory-mib must be 0 (no ceiling) or a number of MiB\n"
+    )
+    usage = " ".join(fedgate("serve", "--help", cwd=tmp_path).stdout.split())
+    assert "replace a worker whose own memory (its private pages) passes MIB" in usage
+
+
+@pytest.mark.slow
 def test_spec_errors_in_json_name_the_rule_apart(tmp_path: Path) -> None:
     result = fedgate(
         "compile",

@@ -88,6 +88,11 @@ class Metrics:
             "TLS certificate reloads refused because the certificate and key do not load",
             registry=self.registry,
         )
+        self.worker_memory_replacements = Counter(
+            "fedgate_worker_memory_replacements",
+            "Workers replaced because their own memory passed --worker-memory-mib",
+            registry=self.registry,
+        )
 
         self.index_objects = Gauge(
             "fedgate_index_objects",

@@ -54,6 +54,7 @@ from webhook.shell.app import State, create_app, overtime_answer
 from webhook.shell.asgi import WsgiOnAsgi
 from webhook.shell.audit import append_if_regular_file
 from webhook.shell.background import BackgroundAudit, lock_dir
+from webhook.shell.ceiling import MemoryCeiling
 from webhook.shell.forklane import ForkLane
 from webhook.shell.heap import HeapTrimmer, pin_mmap_threshold
 from webhook.shell.heavy import HeavyReview
@@ -105,6 +106,9 @@ class ServeOptions:
     audit_seconds: float = 0.0
     """With the live index: every this many seconds, one worker audits what it holds against
     the current bundle (``webhook/shell/background.py``); 0: no background audit."""
+    worker_memory_mib: int = 0
+    """A worker whose own memory passes this many MiB is replaced, as a reload replaces one
+    (``webhook/shell/ceiling.py``); 0: no ceiling."""
 
 
 def logging_config() -> dict[str, Any]:
@@ -320,6 +324,12 @@ class WebhookArbiter(Arbiter):  # type: ignore[misc]
 
     app: WebhookServer
 
+    def __init__(self, app: WebhookServer) -> None:
+        super().__init__(app)
+        self.ceiling = MemoryCeiling(
+            app.options.worker_memory_mib, app.settings.worker_settle_seconds
+        )
+
     def spawn_worker(self) -> int:
         """gunicorn's, but the worker opens its SO_REUSEPORT socket itself once its bundle is
         compiled (``WebhookWorker.load_wsgi``), not right after the fork."""
@@ -375,7 +385,23 @@ class WebhookArbiter(Arbiter):  # type: ignore[misc]
         signals: list[int] = super().wait_for_signals(timeout=timeout)
         if signal.SIGHUP not in signals and self.app.changed_on_disk():
             signals.append(signal.SIGHUP)
+        self.replace_grown_worker()
         return signals
+
+    def replace_grown_worker(self) -> None:
+        """A worker past its memory ceiling (``MemoryCeiling``) is made the oldest and a new one
+        is started: the master's next ``manage_workers`` waits until the new one serves, then
+        stops the oldest, as after a reload. Nothing while a reload or a replacement is under
+        way (more workers than configured, or one not serving yet)."""
+        workers = self.WORKERS
+        if len(workers) != self.num_workers or not all(w.ready for w in workers.values()):
+            return
+        pid = self.ceiling.grown(list(workers), time.monotonic())
+        if pid is None:
+            return
+        workers[pid].age = min(worker.age for worker in workers.values()) - 1
+        self.app.metrics.worker_memory_replacements.inc()
+        self.spawn_worker()
 
 
 def check_key_file(path: str) -> None:

@@ -1,0 +1,111 @@
+"""A worker's memory ceiling: the master replaces a worker whose own memory passed it.
+
+Memory a worker never gives back: cel-expr-python 0.1.3 keeps a reference to each argument and
+to the result of every call of a library function fedgate implements in Python (``url()``,
+``ip()``, ``find()``, ``format()``, ``split()``, ``sum()``, a malformed ``quantity()``...), so
+those values stay in the worker for good; a rule calling one on request data grows its worker
+by about that data per request (docs/webhook.md, "A worker's memory ceiling"). Handing the
+references back by hand is not safe: the binding reads an argument after the call returns, and
+counts no reference for a null inside a list. At the pod's memory limit the kernel kills the
+largest process, a worker, with the requests under way in it.
+
+With a ceiling (``fedgate serve --worker-memory-mib``), every ``LOOK_SECONDS`` the master reads
+each serving worker's own memory: its private pages (``/proc/PID/smaps_rollup``), not the pages
+it still shares with the master since the fork. A worker past the ceiling is retired as a
+reload retires workers: a new one starts, and once it serves the old one takes no new
+connection and finishes the requests under way. One at a time, and none while a reload is under
+way. A worker that passes the ceiling within ``settle_seconds`` of serving is not replaced: what
+it holds is what the bundle and the live index need (a new worker would hold as much, and be
+replaced in turn), not what it kept; that is logged, once, naming the flag to raise.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+LOG = logging.getLogger("fedgate.webhook")
+
+MIB = 1024 * 1024
+LOOK_SECONDS = 2.0
+"""How often the master reads its workers' memory (a read of smaps_rollup: about a millisecond
+for a worker of 200 MiB)."""
+PRIVATE_FIELDS = ("Private_Clean:", "Private_Dirty:")
+
+
+def own_memory_bytes(pid: int) -> int | None:
+    """The process's private resident memory, bytes (its pages no other process maps); None
+    where the kernel does not say (the process is gone, or no /proc)."""
+    try:
+        text = Path(f"/proc/{pid}/smaps_rollup").read_text()
+    except OSError:
+        return None
+    total, found = 0, 0
+    for line in text.splitlines():
+        if line.startswith(PRIVATE_FIELDS):
+            parts = line.split()
+            if len(parts) != 3 or parts[2] != "kB" or not parts[1].isdigit():
+                return None
+            total += int(parts[1]) * 1024
+            found += 1
+    return total if found == len(PRIVATE_FIELDS) else None
+
+
+@dataclass
+class MemoryCeiling:
+    """Which serving worker to replace for its memory, at most one per look; ``mib`` 0: none."""
+
+    mib: int
+    settle_seconds: float
+    """A worker's first minutes of serving (``Settings.worker_settle_seconds``): its bundle's
+    caches fill and its live index's first list comes in."""
+    measure: Callable[[int], int | None] = own_memory_bytes
+    next_look: float = 0.0
+    first_seen: dict[int, tuple[float, int]] = field(default_factory=dict)
+    """pid -> (when, its own memory in bytes) at the first look that found it serving."""
+    told: set[int] = field(default_factory=set)
+    """Workers logged as past the ceiling while settling (once each)."""
+
+    def grown(self, pids: Iterable[int], now: float) -> int | None:
+        """The worker among ``pids`` (all serving) to replace now, if any: the first past the
+        ceiling after its first ``settle_seconds`` of serving."""
+        if self.mib <= 0 or now < self.next_look:
+            return None
+        self.next_look = now + LOOK_SECONDS
+        serving = list(pids)
+        for gone in set(self.first_seen) - set(serving):
+            del self.first_seen[gone]
+            self.told.discard(gone)
+        ceiling = self.mib * MIB
+        for pid in serving:
+            held = self.measure(pid)
+            if held is None:
+                continue
+            since, first = self.first_seen.setdefault(pid, (now, held))
+            if held <= ceiling:
+                continue
+            if now - since < self.settle_seconds:
+                if pid not in self.told:
+                    self.told.add(pid)
+                    LOG.error(
+                        "worker %s holds %d MiB of its own within %.0f s of serving, past its "
+                        "ceiling of %d MiB: it is not replaced (a new worker would need as "
+                        "much for this bundle and live index); raise --worker-memory-mib",
+                        pid,
+                        held // MIB,
+                        now - since,
+                        self.mib,
+                    )
+                continue
+            LOG.warning(
+                "worker %s holds %d MiB of its own (%d MiB when first seen serving), past its "
+                "ceiling of %d MiB: a new worker replaces it; it finishes its requests under way",
+                pid,
+                held // MIB,
+                first // MIB,
+                self.mib,
+            )
+            return pid
+        return None
