@@ -10,23 +10,25 @@ import pytest
 
 from webhook.shell.ceiling import LOOK_SECONDS, MIB, MemoryCeiling, own_memory_bytes
 
-SETTLE = 600.0
+PACE = 30.0
 
 
 def ceiling(held: dict[int, int], mib: int = 100) -> MemoryCeiling:
     """A ceiling of ``mib`` reading ``held`` (pid -> MiB, changed by the test)."""
-    return MemoryCeiling(mib, SETTLE, measure=lambda pid: held[pid] * MIB if pid in held else None)
+    return MemoryCeiling(mib, PACE, measure=lambda pid: held[pid] * MIB if pid in held else None)
 
 
-def test_a_worker_that_grew_past_the_ceiling_after_settling_is_replaced_and_logged(
+def test_a_worker_that_grew_past_the_ceiling_is_replaced_at_once_and_logged(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
+    """No waiting while a worker is young: a leak fast enough to reach the ceiling within
+    minutes would reach the pod's limit too."""
     held = {11: 40, 12: 45}
     watch = ceiling(held)
     assert watch.grown([11, 12], now=0.0) is None  # first seen: 40 and 45 MiB
     held[12] = 101
     with caplog.at_level(logging.WARNING, logger="fedgate.webhook"):
-        assert watch.grown([11, 12], now=SETTLE + 1) == 12
+        assert watch.grown([11, 12], now=LOOK_SECONDS) == 12
     assert "worker 12 holds 101 MiB of its own (45 MiB when first seen serving)" in caplog.text
     assert "past its ceiling of 100 MiB: a new worker replaces it" in caplog.text
 
@@ -36,30 +38,47 @@ def test_at_the_ceiling_exactly_nothing_is_replaced() -> None:
     watch = ceiling(held)
     watch.grown([11], now=0.0)
     held[11] = 100
-    assert watch.grown([11], now=SETTLE + 1) is None
+    assert watch.grown([11], now=LOOK_SECONDS) is None
 
 
-def test_a_worker_past_the_ceiling_while_settling_is_kept_and_logged_once(
+def test_a_worker_born_near_the_ceiling_is_never_replaced_and_logged_once(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    """A bundle and live index that need more than the ceiling: replacing the worker would
-    start one that needs as much, and replace it in turn."""
-    held = {11: 150}
+    """A bundle and live index that need about the ceiling: a new worker would need as much,
+    and be replaced in turn, forever (the red team's loop: one every settle period)."""
+    held = {11: 85}
     watch = ceiling(held)
     with caplog.at_level(logging.ERROR, logger="fedgate.webhook"):
         assert watch.grown([11], now=0.0) is None
-        assert watch.grown([11], now=LOOK_SECONDS) is None
+        held[11] = 150
+        for look in range(1, 400):
+            assert watch.grown([11], now=look * LOOK_SECONDS) is None
     assert caplog.text.count("raise --worker-memory-mib") == 1
-    assert "worker 11 holds 150 MiB of its own within 0 s of serving" in caplog.text
+    assert "worker 11 held 85 MiB of its own when first seen serving, 85% of its" in caplog.text
 
 
-def test_a_worker_that_grew_while_settling_is_replaced_only_once_it_has_settled() -> None:
+def test_replacements_are_paced(caplog: pytest.LogCaptureFixture) -> None:
+    """Workers that pass the ceiling soon after they start (a ceiling just above what they
+    are born with, or a fast leak) are replaced at most once per pace."""
+    held = {11: 40, 12: 40}
+    watch = ceiling(held)
+    watch.grown([11, 12], now=0.0)
+    held[11] = held[12] = 120
+    assert watch.grown([11, 12], now=LOOK_SECONDS) == 11
+    del held[11]
+    held[13] = 40
+    assert watch.grown([12, 13], now=2 * LOOK_SECONDS) is None  # 12 waits for the pace
+    assert watch.grown([12, 13], now=LOOK_SECONDS + PACE) == 12
+
+
+def test_a_pause_holds_replacements_back() -> None:
     held = {11: 40}
     watch = ceiling(held)
     watch.grown([11], now=0.0)
-    held[11] = 120  # its live index came in, say
-    assert watch.grown([11], now=SETTLE / 2) is None
-    assert watch.grown([11], now=SETTLE) == 11
+    watch.pause(now=0.0, seconds=600)
+    held[11] = 200
+    assert watch.grown([11], now=599.0) is None
+    assert watch.grown([11], now=601.0) == 11
 
 
 def test_the_master_looks_at_most_every_look_seconds() -> None:
@@ -69,7 +88,7 @@ def test_the_master_looks_at_most_every_look_seconds() -> None:
         looks.append(pid)
         return MIB
 
-    watch = MemoryCeiling(100, SETTLE, measure=measure)
+    watch = MemoryCeiling(100, PACE, measure=measure)
     watch.grown([11], now=0.0)
     watch.grown([11], now=LOOK_SECONDS / 2)
     watch.grown([11], now=LOOK_SECONDS)
@@ -77,18 +96,27 @@ def test_the_master_looks_at_most_every_look_seconds() -> None:
 
 
 def test_no_ceiling_reads_nothing() -> None:
-    watch = MemoryCeiling(0, SETTLE, measure=lambda pid: pytest.fail("read with no ceiling"))
-    assert watch.grown([11], now=10 * SETTLE) is None
+    watch = MemoryCeiling(0, PACE, measure=lambda pid: pytest.fail("read with no ceiling"))
+    assert watch.grown([11], now=1000.0) is None
 
 
-def test_a_worker_gone_is_forgotten_and_one_not_measured_is_skipped() -> None:
+def test_a_worker_whose_memory_cannot_be_read_is_named_once_and_the_others_still_judged(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    held = {12: 40}
+    watch = ceiling(held)
+    with caplog.at_level(logging.ERROR, logger="fedgate.webhook"):
+        watch.grown([11, 12], now=0.0)
+        held[12] = 200
+        assert watch.grown([11, 12], now=LOOK_SECONDS) == 12
+    assert caplog.text.count("cannot read worker 11's memory") == 1
+
+
+def test_a_worker_gone_is_forgotten() -> None:
     held = {11: 40, 12: 40}
     watch = ceiling(held)
     watch.grown([11, 12], now=0.0)
-    del held[11]  # its /proc entry gone between the listing and the read
-    held[12] = 200
-    assert watch.grown([11, 12], now=SETTLE + 1) == 12
-    assert watch.grown([12], now=SETTLE + 1 + LOOK_SECONDS) == 12
+    watch.grown([12], now=LOOK_SECONDS)
     assert set(watch.first_seen) == {12}
 
 

@@ -13,10 +13,11 @@ With a ceiling (``fedgate serve --worker-memory-mib``), every ``LOOK_SECONDS`` t
 each serving worker's own memory: its private pages (``/proc/PID/smaps_rollup``), not the pages
 it still shares with the master since the fork. A worker past the ceiling is retired as a
 reload retires workers: a new one starts, and once it serves the old one takes no new
-connection and finishes the requests under way. One at a time, and none while a reload is under
-way. A worker that passes the ceiling within ``settle_seconds`` of serving is not replaced: what
-it holds is what the bundle and the live index need (a new worker would hold as much, and be
-replaced in turn), not what it kept; that is logged, once, naming the flag to raise.
+connection and finishes the requests under way. One at a time, none while a reload is under
+way, and at most one per ``pace_seconds``: a ceiling below what the bundle and the live index
+need would otherwise replace workers as fast as they start. A worker that already held
+``FRESH_SHARE`` of the ceiling when first seen serving is never replaced for memory (a new one
+would hold as much): that is logged, once, naming the flag to raise.
 """
 
 from __future__ import annotations
@@ -32,6 +33,9 @@ MIB = 1024 * 1024
 LOOK_SECONDS = 2.0
 """How often the master reads its workers' memory (a read of smaps_rollup: about a millisecond
 for a worker of 200 MiB)."""
+FRESH_SHARE = 0.8
+"""A worker first seen serving with this share of the ceiling or more is not replaced for
+memory."""
 PRIVATE_FIELDS = ("Private_Clean:", "Private_Dirty:")
 
 
@@ -58,46 +62,57 @@ class MemoryCeiling:
     """Which serving worker to replace for its memory, at most one per look; ``mib`` 0: none."""
 
     mib: int
-    settle_seconds: float
-    """A worker's first minutes of serving (``Settings.worker_settle_seconds``): its bundle's
-    caches fill and its live index's first list comes in."""
+    pace_seconds: float
+    """The least time between two replacements (``Settings.worker_pace_seconds``)."""
     measure: Callable[[int], int | None] = own_memory_bytes
     next_look: float = 0.0
-    first_seen: dict[int, tuple[float, int]] = field(default_factory=dict)
-    """pid -> (when, its own memory in bytes) at the first look that found it serving."""
+    not_before: float = float("-inf")
+    """No replacement before this time (the pace, or a pause after one that failed)."""
+    first_seen: dict[int, int] = field(default_factory=dict)
+    """pid -> its own memory, bytes, at the first look that found it serving."""
     told: set[int] = field(default_factory=set)
-    """Workers logged as past the ceiling while settling (once each)."""
+    """Workers logged as born past the ceiling, or as unreadable (once each)."""
 
     def grown(self, pids: Iterable[int], now: float) -> int | None:
         """The worker among ``pids`` (all serving) to replace now, if any: the first past the
-        ceiling after its first ``settle_seconds`` of serving."""
+        ceiling that was well under it when first seen, once the pace allows."""
         if self.mib <= 0 or now < self.next_look:
             return None
         self.next_look = now + LOOK_SECONDS
         serving = list(pids)
         for gone in set(self.first_seen) - set(serving):
             del self.first_seen[gone]
-            self.told.discard(gone)
+        self.told &= set(serving)
         ceiling = self.mib * MIB
         for pid in serving:
             held = self.measure(pid)
             if held is None:
+                self._tell_once(
+                    pid,
+                    "cannot read worker %s's memory (/proc/%s/smaps_rollup): the memory ceiling "
+                    "is not enforced for it",
+                    pid,
+                    pid,
+                )
                 continue
-            since, first = self.first_seen.setdefault(pid, (now, held))
+            first = self.first_seen.setdefault(pid, held)
             if held <= ceiling:
                 continue
-            if now - since < self.settle_seconds:
-                if pid not in self.told:
-                    self.told.add(pid)
-                    LOG.error(
-                        "worker %s holds %d MiB of its own within %.0f s of serving, past its "
-                        "ceiling of %d MiB: it is not replaced (a new worker would need as "
-                        "much for this bundle and live index); raise --worker-memory-mib",
-                        pid,
-                        held // MIB,
-                        now - since,
-                        self.mib,
-                    )
+            if first >= FRESH_SHARE * ceiling:
+                self._tell_once(
+                    pid,
+                    "worker %s held %d MiB of its own when first seen serving, %d%% of its "
+                    "ceiling of %d MiB; it holds %d MiB and is not replaced for memory (a new "
+                    "worker would need as much for this bundle and live index): raise "
+                    "--worker-memory-mib",
+                    pid,
+                    first // MIB,
+                    100 * first // ceiling,
+                    self.mib,
+                    held // MIB,
+                )
+                continue
+            if now < self.not_before:
                 continue
             LOG.warning(
                 "worker %s holds %d MiB of its own (%d MiB when first seen serving), past its "
@@ -107,5 +122,15 @@ class MemoryCeiling:
                 first // MIB,
                 self.mib,
             )
+            self.not_before = now + self.pace_seconds
             return pid
         return None
+
+    def pause(self, now: float, seconds: float) -> None:
+        """No replacement for ``seconds`` (the last one's new worker never served)."""
+        self.not_before = max(self.not_before, now + seconds)
+
+    def _tell_once(self, pid: int, message: str, *args: object) -> None:
+        if pid not in self.told:
+            self.told.add(pid)
+            LOG.error(message, *args)

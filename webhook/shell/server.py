@@ -193,6 +193,19 @@ class DeadlineProtocol(ASGIProtocol):  # type: ignore[misc]
     def connection_lost(self, exc: Exception | None) -> None:
         self.worker.connections.pop(self, None)
         super().connection_lost(exc)
+        task = getattr(self, "_task", None)
+        if task is None or task.done():
+            self._forget_parser()
+        else:  # the connection's task still reads with the parser: dropped when it ends
+            task.add_done_callback(self._forget_parser)
+
+    def _forget_parser(self, _task: Any = None) -> None:
+        """Break gunicorn's cycle: its HTTP/1 parser holds this protocol's bound methods (its
+        callbacks) and gunicorn never drops it, so a closed connection, with its TLS transport
+        and asyncio's 256 KiB read buffer, waited for a full collection, which the worker's
+        large heap (the compiled bundle, collected before it is frozen) makes rare: about
+        266 KB kept per new TLS connection (bench/worker_memory.py)."""
+        self._callback_parser = None
 
     @property
     def idle(self) -> bool:
@@ -326,9 +339,10 @@ class WebhookArbiter(Arbiter):  # type: ignore[misc]
 
     def __init__(self, app: WebhookServer) -> None:
         super().__init__(app)
-        self.ceiling = MemoryCeiling(
-            app.options.worker_memory_mib, app.settings.worker_settle_seconds
-        )
+        options, settings = app.options, app.settings
+        self.ceiling = MemoryCeiling(options.worker_memory_mib, settings.worker_pace_seconds)
+        self.replacing: int | None = None
+        """The worker started to replace one past its memory ceiling, until it serves."""
 
     def spawn_worker(self) -> int:
         """gunicorn's, but the worker opens its SO_REUSEPORT socket itself once its bundle is
@@ -385,23 +399,41 @@ class WebhookArbiter(Arbiter):  # type: ignore[misc]
         signals: list[int] = super().wait_for_signals(timeout=timeout)
         if signal.SIGHUP not in signals and self.app.changed_on_disk():
             signals.append(signal.SIGHUP)
-        self.replace_grown_worker()
+        if not signals:  # a stop or a reload first: no replacement started under it
+            self.replace_grown_worker()
         return signals
 
     def replace_grown_worker(self) -> None:
         """A worker past its memory ceiling (``MemoryCeiling``) is made the oldest and a new one
         is started: the master's next ``manage_workers`` waits until the new one serves, then
         stops the oldest, as after a reload. Nothing while a reload or a replacement is under
-        way (more workers than configured, or one not serving yet)."""
-        workers = self.WORKERS
+        way (more workers than configured, or one not serving yet). A new worker that never
+        served (killed past ``timeout``) pauses replacements for ``FAILED_PAUSE_SECONDS``."""
+        workers, now = self.WORKERS, time.monotonic()
+        if self.replacing is not None:
+            if self.replacing not in workers:
+                LOG.error(
+                    "the worker started to replace one past its memory ceiling did not serve; "
+                    "no replacement for memory for %d s",
+                    FAILED_PAUSE_SECONDS,
+                )
+                self.ceiling.pause(now, FAILED_PAUSE_SECONDS)
+                self.replacing = None
+            elif workers[self.replacing].ready:
+                self.replacing = None
         if len(workers) != self.num_workers or not all(w.ready for w in workers.values()):
             return
-        pid = self.ceiling.grown(list(workers), time.monotonic())
+        pid = self.ceiling.grown(list(workers), now)
         if pid is None:
             return
         workers[pid].age = min(worker.age for worker in workers.values()) - 1
         self.app.metrics.worker_memory_replacements.inc()
-        self.spawn_worker()
+        self.replacing = self.spawn_worker()
+
+
+FAILED_PAUSE_SECONDS = 600
+"""How long the master makes no replacement for memory after one whose new worker never
+served (its bundle would not compile in time, say): each try holds the master for ``timeout``."""
 
 
 def check_key_file(path: str) -> None:

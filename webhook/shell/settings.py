@@ -73,10 +73,9 @@ class Settings:
     ``..data`` link, or a file rewritten) is validated and served without a restart, as on
     SIGHUP; a broken one is refused and the previous one kept."""
 
-    worker_settle_seconds: float = 600.0
-    """With ``serve --worker-memory-mib``: a worker past its ceiling within this many seconds of
-    serving is not replaced (FEDGATE_WORKER_SETTLE_SECONDS; ``webhook/shell/ceiling.py``): it
-    needs that memory for the bundle and the live index, and a new worker would too."""
+    worker_pace_seconds: float = 30.0
+    """With ``serve --worker-memory-mib``: the least time between two replacements of a worker
+    for its memory, seconds (FEDGATE_WORKER_PACE_SECONDS; ``webhook/shell/ceiling.py``)."""
 
     audit_log: bool = True
     """One JSON line per decision on the ``fedgate.audit`` logger (FEDGATE_AUDIT_LOG=0: off)."""
@@ -104,8 +103,8 @@ def settings_from_env(environ: Mapping[str, str] | None = None) -> Settings:
         heavy_children=_whole(env, "FEDGATE_HEAVY_CHILDREN", defaults.heavy_children),
         review_seconds=_seconds(env, "FEDGATE_REVIEW_SECONDS", defaults.review_seconds),
         reload_seconds=_seconds(env, "FEDGATE_RELOAD_SECONDS", defaults.reload_seconds),
-        worker_settle_seconds=_seconds(
-            env, "FEDGATE_WORKER_SETTLE_SECONDS", defaults.worker_settle_seconds
+        worker_pace_seconds=_seconds(
+            env, "FEDGATE_WORKER_PACE_SECONDS", defaults.worker_pace_seconds
         ),
         cel_proofs=_flag(env, "FEDGATE_CEL_PROOFS", defaults.cel_proofs),
         audit_log=_flag(env, "FEDGATE_AUDIT_LOG", defaults.audit_log),
