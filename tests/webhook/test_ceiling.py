@@ -41,7 +41,7 @@ def test_at_the_ceiling_exactly_nothing_is_replaced() -> None:
     assert watch.grown([11], now=LOOK_SECONDS) is None
 
 
-def test_a_worker_born_near_the_ceiling_is_never_replaced_and_logged_once(
+def test_where_workers_begin_near_the_ceiling_none_is_replaced_and_each_is_logged_once(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     """A bundle and live index that need about the ceiling: a new worker would need as much,
@@ -54,7 +54,22 @@ def test_a_worker_born_near_the_ceiling_is_never_replaced_and_logged_once(
         for look in range(1, 400):
             assert watch.grown([11], now=look * LOOK_SECONDS) is None
     assert caplog.text.count("raise --worker-memory-mib") == 1
-    assert "worker 11 held 85 MiB of its own when first seen serving, 85% of its" in caplog.text
+    assert "workers begin at 85 MiB of their own or more, 85% of the ceiling" in caplog.text
+
+
+def test_a_replacement_first_seen_already_grown_is_still_held_to_the_ceiling() -> None:
+    """No first look is taken while a replacement is under way: a worker under a fast leak is
+    first seen past 80% of the ceiling, and judged by what workers begin at, not by that."""
+    held = {11: 45}
+    watch = ceiling(held)
+    watch.grown([11], now=0.0)
+    held[11] = 130
+    assert watch.grown([11], now=LOOK_SECONDS) == 11
+    held.pop(11)
+    held[12] = 110  # the replacement, first seen late
+    assert watch.grown([12], now=2 * LOOK_SECONDS) is None
+    held[12] = 140
+    assert watch.grown([12], now=LOOK_SECONDS + PACE) == 12
 
 
 def test_replacements_are_paced(caplog: pytest.LogCaptureFixture) -> None:

@@ -15,9 +15,10 @@ it still shares with the master since the fork. A worker past the ceiling is ret
 reload retires workers: a new one starts, and once it serves the old one takes no new
 connection and finishes the requests under way. One at a time, none while a reload is under
 way, and at most one per ``pace_seconds``: a ceiling below what the bundle and the live index
-need would otherwise replace workers as fast as they start. A worker that already held
-``FRESH_SHARE`` of the ceiling when first seen serving is never replaced for memory (a new one
-would hold as much): that is logged, once, naming the flag to raise.
+need would otherwise replace workers as fast as they start. Where workers begin at
+``FRESH_SHARE`` of the ceiling or more (the least any was seen holding at its first look), none
+is replaced for memory (a new one would hold as much): that is logged, once per worker, naming
+the flag to raise.
 """
 
 from __future__ import annotations
@@ -70,6 +71,10 @@ class MemoryCeiling:
     """No replacement before this time (the pace, or a pause after one that failed)."""
     first_seen: dict[int, int] = field(default_factory=dict)
     """pid -> its own memory, bytes, at the first look that found it serving."""
+    fresh: float = float("inf")
+    """The least any worker held at its first look, bytes: what a new worker needs. A first
+    look can come late (none is taken while a replacement is under way) and find a worker
+    already grown, so each worker is judged by the least, not by its own."""
     told: set[int] = field(default_factory=set)
     """Workers logged as born past the ceiling, or as unreadable (once each)."""
 
@@ -96,19 +101,19 @@ class MemoryCeiling:
                 )
                 continue
             first = self.first_seen.setdefault(pid, held)
+            self.fresh = min(self.fresh, first)
             if held <= ceiling:
                 continue
-            if first >= FRESH_SHARE * ceiling:
+            if self.fresh >= FRESH_SHARE * ceiling:
                 self._tell_once(
                     pid,
-                    "worker %s held %d MiB of its own when first seen serving, %d%% of its "
-                    "ceiling of %d MiB; it holds %d MiB and is not replaced for memory (a new "
-                    "worker would need as much for this bundle and live index): raise "
-                    "--worker-memory-mib",
-                    pid,
-                    first // MIB,
-                    100 * first // ceiling,
+                    "workers begin at %d MiB of their own or more, %d%% of the ceiling of %d MiB; "
+                    "worker %s holds %d MiB and is not replaced for memory (a new worker would "
+                    "need as much for this bundle and live index): raise --worker-memory-mib",
+                    self.fresh // MIB,
+                    100 * self.fresh // ceiling,
                     self.mib,
+                    pid,
                     held // MIB,
                 )
                 continue

@@ -27,6 +27,7 @@ import functools
 import gc
 import logging
 import os
+import queue
 import signal
 import ssl
 import stat
@@ -376,6 +377,8 @@ class WebhookArbiter(Arbiter):  # type: ignore[misc]
                 return
             if time.monotonic() >= deadline:
                 break
+            if self._stop_waiting():
+                return  # the main loop stops every worker, the waiting ones with the others
             time.sleep(0.05)
             waited = True
         LOG.error(
@@ -390,9 +393,23 @@ class WebhookArbiter(Arbiter):  # type: ignore[misc]
             self.reap_workers()
             time.sleep(0.05)
 
+    def _stop_waiting(self) -> bool:
+        """Is a stop (SIGTERM, SIGINT, SIGQUIT) queued? The queue is left as it was: the main
+        loop handles every signal, in order, once the wait ends."""
+        queued = []
+        while True:
+            try:
+                queued.append(self.SIG_QUEUE.get_nowait())
+            except queue.Empty:
+                break
+        for sig in queued:
+            self.SIG_QUEUE.put_nowait(sig)
+        return any(sig in STOP_SIGNALS for sig in queued)
+
     def handle_hup(self) -> None:
         if not self.app.take_changes():
             return  # refused or unchanged: the workers keep serving, untouched
+        self.replacing = None  # a reload replaces every worker, a replacement's too
         super().handle_hup()
 
     def wait_for_signals(self, timeout: float = 1.0) -> list[int]:
@@ -431,6 +448,7 @@ class WebhookArbiter(Arbiter):  # type: ignore[misc]
         self.replacing = self.spawn_worker()
 
 
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGQUIT)
 FAILED_PAUSE_SECONDS = 600
 """How long the master makes no replacement for memory after one whose new worker never
 served (its bundle would not compile in time, say): each try holds the master for ``timeout``."""
