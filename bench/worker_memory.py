@@ -38,6 +38,7 @@ import trustme
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.webhook_heavy import free_port  # noqa: E402
 from webhook.engine.cel.engines import make_backend  # noqa: E402
 from webhook.shell.ceiling import own_memory_bytes  # noqa: E402
 
@@ -82,12 +83,6 @@ def kept_per_call(expression: str, calls: int) -> float:
     gc.collect()
     after = own_memory_bytes(os.getpid()) or 0
     return (after - before) / calls
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @contextmanager

@@ -35,8 +35,8 @@ LOOK_SECONDS = 2.0
 """How often the master reads its workers' memory (a read of smaps_rollup: about a millisecond
 for a worker of 200 MiB)."""
 FRESH_SHARE = 0.8
-"""A worker first seen serving with this share of the ceiling or more is not replaced for
-memory."""
+"""Where workers begin at this share of the ceiling or more (the least any held at its first
+look), none is replaced for memory."""
 PRIVATE_FIELDS = ("Private_Clean:", "Private_Dirty:")
 
 

@@ -27,7 +27,6 @@ import functools
 import gc
 import logging
 import os
-import queue
 import signal
 import ssl
 import stat
@@ -344,6 +343,8 @@ class WebhookArbiter(Arbiter):  # type: ignore[misc]
         self.ceiling = MemoryCeiling(options.worker_memory_mib, settings.worker_pace_seconds)
         self.replacing: int | None = None
         """The worker started to replace one past its memory ceiling, until it serves."""
+        self.stop_queued = False
+        """A SIGTERM, SIGINT or SIGQUIT is on its way to the main loop."""
 
     def spawn_worker(self) -> int:
         """gunicorn's, but the worker opens its SO_REUSEPORT socket itself once its bundle is
@@ -377,7 +378,7 @@ class WebhookArbiter(Arbiter):  # type: ignore[misc]
                 return
             if time.monotonic() >= deadline:
                 break
-            if self._stop_waiting():
+            if self.stop_queued:
                 return  # the main loop stops every worker, the waiting ones with the others
             time.sleep(0.05)
             waited = True
@@ -393,18 +394,12 @@ class WebhookArbiter(Arbiter):  # type: ignore[misc]
             self.reap_workers()
             time.sleep(0.05)
 
-    def _stop_waiting(self) -> bool:
-        """Is a stop (SIGTERM, SIGINT, SIGQUIT) queued? The queue is left as it was: the main
-        loop handles every signal, in order, once the wait ends."""
-        queued = []
-        while True:
-            try:
-                queued.append(self.SIG_QUEUE.get_nowait())
-            except queue.Empty:
-                break
-        for sig in queued:
-            self.SIG_QUEUE.put_nowait(sig)
-        return any(sig in STOP_SIGNALS for sig in queued)
+    def signal(self, sig: int, frame: Any) -> None:
+        """gunicorn's handler (it queues the signal for the main loop), noting a stop: a wait
+        for new workers ends on it (``await_ready_workers``)."""
+        if sig in STOP_SIGNALS:
+            self.stop_queued = True
+        super().signal(sig, frame)
 
     def handle_hup(self) -> None:
         if not self.app.take_changes():
